@@ -1,0 +1,28 @@
+"""Where things live: the repository, the notebooks, executed chapters and the run store.
+
+``PENB_EXECUTED_DIR`` and ``PENB_STORE`` override the defaults (the tests use both, so that
+a test run never touches the book's own executed chapters or results).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+TOC = REPO / "_toc.yml"
+
+
+def executed_dir() -> Path:
+    """Folder of executed chapter notebooks and their status files (ignored by git)."""
+    return Path(os.environ.get("PENB_EXECUTED_DIR", REPO / "book" / "executed"))
+
+
+def store_dir() -> Path:
+    """Root of the run store (results, checkpoints; ignored by git)."""
+    return Path(os.environ.get("PENB_STORE", REPO / ".penb-store"))
+
+
+def shared_dir() -> Path:
+    """The project's shared material (seeds, anchors, data), beside the checkout by default."""
+    return Path(os.environ.get("PENB_SHARED", REPO.parent / "shared"))

@@ -1,0 +1,162 @@
+"""Presets: one frozen configuration per chapter and preset name.
+
+Every chapter declares its configuration once, in ``penb/chapters/<chapter>.py``:
+
+* ``PAPER``: the published settings (a flat dict of literals);
+* ``QUICK`` and ``SMOKE``: overrides of ``PAPER`` (so the difference can be printed);
+* optionally ``check(cfg)``: raises ``ValueError`` for impossible values.
+
+``resolve(chapter, preset, **overrides)`` validates everything *before* any work starts:
+an unknown chapter, preset or key, a value of the wrong type, or an impossible value
+raises ``ValueError`` with the valid choices. ``None`` overrides mean "take the preset's".
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import pkgutil
+from collections.abc import Mapping
+from typing import Any, Iterator
+
+PRESETS = ("smoke", "quick", "paper")
+
+
+class Config(Mapping):
+    """An immutable mapping with attribute access, e.g. ``cfg.inits``.
+
+    ``cfg.key()`` is a stable hash of the whole configuration (used by the run store).
+    """
+
+    def __init__(self, values: Mapping[str, Any], chapter: str = "", preset: str = ""):
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "chapter", chapter)
+        object.__setattr__(self, "preset", preset)
+
+    def __getitem__(self, k: str) -> Any:
+        return self._values[k]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getattr__(self, k: str) -> Any:
+        try:
+            return self._values[k]
+        except KeyError:
+            raise AttributeError(f"config of {self.chapter!r} has no field {k!r}; fields: {sorted(self._values)}") from None
+
+    def __setattr__(self, k, v):
+        raise TypeError("Config is frozen; use cfg.replace(...)")
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{k}={v!r}" for k, v in self._values.items())
+        return f"Config[{self.chapter}:{self.preset}]({body})"
+
+    def replace(self, **changes: Any) -> "Config":
+        """A copy with some fields changed (unknown fields raise)."""
+        unknown = set(changes) - set(self._values)
+        if unknown:
+            raise ValueError(f"unknown field(s) {sorted(unknown)}; valid: {sorted(self._values)}")
+        return Config({**self._values, **changes}, self.chapter, self.preset)
+
+    def as_dict(self) -> dict:
+        return dict(self._values)
+
+    def key(self) -> str:
+        """sha256 (16 hex digits) of the whole configuration, chapter and preset excluded."""
+        blob = json.dumps(self._values, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def chapters() -> list[str]:
+    """The names of all chapters that declare presets."""
+    import penb.chapters as pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+
+
+def _module(chapter: str):
+    name = chapter.replace("-", "_")
+    if name not in chapters():
+        raise ValueError(f"unknown chapter {chapter!r}; valid chapters: {', '.join(chapters())}")
+    return importlib.import_module(f"penb.chapters.{name}")
+
+
+def table(chapter: str) -> dict[str, dict[str, Any]]:
+    """All presets of a chapter as full dicts: {preset: {key: value}}."""
+    mod = _module(chapter)
+    paper = dict(mod.PAPER)
+    out = {}
+    for name in PRESETS:
+        over = dict(getattr(mod, name.upper(), {})) if name != "paper" else {}
+        bad = set(over) - set(paper)
+        if bad:  # a bug in the chapter module, not user input
+            raise KeyError(f"{chapter}: preset {name} overrides unknown keys {sorted(bad)}")
+        out[name] = {**paper, **over}
+    return out
+
+
+def _coerce(chapter: str, key: str, value: Any, like: Any) -> Any:
+    """Check ``value`` against the type of the paper value ``like``; allow int -> float and list -> tuple."""
+    if isinstance(like, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(like, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(like, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(like, (tuple, list)):
+        ok = isinstance(value, (tuple, list))
+        value = tuple(value) if ok else value
+    elif like is None:
+        ok = True
+    else:
+        ok = isinstance(value, type(like))
+    if not ok:
+        raise ValueError(
+            f"{chapter}: parameter {key!r} must be {type(like).__name__} (like {like!r}), got {value!r}"
+        )
+    return value
+
+
+def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
+    """The frozen configuration of ``chapter`` at ``preset`` with ``overrides`` applied.
+
+    Raises ``ValueError`` for an unknown chapter, preset or key, a wrongly typed value, or a
+    value the chapter's ``check`` rejects.
+    """
+    mod = _module(chapter)
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r} for {chapter}; valid presets: {', '.join(PRESETS)}")
+    base = table(chapter)[preset]
+    given = {k: v for k, v in overrides.items() if v is not None}
+    unknown = set(given) - set(base)
+    if unknown:
+        raise ValueError(f"{chapter}: unknown parameter(s) {sorted(unknown)}; valid: {sorted(base)}")
+    values = dict(base)
+    for k, v in given.items():
+        values[k] = _coerce(chapter, k, v, base[k])
+    if "device" in values:
+        from penb.device import check_device
+
+        check_device(values["device"])
+    cfg = Config(values, chapter, preset)
+    check = getattr(mod, "check", None)
+    if check is not None:
+        check(cfg)
+    return cfg
+
+
+def diff(chapter: str, preset: str) -> list[tuple[str, Any, Any]]:
+    """Rows (key, paper value, preset value) where ``preset`` differs from the paper preset."""
+    t = table(chapter)
+    return [(k, t["paper"][k], t[preset][k]) for k in t["paper"] if t["paper"][k] != t[preset][k]]
+
+
+def require(cond: bool, message: str) -> None:
+    """Raise ``ValueError(message)`` unless ``cond``: the building block of chapter checks."""
+    if not cond:
+        raise ValueError(message)
