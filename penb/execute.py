@@ -34,7 +34,7 @@ def notebook_path(name: str) -> Path:
 
 
 def book_chapters() -> list[str]:
-    """Chapters listed in ``_toc.yml`` (as ``book/executed/<name>``), in book order."""
+    """Chapters listed in ``_toc.yml`` (as ``book/executed/<name>``; the status page excluded), in book order."""
     import yaml
 
     found: list[str] = []
@@ -44,7 +44,7 @@ def book_chapters() -> list[str]:
             f = node.get("file")
             if isinstance(f, str) and f.startswith("book/executed/"):
                 stem = f.split("/")[-1]
-                if (paths.NOTEBOOKS / f"{stem}.py").exists():
+                if stem != "status":
                     found.append(stem)
             for v in node.values():
                 walk(v)

@@ -1,0 +1,19 @@
+"""Test-wide isolation: the run store and executed chapters go to temporary folders."""
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_outputs(tmp_path_factory):
+    """Point PENB_STORE and PENB_EXECUTED_DIR at session temp folders (kernels inherit them)."""
+    root = tmp_path_factory.mktemp("penb")
+    old = {k: os.environ.get(k) for k in ("PENB_STORE", "PENB_EXECUTED_DIR")}
+    os.environ["PENB_STORE"] = str(root / "store")
+    os.environ["PENB_EXECUTED_DIR"] = str(root / "book" / "executed")
+    yield root
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v

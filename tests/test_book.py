@@ -1,0 +1,90 @@
+"""Every chapter executes at the smoke preset through papermill, and the book builds strictly from them.
+
+This is the path `make book` takes (Jupytext text file -> .ipynb -> papermill -> book/executed ->
+jupyter-book build -W -n --keep-going), pointed at temporary folders.
+"""
+import ast
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from penb import execute, paths, presets, status
+
+CHAPTERS = execute.book_chapters()
+_done: dict[str, Path] = {}
+
+
+def run_smoke(name: str) -> Path:
+    """Execute chapter ``name`` at smoke once per session (memoised)."""
+    if name not in _done:
+        _done[name] = execute.run_chapter(name, {"preset": "smoke"})
+    return _done[name]
+
+
+def test_toc_lists_every_notebook():
+    stems = sorted(p.stem for p in paths.NOTEBOOKS.glob("*.py"))
+    assert sorted(CHAPTERS) == stems, "a notebook missing from _toc.yml, or a toc entry without a notebook"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_parameters_cell_convention(name):
+    cells = execute.parameters_cells(name)
+    assert len(cells) == 1, "exactly one cell tagged 'parameters'"
+    declared = execute.declared_parameters(name)
+    assert "preset" in declared and ast.literal_eval(declared["preset"]["default"]) == "quick"
+    keys = set(presets.table(name)["paper"])
+    for k, info in declared.items():
+        assert info["help"].strip(), f"parameter {k!r} has no comment"
+        if k != "preset":
+            assert k in keys, f"parameter {k!r} is not a key of the chapter's config"
+            assert info["default"] == "None", f"{k!r} should default to None (the preset's value)"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_bad_input_is_refused_before_execution(name, tmp_path):
+    for bad, match in [({"nonsense_parameter": 1}, "unknown parameter"),
+                       ({"preset": "fastest"}, "unknown preset")]:
+        with pytest.raises(ValueError, match=match):
+            execute.run_chapter(name, bad, out_dir=tmp_path)
+    assert not list(tmp_path.iterdir()), "nothing may be written for refused input"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_executes_at_smoke(name):
+    out = run_smoke(name)
+    import nbformat
+
+    nb = nbformat.read(out, as_version=4)
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
+    assert not errors
+    assert any(c.cell_type == "code" and c.get("outputs") for c in nb.cells), "the chapter produced no output"
+
+
+@pytest.mark.slow
+def test_book_builds_strictly_from_smoke_outputs(isolated_outputs):
+    for name in CHAPTERS:
+        run_smoke(name)
+    root = isolated_outputs  # book/executed already lives here (PENB_EXECUTED_DIR)
+    status.write_page()
+    for f in ("_config.yml", "_toc.yml"):
+        shutil.copy(paths.REPO / f, root / f)
+    for f in (paths.REPO / "book").glob("*.md"):
+        shutil.copy(f, root / "book" / f.name)
+    vendor = paths.REPO / "book" / "vendor"
+    assert (vendor / "embed-amd.js").exists(), "offline JavaScript missing: run `make setup`"
+    shutil.copytree(vendor, root / "book" / "vendor", dirs_exist_ok=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    proc = subprocess.run([str(jb), "build", str(root), "-W", "-n", "--keep-going"],
+                          capture_output=True, text=True, env={**os.environ})
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    html = root / "_build" / "html"
+    for name in CHAPTERS + ["status"]:
+        assert (html / "book" / "executed" / f"{name}.html").exists()
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
+    page = (html / "book" / "executed" / "status.html").read_text()
+    assert all(name in page for name in CHAPTERS)

@@ -1,0 +1,61 @@
+"""Presets: unknown chapters, presets, keys and impossible values fail before any work."""
+import pytest
+
+from penb import presets
+
+
+def test_every_chapter_has_three_presets_derived_from_paper():
+    for chapter in presets.chapters():
+        t = presets.table(chapter)
+        assert set(t) == {"smoke", "quick", "paper"}
+        assert set(t["smoke"]) == set(t["quick"]) == set(t["paper"])  # same keys: overrides only
+
+
+def test_each_chapter_presets_pass_their_own_check():
+    for chapter in presets.chapters():
+        for p in presets.PRESETS:
+            presets.resolve(chapter, p)
+
+
+def test_unknown_preset_lists_valid_ones():
+    with pytest.raises(ValueError, match="unknown preset 'fast'.*smoke, quick, paper"):
+        presets.resolve("encodings", "fast")
+
+
+def test_unknown_chapter_and_key():
+    with pytest.raises(ValueError, match="unknown chapter"):
+        presets.resolve("no-such-chapter", "quick")
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['bogus'\]"):
+        presets.resolve("encodings", "quick", bogus=1)
+
+
+def test_wrong_type_and_impossible_value():
+    with pytest.raises(ValueError, match="must be int"):
+        presets.resolve("encodings", "quick", dim="wide")
+    with pytest.raises(ValueError, match="even"):
+        presets.resolve("encodings", "quick", dim=3)
+
+
+def test_none_means_preset_value_and_config_is_frozen():
+    cfg = presets.resolve("encodings", "smoke", dim=None)
+    assert cfg.dim == presets.table("encodings")["smoke"]["dim"]
+    with pytest.raises(TypeError):
+        cfg.dim = 4
+    assert cfg.replace(dim=8).dim == 8 and cfg.dim != 8
+
+
+def test_config_key_changes_with_any_field():
+    a = presets.resolve("encodings", "quick")
+    assert a.key() == presets.resolve("encodings", "quick").key()
+    assert a.key() != a.replace(seed=a.seed + 1).key()
+
+
+def test_device_cuda_without_cuda_is_refused():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("CUDA present")
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        presets.resolve("encodings", "quick", device="cuda")
+    with pytest.raises(ValueError, match="unknown device"):
+        presets.resolve("encodings", "quick", device="tpu")
