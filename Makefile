@@ -15,7 +15,6 @@ setup: $(VENV)/.stamp $(VENDOR)/.stamp
 # inside the venv so that papermill and JupyterLab never pick up another interpreter.
 $(VENV)/.stamp: requirements.txt pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name penb --display-name "Python (penb)" >/dev/null
