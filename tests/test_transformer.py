@@ -1,0 +1,170 @@
+"""penb.transformer and penb.irie: Irie's claims as checks that a wrong mask or depth would fail.
+
+Every expectation is independent of the code under test: plain loops over the attention equations,
+closed-form reachability (lower triangle, bands), or the pattern drawn in Irie's Fig. 1.
+"""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from penb import irie, presets
+from penb.transformer import SelfAttention, Transformer, attention_mask
+
+EQ, NE = 1e-10, 1e-6   # float64: "equal" and "different" thresholds on max |difference|
+
+
+@pytest.fixture(scope="module")
+def cfg():
+    return presets.resolve("irie", "smoke", length=6, permutations=200)
+
+
+def setup(cfg, keep_last=True):
+    g = torch.Generator().manual_seed(1)
+    tokens = irie.distinct_tokens(cfg.vocab, cfg.length, g)
+    return tokens, irie.random_permutations(cfg.permutations, cfg.length, g, keep_last=keep_last)
+
+
+def band(T, width):
+    """Closed form: position t reaches s iff 0 <= t - s <= width."""
+    d = np.arange(T)[:, None] - np.arange(T)[None]
+    return (d >= 0) & (d <= width)
+
+
+# --- building blocks --------------------------------------------------------------------------------------
+
+def test_bad_input_raises():
+    with pytest.raises(ValueError, match="unknown mask"):
+        attention_mask("diagonal", 4)
+    with pytest.raises(ValueError, match="bool of shape"):
+        attention_mask(torch.ones(3, 3, dtype=torch.bool), 4)
+    with pytest.raises(ValueError, match="at least one key"):
+        attention_mask(torch.zeros(2, 2, dtype=torch.bool), 2)
+    with pytest.raises(ValueError, match="unknown norm"):
+        Transformer(10, norm="middle")
+    with pytest.raises(ValueError, match="divisible"):
+        Transformer(10, dim=10, heads=4)
+    with pytest.raises(ValueError, match="unknown positional encoding"):
+        Transformer(10, encoding="rope")
+    with pytest.raises(ValueError, match="max_len"):
+        Transformer(10, dim=8, heads=2, encoding="sinusoidal", max_len=4)(torch.zeros(1, 5, dtype=torch.long))
+    Transformer(10, dim=8, heads=2, max_len=4)(torch.zeros(1, 5, dtype=torch.long))  # no PE: any length
+    with pytest.raises(ValueError, match="include 1"):
+        presets.resolve("irie", "smoke", layers=(2, 3))
+    with pytest.raises(ValueError, match="other than 'none'"):
+        presets.resolve("irie", "smoke", encoding="none")
+    with pytest.raises(ValueError, match="distinct"):
+        presets.resolve("irie", "smoke", vocab=4, length=5)
+
+
+def test_softmax_attention_matches_a_plain_loop():
+    """Causal softmax attention, one position at a time, written from Irie Eq. 1-4 (with 1/sqrt(E))."""
+    torch.manual_seed(0)
+    attn = SelfAttention(8, 2).double()
+    x = torch.randn(1, 5, 8, dtype=torch.float64)
+    got = attn(x, attention_mask("causal", 5))[0].detach().numpy()
+    W = {n: getattr(attn, n).weight.detach().numpy() for n in ("q", "k", "v", "out")}
+    xs = x[0].numpy()
+    y = np.zeros((5, 8))
+    for h in range(2):
+        r = slice(4 * h, 4 * h + 4)
+        for t in range(5):
+            q = W["q"][r] @ xs[t]
+            s = np.array([q @ (W["k"][r] @ xs[j]) / math.sqrt(4) for j in range(t + 1)])
+            w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+            y[t, r] = sum(w[j] * (W["v"][r] @ xs[j]) for j in range(t + 1))
+    np.testing.assert_allclose(got, y @ W["out"].T, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm", ["pre", "post", "none"])
+def test_causal_outputs_ignore_later_tokens(cfg, norm):
+    """Changing the tokens after t leaves outputs at <= t unchanged; with no mask they change."""
+    tokens, _ = setup(cfg)
+    t = 2
+    later = tokens.clone()
+    later[t + 1:] = (later[t + 1:] + 1) % cfg.vocab
+    for mask, unchanged in (("causal", True), ("full", False)):
+        model = irie.make_model(cfg, 2, mask=mask, norm=norm)
+        with torch.no_grad():
+            a, b = model(tokens[None])[0], model(later[None])[0]
+        early = (a[: t + 1] - b[: t + 1]).abs().max().item()
+        assert (early <= EQ) if unchanged else (early >= NE), (mask, early)
+        assert (a[t + 1:] - b[t + 1:]).abs().amax(-1).min().item() >= NE
+
+
+@pytest.mark.parametrize("layers", [1, 2, 3])
+def test_reach_from_jacobian_and_mask_match_closed_forms(cfg, layers):
+    tokens, _ = setup(cfg)
+    T = cfg.length
+    for mask, expected in (("causal", lambda l: np.tri(T, dtype=bool)),
+                           ("full", lambda l: np.ones((T, T), bool)),
+                           (torch.from_numpy(band(T, 1)), lambda l: band(T, l))):  # self + previous token
+        model = irie.make_model(cfg, layers, mask=mask)
+        jac = irie.reach_from_jacobian(model, tokens)
+        m = attention_mask(mask, T).numpy()
+        from_mask = irie.reach_from_mask(m, layers)
+        for layer in range(layers + 1):
+            want = np.eye(T, dtype=bool) if layer == 0 else expected(layer)
+            assert (jac[layer] == want).all() and (from_mask[layer] == want).all(), (mask, layer)
+
+
+# --- Irie's claims ---------------------------------------------------------------------------------------
+
+def test_q1_no_mask_no_pe_is_permutation_equivariant(cfg):
+    tokens, perms = setup(cfg, keep_last=False)
+    n = len(perms)
+    good = irie.equivariance(irie.make_model(cfg, 2, mask="full"), tokens, perms, EQ)
+    assert good["equivariant"] == n and good["multiset_invariant"] == n
+    for kw in (dict(mask="full", encoding="sinusoidal"), dict(mask="causal")):
+        bad = irie.equivariance(irie.make_model(cfg, 2, **kw), tokens, perms, EQ)
+        assert bad["equivariant"] == 0 and bad["multiset_invariant"] == 0, kw
+
+
+@pytest.mark.parametrize("softmax", [True, False])
+def test_q5_one_layer_last_position_is_invariant_two_layers_are_not(cfg, softmax):
+    tokens, perms = setup(cfg)
+    first = irie.first_change(perms)
+    n = len(perms)
+    one = irie.sensitivity(irie.differences(irie.make_model(cfg, 1, softmax=softmax), tokens, perms)[:, 1],
+                           first, EQ, NE)
+    assert one["last_equal"] == n and one["unclear"] == 0
+    for layers in (2, 3):
+        model = irie.make_model(cfg, layers, softmax=softmax)
+        deep = irie.sensitivity(irie.differences(model, tokens, perms)[:, layers], first, EQ, NE)
+        # Irie Q3: fully position-sensitive from the first changed position on; equal before it
+        assert deep["equal"] == 0 and deep["different"] == deep["checked"] and deep["unclear"] == 0
+        assert deep["before_equal"] == deep["before"] and deep["last_equal"] == 0
+
+
+def test_q3_fails_without_the_causal_mask_and_q5_fails_with_pe(cfg):
+    tokens, perms = setup(cfg)
+    first = irie.first_change(perms)
+    full = irie.sensitivity(irie.differences(irie.make_model(cfg, 2, mask="full"), tokens, perms)[:, 2],
+                            first, EQ, NE)
+    assert full["last_equal"] == len(perms) and full["equal"] > 0        # not position-sensitive
+    pe = irie.sensitivity(irie.differences(irie.make_model(cfg, 1, encoding="sinusoidal"), tokens, perms)[:, 1],
+                          first, EQ, NE)
+    assert pe["equal"] == 0 and pe["last_equal"] == 0                     # a PE restores order in one layer
+
+
+def test_numbers_agree_with_the_mask_composed_contexts(cfg):
+    table = irie.q35_table(cfg.replace(permutations=60))
+    assert (table["agrees"] == table["positions"]).all(), table
+
+
+def test_linear_attention_is_the_fast_weight_recurrence(cfg):
+    table = irie.linear_table(cfg.replace(length=7, dim=12, heads=3)).set_index("attention")
+    assert table.loc["linear (no softmax)", "rel_error"] < 1e-12
+    assert table.loc["softmax", "rel_error"] > 1e-2
+
+
+def test_figure1_matches_irie(cfg):
+    """The pattern drawn in Irie's Fig. 1 for (a, b, c) vs (b, a, c), two layers."""
+    d = irie.figure1(cfg)
+    assert d["sets"][0][1] == ["{a}", "{a,b}", "{a,b,c}"]
+    assert d["sets"][1][2][0] == "{{b}}"
+    assert d["set_differs"].tolist() == [[True, True, False], [True, False, False], [True, True, True]]
+    assert d["query_differs"][1].tolist() == [True, True, False]      # the query at t=2 is b vs a
+    assert ((d["measured"] >= NE) == d["query_differs"]).all() and (d["measured"][~d["query_differs"]] <= EQ).all()
+    assert (d["reach_mask"] == d["reach_jacobian"]).all()
