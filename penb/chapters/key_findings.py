@@ -1,0 +1,63 @@
+"""Presets of the chapter "Key findings" (Morita, Sec. 4.1, Fig. 2): reverse ordering at L = 64.
+
+PAPER is the published configuration: GRU, LSTM and S4D, vanilla vs. sinusoidal encoding, hidden =
+embedding = 512, batch 512, 300,000 updates, five seeds, 1,024 held-out sequences per trial.
+The text gives the vocabularies of the GRU (32-256) and the LSTM (256-16,384) but not those of the
+S4D in Fig. 2; we use the LSTM's. Betas: the official code's (0.9, 0.98) (the text says 0.999).
+QUICK and SMOKE are placeholders until the regime search tunes them.
+"""
+from penb import encodings
+from penb.presets import require
+
+PAPER = dict(
+    device="auto",                                  # auto: CUDA when present, else the CPU
+    length=64,                                      # input length L (Sec. 4.1)
+    hidden=512,                                     # hidden = embedding = D_pos (Sec. 3.3)
+    batch_size=512,                                 # Sec. 3.3
+    steps=300_000,                                  # training updates (Sec. 3.3)
+    warmup=1000,                                    # linear warm-up updates, then cosine to 0
+    lr=1e-3,                                        # peak learning rate
+    betas=(0.9, 0.98),                              # Adam betas of the official code
+    held_out=1024,                                  # test sequences per trial (Fig. 2 caption)
+    seeds=(111, 222, 333, 444, 555),                # five trials (official replication script)
+    cores=("gru", "lstm", "s4d"),                   # models of Fig. 2
+    gru_vocab=(32, 64, 128, 256),                   # Sec. 4.1
+    lstm_vocab=(256, 512, 1024, 2048, 4096, 8192, 16384),
+    s4d_vocab=(256, 512, 1024, 2048, 4096, 8192, 16384),   # not printed: the LSTM's range
+    encodings=("none", "sinusoidal"),               # vanilla vs. position-encoded
+    checkpoint_every=5000,                          # kept checkpoints (official saving interval)
+    bootstrap=10_000,                               # bootstrap resamples of the 95% CIs
+    amp="none",                                     # fp32 as in the paper; "bf16" autocast on CUDA
+)
+QUICK = dict(                                       # placeholder, tuned later by the regime search
+    length=16, hidden=128, batch_size=128, steps=3000, warmup=100, held_out=256, seeds=(111, 222, 333),
+    gru_vocab=(32, 256), lstm_vocab=(256, 2048), s4d_vocab=(256, 2048), checkpoint_every=1000, bootstrap=2000,
+)
+SMOKE = dict(
+    device="cpu", length=4, hidden=16, batch_size=16, steps=20, warmup=5, held_out=16, seeds=(111,),
+    gru_vocab=(32,), lstm_vocab=(256,), s4d_vocab=(256,), checkpoint_every=10, bootstrap=100,
+)
+
+
+def check(cfg):
+    for k in ("length", "hidden", "batch_size", "steps", "held_out", "checkpoint_every", "bootstrap"):
+        require(isinstance(cfg[k], int) and cfg[k] >= 1, f"{k} must be an int >= 1, got {cfg[k]!r}")
+    require(cfg.warmup >= 0 and cfg.lr > 0, f"need warmup >= 0 and lr > 0, got {cfg.warmup}, {cfg.lr}")
+    require(len(cfg.seeds) >= 1 and len(set(cfg.seeds)) == len(cfg.seeds), f"seeds must be distinct, got {cfg.seeds}")
+    require(set(cfg.cores) <= {"gru", "lstm", "s4d"} and cfg.cores, f"cores must be among gru, lstm, s4d: {cfg.cores}")
+    for core in cfg.cores:
+        vocab = cfg[f"{core}_vocab"]
+        require(len(vocab) >= 1 and all(isinstance(v, int) and v >= 2 for v in vocab),
+                f"{core}_vocab must hold ints >= 2, got {vocab}")
+    for e in cfg.encodings:
+        require(e in encodings.PAPER_KEYS, f"unknown encoding {e!r}; valid: {', '.join(encodings.PAPER_KEYS)}")
+    require(cfg.amp in ("none", "bf16"), f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
+
+
+def run_configs(cfg) -> list[dict]:
+    """One ``penb.train`` config per (core, vocabulary, encoding, seed) of the resolved preset ``cfg``."""
+    common = dict(task="reverse", length=cfg.length, hidden=cfg.hidden, batch_size=cfg.batch_size,
+                  steps=cfg.steps, warmup=cfg.warmup, lr=cfg.lr, betas=tuple(cfg.betas), held_out=cfg.held_out,
+                  checkpoint_every=cfg.checkpoint_every, device=cfg.device, amp=cfg.amp)
+    return [dict(common, core=core, vocab_size=v, encoding=e, seed=s)
+            for core in cfg.cores for v in cfg[f"{core}_vocab"] for e in cfg.encodings for s in cfg.seeds]

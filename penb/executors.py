@@ -1,0 +1,83 @@
+"""Executors: where the runs of a sweep execute. ``Executor.map(fn, items) -> list`` keeps the order.
+
+* ``local``: one after another in this process (``threads``: torch threads while it runs);
+* ``process``: a pool of ``workers`` spawned processes, each with ``threads`` torch threads.
+
+A cluster engine plugs in as another subclass whose ``map`` submits ``fn(item)`` jobs (``fn`` and the
+items are picklable: the sweep passes a module-level function and plain dicts) and gathers the results.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing as mp
+from abc import ABC, abstractmethod
+from typing import Any, Callable, Iterable, Optional
+
+
+class Executor(ABC):
+    """Runs ``fn`` over ``items``; returns the results in the order of ``items``; errors propagate."""
+
+    @abstractmethod
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list:
+        ...
+
+
+class LocalExecutor(Executor):
+    """In this process, one item after another."""
+
+    def __init__(self, threads: Optional[int] = None):
+        self.threads = _check_count("threads", threads, optional=True)
+
+    def map(self, fn, items):
+        import torch
+
+        before = torch.get_num_threads()
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        try:
+            return [fn(item) for item in items]
+        finally:
+            torch.set_num_threads(before)
+
+
+def _init_worker(threads: int) -> None:
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+class ProcessExecutor(Executor):
+    """A pool of ``workers`` fresh (spawned) processes, each with ``threads`` torch threads."""
+
+    def __init__(self, workers: int = 2, threads: int = 1, start_method: str = "spawn"):
+        self.workers = _check_count("workers", workers)
+        self.threads = _check_count("threads", threads)
+        if start_method not in mp.get_all_start_methods():
+            raise ValueError(f"unknown start method {start_method!r}; valid: {mp.get_all_start_methods()}")
+        self.start_method = start_method
+
+    def map(self, fn, items):
+        items = list(items)
+        if not items:
+            return []
+        with cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context(self.start_method),
+                                    initializer=_init_worker, initargs=(self.threads,)) as pool:
+            return list(pool.map(fn, items))
+
+
+def _check_count(name: str, v, optional: bool = False):
+    if optional and v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"{name} must be a positive int, got {v!r}")
+    return v
+
+
+EXECUTORS = {"local": LocalExecutor, "process": ProcessExecutor}
+
+
+def make_executor(name: str = "local", **options) -> Executor:
+    """The executor registered as ``name`` ("local" or "process") with ``options``."""
+    if name not in EXECUTORS:
+        raise ValueError(f"unknown executor {name!r}; valid: {', '.join(EXECUTORS)}")
+    return EXECUTORS[name](**options)

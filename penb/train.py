@@ -1,0 +1,282 @@
+"""Training one RNN experiment run: task + model + Adam + schedule, checkpoints, resume, final test.
+
+A run is a flat dict of the fields in :data:`DEFAULTS` (``normalize`` fills and checks them). Settings
+follow the paper and its official code (REFERENCE_NOTES.md): Adam with eps 1e-9 and no weight decay,
+lr 1e-3 with linear warm-up from 0 over 1,000 updates, then cosine decay to 0; gradient-norm
+clipping at 1.0; batch 512; mean cross-entropy over the scored (output-phase) steps.
+
+Betas: the paper text (Sec. 3.3) says (0.9, 0.999); the official training script passes (0.9, 0.98).
+The default is the official code's (0.9, 0.98); ``betas`` chooses.
+
+Schedule: update ``s`` (0-based) uses lr * s / warmup while s < warmup, then
+lr * (1 + cos(pi (s - warmup) / (steps - warmup))) / 2. (The original timm scheduler, with
+``warmup_prefix=True``, stretches the cosine over ``steps`` instead of ``steps - warmup``: the two
+differ by under 0.6% of lr at any step at the paper's 300,000 steps.)
+
+Seeding: one run seed gives three independent streams (``derive_seed``): the model's initial
+weights, the held-out set, and the training batches. The held-out set is drawn first and excluded
+from training. A checkpoint (every ``checkpoint_every`` updates, kept) stores the model, the
+optimiser, the schedule position, the training-data generator's state and the loss history, so a
+resumed run continues bit for bit (on the CPU) where it stopped.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from penb import atomic, metrics, models
+from penb.tasks import IGNORE, Batch, make_task
+
+DEFAULTS: dict[str, Any] = dict(
+    task="reverse", task_options={}, vocab_size=None, length=64,       # the task (vocab_size required)
+    core="lstm", encoding="sinusoidal", input_mode="concat",           # the model
+    hidden=512, embed=None, s4d_state=64,
+    steps=300_000, batch_size=512, lr=1e-3, warmup=1000,               # the optimisation
+    betas=(0.9, 0.98), eps=1e-9, weight_decay=0.0, clip=1.0,
+    seed=111, held_out=1024, checkpoint_every=5000, log_every=100,     # seeds, test set, records
+    device="auto", dtype="float32", amp="none",                        # where and how
+)
+AMP = ("none", "bf16")
+
+
+def derive_seed(seed: int, stream: str) -> int:
+    """An independent 63-bit seed for ``stream`` ("model", "test", "train") of run seed ``seed``."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{stream}".encode()).digest()[:8], "big") >> 1
+
+
+def normalize(config: Mapping[str, Any]) -> dict:
+    """The full run config: defaults filled, types checked, ``device`` resolved to "cpu"/"cuda[:n]".
+
+    Raises ``ValueError`` for an unknown field or an impossible value (before any work).
+    """
+    from penb.device import resolve_device
+
+    unknown = set(config) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown run field(s) {sorted(unknown)}; valid: {sorted(DEFAULTS)}")
+    c = {**DEFAULTS, **dict(config)}
+    c["task_options"] = dict(sorted(dict(c["task_options"] or {}).items()))
+    c["betas"] = tuple(float(b) for b in c["betas"])
+    for k in ("lr", "eps", "weight_decay", "clip"):
+        c[k] = float(c[k])
+    ints = ("vocab_size", "length", "hidden", "s4d_state", "steps", "batch_size", "warmup", "seed",
+            "held_out", "checkpoint_every", "log_every")
+    for k in ints:
+        if isinstance(c[k], bool) or not isinstance(c[k], int):
+            raise ValueError(f"run field {k!r} must be an int, got {c[k]!r}")
+    for k in ("steps", "batch_size", "held_out", "checkpoint_every", "log_every"):
+        if c[k] < 1:
+            raise ValueError(f"run field {k!r} must be >= 1, got {c[k]}")
+    if c["warmup"] < 0 or c["lr"] <= 0 or c["eps"] <= 0 or c["clip"] <= 0 or c["weight_decay"] < 0:
+        raise ValueError(f"need warmup >= 0, lr > 0, eps > 0, clip > 0, weight_decay >= 0; got {c}")
+    if len(c["betas"]) != 2 or not all(0 <= b < 1 for b in c["betas"]):
+        raise ValueError(f"betas must be two numbers in [0, 1), got {c['betas']}")
+    if c["amp"] not in AMP:
+        raise ValueError(f"unknown amp {c['amp']!r}; valid: {', '.join(AMP)}")
+    task = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"])
+    task.check_held_out(c["held_out"])
+    models.check(c["vocab_size"], task.num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
+                 c["embed"], c["s4d_state"], c["dtype"])
+    c["device"] = str(resolve_device(c["device"]))
+    if c["amp"] == "bf16" and not c["device"].startswith("cuda"):
+        raise ValueError("amp='bf16' is meant for CUDA; use amp='none' on the CPU")
+    return c
+
+
+def build_model(config: Mapping[str, Any], device: Optional[str] = None) -> models.SequenceModel:
+    """The run's model with its initial weights (seeded by ``derive_seed(seed, "model")``).
+
+    ``device`` overrides the config's (e.g. "cpu" to inspect a run trained on a GPU).
+    """
+    c = normalize({**config, "device": device or config.get("device", "auto")})
+    num_steps = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"]).num_steps
+    return models.build(c["vocab_size"], num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
+                        c["embed"], c["s4d_state"], torch.Generator().manual_seed(derive_seed(c["seed"], "model")),
+                        c["device"], c["dtype"])
+
+
+class Trainer:
+    """Holds one run's task, held-out set, model, optimiser and data generator.
+
+    ``run(run_dir)`` trains to ``steps`` (resuming from the last checkpoint in ``run_dir``),
+    ``evaluate()`` scores the held-out set. ``step`` counts the updates done.
+    """
+
+    def __init__(self, config: Mapping[str, Any]):
+        self.config = c = normalize(config)
+        self.device = torch.device(c["device"])
+        self.task = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"])
+        test_gen = torch.Generator(device=self.device).manual_seed(derive_seed(c["seed"], "test"))
+        self.test = self.task.held_out(c["held_out"], test_gen)                  # drawn first, excluded
+        self.data_gen = torch.Generator(device=self.device).manual_seed(derive_seed(c["seed"], "train"))
+        self.model = build_model(c)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=0.0, betas=c["betas"], eps=c["eps"],
+                                          weight_decay=c["weight_decay"])
+        self.step = 0
+        self.history: list[dict] = []        # {"step", "loss", "accuracy"}: means over log_every updates
+        self._acc = torch.zeros(3, dtype=torch.float64, device=self.device)   # loss sum, acc sum, count
+
+    # -- one update ---------------------------------------------------------------------------------
+    def lr_at(self, step: int) -> float:
+        """Learning rate of update ``step`` (0-based)."""
+        c = self.config
+        if step < c["warmup"]:
+            return c["lr"] * step / c["warmup"]
+        span = max(c["steps"] - c["warmup"], 1)
+        return c["lr"] * 0.5 * (1 + math.cos(math.pi * min(step - c["warmup"], span) / span))
+
+    def _autocast(self):
+        return torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.config["amp"] == "bf16")
+
+    def loss(self, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """(mean cross-entropy, token accuracy) over the scored steps of ``batch``."""
+        mask = batch.targets != IGNORE                                    # [B, T]
+        with self._autocast():
+            logits = self.model.readout(self.model.features(batch.inputs)[mask])   # [N, V]
+        target = batch.targets[mask]
+        loss = F.cross_entropy(logits.float(), target)
+        return loss, (logits.argmax(-1) == target).float().mean()
+
+    def train_step(self, batch: Optional[Batch] = None) -> torch.Tensor:
+        """One update (on a fresh batch unless given); returns the loss (no device sync)."""
+        c = self.config
+        batch = batch if batch is not None else self.task.sample(c["batch_size"], self.data_gen)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.lr_at(self.step)
+        self.model.train()
+        loss, acc = self.loss(batch)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), c["clip"])
+        self.optimizer.step()
+        self.step += 1
+        self._acc += torch.stack([loss.detach().double(), acc.detach().double(), torch.ones_like(self._acc[0])])
+        if self.step % c["log_every"] == 0 or self.step == c["steps"]:
+            s = self._acc.tolist()
+            self.history.append({"step": self.step, "loss": s[0] / s[2], "accuracy": s[1] / s[2]})
+            self._acc.zero_()
+        return loss
+
+    # -- checkpoints ----------------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        return {"step": self.step, "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "schedule": {"kind": "warmup_cosine", "next_update": self.step, "lr": self.lr_at(self.step)},
+                "data_generator": self.data_gen.get_state(), "history": list(self.history),
+                "accumulators": self._acc.cpu(), "config": self.config}
+
+    def load_state_dict(self, state: dict) -> None:
+        if state["config"] != self.config:
+            raise ValueError("checkpoint belongs to another configuration")
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.data_gen.set_state(state["data_generator"].cpu())
+        self.history = list(state["history"])
+        self._acc = state["accumulators"].to(self.device)
+        self.step = state["step"]
+
+    def save(self, path: Path) -> Path:
+        return atomic.atomic_write(path, lambda tmp: torch.save(self.state_dict(), tmp))
+
+    def resume(self, run_dir: Path) -> bool:
+        """Load the latest checkpoint in ``run_dir`` if any; True when one was loaded."""
+        found = checkpoints(run_dir)
+        if not found:
+            return False
+        self.load_state_dict(torch.load(found[-1][1], map_location="cpu", weights_only=False))
+        return True
+
+    # -- the whole run ------------------------------------------------------------------------------
+    def run(self, run_dir: Optional[Path] = None, callback: Optional[Callable[["Trainer"], None]] = None,
+            progress: bool = True) -> None:
+        """Train to ``steps``, checkpointing into ``run_dir/checkpoints`` (resume from there first).
+
+        ``callback(trainer)`` runs after every update (an exception there stops the run, as a kill would).
+        """
+        from tqdm.auto import tqdm
+
+        c = self.config
+        if run_dir is not None:
+            self.resume(Path(run_dir))
+        desc = f"{c['core']}/{c['encoding']} V={c['vocab_size']} seed={c['seed']}"
+        with tqdm(total=c["steps"], initial=self.step, desc=desc, disable=not progress, mininterval=1.0) as bar:
+            while self.step < c["steps"]:
+                self.train_step()
+                if run_dir is not None and (self.step % c["checkpoint_every"] == 0 or self.step == c["steps"]):
+                    self.save(checkpoint_path(run_dir, self.step))
+                bar.update(1)
+                if self.history and self.history[-1]["step"] == self.step:
+                    bar.set_postfix(loss=f"{self.history[-1]['loss']:.3f}", acc=f"{self.history[-1]['accuracy']:.3f}")
+                if callback is not None:
+                    callback(self)
+
+    @torch.no_grad()
+    def evaluate(self, max_logits: int = 2**25) -> dict[str, np.ndarray]:
+        """Argmax predictions on the held-out set: {"predictions", "targets", "inputs": int [n, T],
+        "lengths": int [n], plus the task's per-sequence info}; unscored steps hold -100."""
+        self.model.eval()
+        test = self.test
+        per_row = max(int((test.targets != IGNORE).sum(1).max()), 1) * self.config["vocab_size"]
+        chunk = max(1, max_logits // per_row)
+        preds = []
+        for i in range(0, len(test), chunk):
+            part = test.select(slice(i, i + chunk))
+            mask = part.targets != IGNORE
+            with self._autocast():
+                logits = self.model.readout(self.model.features(part.inputs)[mask])
+            pred = torch.full_like(part.targets, IGNORE)
+            pred[mask] = logits.argmax(-1)
+            preds.append(pred)
+        out = {"predictions": torch.cat(preds), "targets": test.targets, "inputs": test.inputs,
+               "lengths": test.lengths, **test.info}
+        return {k: v.cpu().numpy() for k, v in out.items()}
+
+
+def checkpoint_path(run_dir: Path, step: int) -> Path:
+    return Path(run_dir) / "checkpoints" / f"step-{step:09d}.pt"
+
+
+def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
+    """[(step, path)] of the kept checkpoints in ``run_dir``, in step order."""
+    folder = Path(run_dir) / "checkpoints"
+    found = [(int(p.stem.split("-")[1]), p) for p in folder.glob("step-*.pt")] if folder.is_dir() else []
+    return sorted(found)
+
+
+def summarize(pred: dict[str, np.ndarray]) -> dict[str, float]:
+    """Headline metrics of an ``evaluate`` result: token/sequence accuracy, mean DL distance."""
+    p, t = pred["predictions"], pred["targets"]
+    return {"token_accuracy": metrics.token_accuracy(p, t), "sequence_accuracy": metrics.sequence_accuracy(p, t),
+            "mean_distance": metrics.mean_distance(p, t), "n_sequences": int(p.shape[0])}
+
+
+def _savez(path: str, arrays: dict) -> None:
+    with open(path, "wb") as f:                 # a file object: np.savez would append ".npz" to a name
+        np.savez_compressed(f, **arrays)
+
+
+def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[[Trainer], None]] = None,
+          progress: bool = True) -> dict:
+    """Train (or resume) the run ``config`` in ``run_dir``, test it, and write its results there.
+
+    Writes (atomically) ``predictions.npz`` (see ``Trainer.evaluate``) and then ``result.json``
+    ({"config", "metrics", "history", "wall_s"}); returns the result dict.
+    """
+    run_dir = Path(run_dir)
+    start = time.time()
+    trainer = Trainer(config)
+    atomic.write_json(run_dir / "config.json", trainer.config)
+    trainer.run(run_dir, callback, progress)
+    pred = trainer.evaluate()
+    atomic.atomic_write(run_dir / "predictions.npz", lambda tmp: _savez(tmp, pred))
+    result = {"config": trainer.config, "metrics": summarize(pred), "history": trainer.history,
+              "wall_s": round(time.time() - start, 2)}
+    atomic.write_json(run_dir / "result.json", result)
+    return json.loads(json.dumps(result, default=str))

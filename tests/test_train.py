@@ -1,0 +1,133 @@
+"""Training: schedule in closed form, optimiser settings, clipping, determinism, learning, bad configs."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from penb import train
+from penb.tasks import IGNORE
+
+TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
+            checkpoint_every=4, log_every=3, device="cpu", seed=1)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def test_schedule_warmup_then_cosine_to_zero():
+    t = train.Trainer({**TINY, "steps": 1000, "warmup": 100, "lr": 2e-3})
+    assert t.lr_at(0) == 0.0
+    assert t.lr_at(50) == pytest.approx(1e-3)
+    assert t.lr_at(100) == pytest.approx(2e-3)
+    assert t.lr_at(550) == pytest.approx(1e-3)                       # half-way through the cosine
+    assert t.lr_at(100 + 900 // 3) == pytest.approx(2e-3 * (1 + math.cos(math.pi / 3)) / 2)
+    assert t.lr_at(1000) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_optimiser_settings_and_betas_parameter():
+    t = train.Trainer(TINY)
+    g = t.optimizer.param_groups[0]
+    assert g["betas"] == (0.9, 0.98) and g["eps"] == 1e-9 and g["weight_decay"] == 0.0  # official code
+    assert train.DEFAULTS["lr"] == 1e-3 and train.DEFAULTS["warmup"] == 1000 and train.DEFAULTS["clip"] == 1.0
+    paper_text = train.Trainer({**TINY, "betas": (0.9, 0.999)})
+    assert paper_text.optimizer.param_groups[0]["betas"] == (0.9, 0.999)
+
+
+def test_gradients_are_clipped():
+    t = train.Trainer({**TINY, "clip": 1e-3})
+    t.train_step()
+    norm = torch.sqrt(sum((p.grad ** 2).sum() for p in t.model.parameters() if p.grad is not None))
+    assert norm.item() <= 1e-3 * (1 + 1e-5)
+
+
+def test_loss_is_mean_cross_entropy_over_scored_steps():
+    t = train.Trainer(TINY)
+    batch = t.task.sample(4, torch.Generator().manual_seed(0))
+    loss, _ = t.loss(batch)
+    logits = t.model(batch.inputs)                                     # [B, T, V]
+    total, count = 0.0, 0
+    for b in range(4):
+        for s in range(batch.targets.shape[1]):
+            y = int(batch.targets[b, s])
+            if y != IGNORE:
+                total += -torch.log_softmax(logits[b, s], -1)[y].item()
+                count += 1
+    assert count == 4 * TINY["length"] and loss.item() == pytest.approx(total / count, rel=1e-5)
+
+
+@pytest.mark.parametrize("core", ["gru", "lstm", "s4d"])
+def test_same_seed_bit_identical_other_seed_different(core):
+    def weights(seed):
+        t = train.Trainer({**TINY, "core": core, "seed": seed})
+        for _ in range(5):
+            t.train_step()
+        return torch.cat([p.detach().flatten() for p in t.model.parameters()])
+
+    a, b, c = weights(1), weights(1), weights(2)
+    assert torch.equal(a, b) and not torch.equal(a, c)
+
+
+def test_streams_are_independent_of_each_other():
+    assert len({train.derive_seed(111, s) for s in ("model", "test", "train")}) == 3
+    t1, t2 = train.Trainer(TINY), train.Trainer({**TINY, "held_out": 16})
+    w1 = [p.detach().clone() for p in t1.model.parameters()]
+    assert all(torch.equal(a, b) for a, b in zip(w1, t2.model.parameters()))     # init ignores the test set
+
+
+def test_a_tiny_model_learns_to_reverse():
+    cfg = dict(vocab_size=5, length=3, hidden=32, batch_size=64, steps=300, warmup=10, lr=1e-2,
+               held_out=16, device="cpu", core="gru", checkpoint_every=1000, log_every=50)
+    t = train.Trainer(cfg)
+    t.run(progress=False)
+    assert t.history[-1]["accuracy"] >= 0.95 and t.history[-1]["loss"] < t.history[0]["loss"] / 10
+    assert train.summarize(t.evaluate())["token_accuracy"] >= 0.6        # unseen sequences; chance 0.2
+
+
+@pytest.mark.parametrize("task, options, core, n", [("reverse_variable", {"min_length": 2}, "lstm", 2),
+                                                    ("dual_frequency", {}, "s4d", 12),
+                                                    ("predecessor", {}, "gru", 8),
+                                                    ("reverse_add", {}, "lstm", 8),
+                                                    ("sort", {}, "gru", 8)])
+def test_every_task_trains_and_evaluates(task, options, core, n):
+    t = train.Trainer({**TINY, "task": task, "task_options": options, "core": core, "held_out": n, "steps": 3})
+    t.run(progress=False)
+    pred = t.evaluate(max_logits=50)                                        # several evaluation chunks
+    assert pred["predictions"].shape == pred["targets"].shape == pred["inputs"].shape
+    scored = pred["targets"] != IGNORE
+    assert np.array_equal(pred["predictions"] == IGNORE, ~scored)
+    assert (pred["predictions"][scored] >= 0).all() and (pred["predictions"][scored] < TINY["vocab_size"]).all()
+    if task == "dual_frequency":
+        assert {"target_rare", "disturbants_rare", "target_position"} <= set(pred)
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(bogus=1), "unknown run field"),
+    (dict(steps=0), "'steps' must be >= 1"),
+    (dict(core="rnn"), "unknown core"),
+    (dict(encoding="rope"), "unknown positional encoding"),
+    (dict(task="copy"), "unknown task"),
+    (dict(vocab_size=1), "vocab_size must be >= 2"),
+    (dict(length=0), "length must be >= 1"),
+    (dict(amp="fp8"), "unknown amp"),
+    (dict(betas=(0.9, 1.0)), "betas"),
+    (dict(vocab_size=None), "must be an int"),
+    (dict(vocab_size=2, held_out=8), "cannot hold out"),
+])
+def test_bad_config_raises(change, match):
+    with pytest.raises(ValueError, match=match):
+        train.normalize({**TINY, **change})
+
+
+def test_cuda_and_bf16_refused_without_cuda():
+    if torch.cuda.is_available():
+        pytest.skip("CUDA present")
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        train.normalize({**TINY, "device": "cuda"})
+    with pytest.raises(ValueError, match="bf16"):
+        train.normalize({**TINY, "amp": "bf16"})
