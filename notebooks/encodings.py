@@ -52,6 +52,7 @@ import pandas as pd
 import torch
 from myst_nb import glue
 
+from penb import encoding_views as views
 from penb import encodings, presets, report
 from penb.plots import encodings as plot
 
@@ -118,13 +119,13 @@ registry
 # %%
 P, D = cfg.num_positions, cfg.dim
 paper_tables = {
-    "sinusoidal (Eq. 1-2)": encodings.display_table("sinusoidal", P, D),
+    "sinusoidal (Eq. 1-2)": views.display_table("sinusoidal", P, D),
     "sinusoidal, code's [sin, cos]": encodings.sinusoidal(P, D, layout="concat").double().numpy(),
-    "random": encodings.display_table("random", P, D, gen(1)),
-    "learnable (at init)": encodings.display_table("learnable", P, D, gen(2)),
+    "random": views.display_table("random", P, D, gen(1)),
+    "learnable (at init)": views.display_table("learnable", P, D, gen(2)),
 }
 # a *_learned key shares its fixed counterpart's seed, so the two start from the same parameters
-blog_tables = {k: encodings.display_table(k, cfg.blog_positions, cfg.blog_dim,
+blog_tables = {k: views.display_table(k, cfg.blog_positions, cfg.blog_dim,
                                           gen(10 + encodings.BLOG_KEYS.index(k.removesuffix("_learned"))))
                for k in encodings.BLOG_KEYS}
 
@@ -145,13 +146,13 @@ report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 # are nearly orthogonal to each other, with off-diagonal cosines of order $1/\sqrt{D}$.
 
 # %%
-paper_sims = {k: encodings.similarity(t) for k, t in paper_tables.items() if "code" not in k}
+paper_sims = {k: views.similarity(t) for k, t in paper_tables.items() if "code" not in k}
 starts = [0, P // 4, P // 2 - 1] if P >= 8 else [0, 1]
 max_offset = min(P - 1 - max(starts), 64)
-dots = encodings.offset_dots(paper_tables["sinusoidal (Eq. 1-2)"], starts, max_offset)
+dots = views.offset_dots(paper_tables["sinusoidal (Eq. 1-2)"], starts, max_offset)
 glue("sin_cos1", float(paper_sims["sinusoidal (Eq. 1-2)"][0, 1]), display=False)
 glue("sin_spread", float((dots.max(0) - dots.min(0)).max()), display=False)
-glue("rand_cos", encodings.max_offdiag(paper_sims["random"]), display=False)
+glue("rand_cos", views.max_offdiag(paper_sims["random"]), display=False)
 glue("inv_sqrt_d", D ** -0.5, display=False)
 glue("far_k", max_offset, display=False)
 glue("sin_far", float(dots[0, -1]), display=False)
@@ -177,7 +178,7 @@ fig = plot.offset_profile(dots, starts)
 report.stamp(fig, cfg, dim=D);
 
 # %% mystnb={"figure": {"caption": "Cosine similarity between positions for the blog's encodings. Apart from sincos, every encoding's rows lie on one straight line in R^K: direct1 and directN are multiples of one vector (cosine 1 everywhere); the linear encodings' line is offset by b and the normal ones' by mu, so their cosines change slowly and smoothly with position. sincos resembles the main paper's encoding. Blank: the sentinel row of normal and normal_learned, and position 0 of direct1 and directN (the zero vector, no cosine).", "name": "fig-enc-blog-similarity"}}
-fig = plot.similarities({k: encodings.similarity(t) for k, t in blog_tables.items()})
+fig = plot.similarities({k: views.similarity(t) for k, t in blog_tables.items()})
 report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 
 # %% [markdown]
@@ -188,8 +189,8 @@ report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 # explains.
 
 # %%
-paper_pca = {k: encodings.pca_2d(t) for k, t in paper_tables.items() if "code" not in k}
-blog_pca = {k: encodings.pca_2d(t) for k, t in blog_tables.items()}
+paper_pca = {k: views.pca_2d(t) for k, t in paper_tables.items() if "code" not in k}
+blog_pca = {k: views.pca_2d(t) for k, t in blog_tables.items()}
 glue("sin_pca2", float(paper_pca["sinusoidal (Eq. 1-2)"][1].sum()), display=False)
 glue("rand_pca2", float(paper_pca["random"][1].sum()), display=False)
 
@@ -216,8 +217,8 @@ report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 # $W \in \mathbb{R}^{4H \times 2D}$ with PyTorch's initialisation, on sampled token-position pairs.
 
 # %%
-norms = encodings.norm_comparison(cfg.dim, cfg.vocab, cfg.num_positions, cfg.hidden, gen(3))
-shares = encodings.share_closed_form([2 ** k for k in range(1, 13)])
+norms = views.norm_comparison(cfg.dim, cfg.vocab, cfg.num_positions, cfg.hidden, gen(3))
+shares = views.share_closed_form([2 ** k for k in range(1, 13)])
 glue("emb_norm", float(norms.norm_mean.iloc[0]), display=False)
 glue("cmd_norm", float(norms.norm_mean.iloc[1]), display=False)
 glue("sqrt_d", D ** 0.5, display=False)
@@ -265,8 +266,8 @@ pos_w = widgets.IntSlider(value=min(P, 512), min=2, max=512, description="positi
 
 
 def show(key: str, dim: int, num_positions: int) -> None:
-    table = encodings.display_table(key, num_positions, dim, gen(20))
-    fig = plot.explorer_figure(table, encodings.similarity(table), *encodings.pca_2d(table), key)
+    table = views.display_table(key, num_positions, dim, gen(20))
+    fig = plot.explorer_figure(table, views.similarity(table), *views.pca_2d(table), key)
     report.stamp(fig, cfg, positions=num_positions, dim=dim)
     plt.show()
 

@@ -6,6 +6,7 @@ import pytest
 import scipy.special
 import torch
 
+from penb import encoding_views as V
 from penb import encodings as E
 
 
@@ -51,7 +52,7 @@ def test_sinusoidal_dot_depends_only_on_offset():
         closed = 2 / dim * np.cos(k * freqs).sum()
         dots = [t[p] @ t[p + k] for p in range(n - k)]
         np.testing.assert_allclose(dots, closed, atol=1e-6)
-    np.testing.assert_allclose(E.offset_dots(t, [0, 5, 40], 20),
+    np.testing.assert_allclose(V.offset_dots(t, [0, 5, 40], 20),
                                [[t[s] @ t[s + k] for k in range(21)] for s in (0, 5, 40)], atol=1e-12)
 
 
@@ -88,7 +89,7 @@ def test_random_unit_norm_fixed_and_seeded():
 
 def test_random_directions_are_nearly_orthogonal():
     t = E.build("random", 100, 512, gen(0)).table().double().numpy()
-    assert E.max_offdiag(E.similarity(t)) < 6 / math.sqrt(512)   # |cos| ~ 1/sqrt(D); 6 sd is ample
+    assert V.max_offdiag(V.similarity(t)) < 6 / math.sqrt(512)   # |cos| ~ 1/sqrt(D); 6 sd is ample
 
 
 def test_learnable_is_standard_normal_parameter_with_gradients():
@@ -181,7 +182,7 @@ def test_blog_linear_and_normal_use_their_parameters():
     got = nor.table().detach().numpy()
     np.testing.assert_allclose(got[1:], want, rtol=1e-5, atol=1e-5)
     assert (got[0] == -9999999.0).all()
-    assert np.isnan(E.display_table("normal", n, k, gen(6))[0]).all()
+    assert np.isnan(V.display_table("normal", n, k, gen(6))[0]).all()
     nor.table()[1:].sum().backward()
     assert nor.mu.grad is not None and nor.v.grad is not None
     fixed = E.build("linear_uniform", n, k, gen(7))
@@ -192,28 +193,28 @@ def test_blog_linear_and_normal_use_their_parameters():
 
 def test_pca_of_rank_one_table_and_of_circle():
     t = np.arange(10)[:, None] * np.array([1.0, 2.0, -1.0]) + 3.0
-    coords, ratio = E.pca_2d(t)
+    coords, ratio = V.pca_2d(t)
     np.testing.assert_allclose(ratio, [1.0, 0.0], atol=1e-12)
     np.testing.assert_allclose(np.abs(np.diff(coords[:, 0])), math.sqrt(6), atol=1e-9)
     assert (coords[:, 1] == 0).all()
     ang = np.linspace(0, 2 * np.pi, 8, endpoint=False)  # a circle: both components equal, radius kept
-    c, r = E.pca_2d(np.stack([np.cos(ang), np.sin(ang), np.zeros(8)], 1))
+    c, r = V.pca_2d(np.stack([np.cos(ang), np.sin(ang), np.zeros(8)], 1))
     np.testing.assert_allclose(r, [0.5, 0.5], atol=1e-12)
     np.testing.assert_allclose(np.hypot(c[:, 0], c[:, 1]), 1.0, atol=1e-12)
 
 
 def test_similarity_definitions():
     x = np.array([[3.0, 4.0], [0.0, 2.0], [0.0, 0.0]])
-    np.testing.assert_allclose(E.similarity(x, "dot"), x @ x.T)
-    cos = E.similarity(x)
+    np.testing.assert_allclose(V.similarity(x, "dot"), x @ x.T)
+    cos = V.similarity(x)
     assert cos[0, 1] == pytest.approx(0.8) and np.isnan(cos[2, 2])
     with pytest.raises(ValueError):
-        E.similarity(x, "angle")
+        V.similarity(x, "angle")
 
 
 def test_norm_comparison_against_closed_forms():
     dim = 64
-    df = E.norm_comparison(dim, 4000, 32, hidden=64, generator=gen(0))
+    df = V.norm_comparison(dim, 4000, 32, hidden=64, generator=gen(0))
     assert df.loc["sinusoidal, Eq. 1-2", "norm_mean"] == pytest.approx(1.0, abs=1e-6)
     assert df.loc["sinusoidal without the 1/sqrt(D/2)", "norm_min"] == pytest.approx(math.sqrt(dim / 2), abs=1e-5)
     assert df.loc["token embedding rows, N(0,1)", "norm_mean"] == pytest.approx(math.sqrt(dim), rel=0.02)
@@ -222,5 +223,5 @@ def test_norm_comparison_against_closed_forms():
     # the measured share in an LSTM input matrix agrees with |e|^2 / (|x|^2 + |e|^2) up to sampling noise
     assert df.loc["sinusoidal, Eq. 1-2", "share_lstm"] == pytest.approx(1 / (1 + dim), rel=0.25)
     assert df.loc["learnable at init (App. D)", "share_lstm"] == pytest.approx(0.5, rel=0.1)
-    closed = E.share_closed_form([2, 512])
+    closed = V.share_closed_form([2, 512])
     assert closed.loc[512, "unit norm (Eq. 1-2, random)"] == pytest.approx(1 / 513)
