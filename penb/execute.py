@@ -102,7 +102,8 @@ def validate(name: str, params: dict[str, Any]) -> presets.Config:
     declared = declared_parameters(name)
     unknown = set(params) - set(declared)
     if unknown:
-        raise ValueError(f"{name}: unknown parameter(s) {sorted(unknown)}; this chapter takes: {', '.join(declared)}")
+        raise ValueError(f"{name}: unknown parameter(s) {sorted(unknown)}{presets.suggest(unknown, declared)}; "
+                         f"this chapter takes: {', '.join(declared)}")
     preset = params.get("preset", ast.literal_eval(declared["preset"]["default"]))
     overrides = {k: v for k, v in params.items() if k != "preset"}
     return presets.resolve(name, preset, **overrides)

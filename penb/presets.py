@@ -130,12 +130,14 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
     """
     mod = _module(chapter)
     if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r} for {chapter}; valid presets: {', '.join(PRESETS)}")
+        raise ValueError(f"unknown preset {preset!r} for {chapter}{suggest([preset], PRESETS)}; "
+                         f"valid presets: {', '.join(PRESETS)}")
     base = table(chapter)[preset]
     given = {k: v for k, v in overrides.items() if v is not None}
     unknown = set(given) - set(base)
     if unknown:
-        raise ValueError(f"{chapter}: unknown parameter(s) {sorted(unknown)}; valid: {sorted(base)}")
+        raise ValueError(f"{chapter}: unknown parameter(s) {sorted(unknown)}{suggest(unknown, base)}; "
+                         f"valid: {sorted(base)}")
     values = dict(base)
     for k, v in given.items():
         values[k] = _coerce(chapter, k, v, base[k])
@@ -154,6 +156,14 @@ def diff(chapter: str, preset: str) -> list[tuple[str, Any, Any]]:
     """Rows (key, paper value, preset value) where ``preset`` differs from the paper preset."""
     t = table(chapter)
     return [(k, t["paper"][k], t[preset][k]) for k in t["paper"] if t["paper"][k] != t[preset][k]]
+
+
+def suggest(unknown, valid) -> str:
+    """' (did you mean 'inits'?)' for near misses among ``valid``, else ''."""
+    import difflib
+
+    hits = [m for u in sorted(unknown) for m in difflib.get_close_matches(str(u), list(valid), n=1)]
+    return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
 
 
 def require(cond: bool, message: str) -> None:
