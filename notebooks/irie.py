@@ -56,17 +56,27 @@ dim: Optional[int] = None  # model width D
 heads: Optional[int] = None  # attention heads
 norm: Optional[str] = None  # layer norm placement: pre, post or none
 encoding: Optional[str] = None  # the PE added in the with-PE contrasts (a penb.encodings key)
+q4_task: Optional[str] = None  # Question 4's order task: reverse, sort (order-free control), predecessor, reverse_add
+q4_steps: Optional[int] = None  # updates per order-task run
+q4_seeds: Optional[tuple] = None  # seeds of the order task, e.g. (1, 2, 3)
+lm_steps: Optional[int] = None  # updates per language-model run
+lm_seeds: Optional[tuple] = None  # seeds of the language models, e.g. (1, 2)
+lm_length: Optional[int] = None  # inputs per language-model window (T)
+workers: Optional[int] = None  # processes that train runs side by side (1: in this kernel)
 
 # %%
 import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from penb import irie, presets
+from penb import irie, irie_q4, presets
 from penb.plots import irie as irie_plots
+from penb.plots import irie_q4 as irie_q4_plots
 from penb.report import provenance, stamp
 
 cfg = presets.resolve("irie", preset, device=device, seed=seed, permutations=permutations, length=length,
-                      layers=layers, dim=dim, heads=heads, norm=norm, encoding=encoding)
+                      layers=layers, dim=dim, heads=heads, norm=norm, encoding=encoding, q4_task=q4_task,
+                      q4_steps=q4_steps, q4_seeds=q4_seeds, lm_steps=lm_steps, lm_seeds=lm_seeds,
+                      lm_length=lm_length, workers=workers)
 print(cfg)
 print("differs from the paper preset in:", presets.diff("irie", cfg.preset) or "nothing")
 
@@ -206,13 +216,192 @@ glue("irie_lin_err", f"{lin_row.loc['linear (no softmax)', 'rel_error']:.1e}", d
 # {glue:text}`irie_lin_err`, and the depth results above hold for the linear model too (the
 # `linear` rows).
 #
-# ## Question 4: do trained models use the order signal? (to be added)
+# ## Question 4: do trained models use the order signal?
 #
-# ```{note}
-# This section is added once the book's training engine lands: one- and two-layer causal Transformers,
-# with and without PE, trained on an order-sensitive task and as small language models. Nothing here is
-# trained yet.
-# ```
+# Everything above holds for random weights: a two-layer causal model *can* tell orderings apart.
+# Question 4 asks whether training actually makes use of it. Irie answers by pointing to Irie et al.
+# (2019), where causal Transformer language models of 12, 24 and 42 layers trained without PE did well,
+# with a first layer that attends mostly to the newest token and a second that attends uniformly. The
+# review prints no numbers for this, so there is no value to match; we test the direction on small
+# models trained by the book's engine (`penb.train` with `core="transformer"`: token embedding, plus the
+# sinusoidal PE *added* to it or nothing, then pre-norm causal layers and a linear readout). Each depth
+# is trained without PE and with PE, under the same seeds, so the PE adds no parameters and changes
+# nothing else:
+#
+# * **An order task from the RNN chapters.** `reverse` (read $x_1 \dots x_L$, then write them in
+#   reverse order). It isolates the question: at an output step, a one-layer model without PE sees only
+#   the multiset of the inputs and how many outputs it has written, so no training can take it above
+#   the *order-blind ceiling*, $\mathbb{E}[\max_v \mathrm{count}_v]/L$ (every arrangement of the multiset is
+#   equally likely, so the best guess is its most frequent token; computed exactly by
+#   `penb.irie_q4.blind_ceiling`). With a PE, one layer can read position $2L-1-t$ directly. The
+#   predecessor query would be the weaker choice: its lookup (find the queried token, then read the
+#   token before it) needs two layers even with a PE, so it mixes depth with PE.
+# * **Small language models** on the offline WikiText-2 copy: trained on its *validation* split (the
+#   copy has no training split) and scored by perplexity on its *test* split, with a SentencePiece
+#   tokenizer of `lm_vocab` pieces trained on the validation split. A small vocabulary makes the model
+#   nearly character-level, where the order of the last few pieces carries most of the information.
+#
+# The text each study uses, and the size of each model:
+
+# %%
+print(irie_q4.lm_task(cfg).describe())
+display(irie_q4.parameter_counts(cfg))
+print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
+
+# %% [markdown]
+# Training: Adam (betas 0.9, 0.98), peak learning rate `q4_lr` after `q4_warmup` warm-up updates, then
+# cosine decay to 0, gradient clipping at 1 (the engine's defaults otherwise). Runs are stored by
+# `penb.runs`, so running the chapter again reuses them; `workers` processes train side by side.
+
+# %%
+q4 = irie_q4.run(cfg)
+order = irie_q4.order_table(q4["order"], cfg)
+positions = irie_q4.position_accuracy(q4["order"])
+lm_tab = irie_q4.lm_table(q4["lm"])
+order_use = irie_q4.lm_order_use(q4["lm"], cfg)
+ceiling = irie_q4.blind_ceiling(cfg.q4_vocab, cfg.q4_length) if cfg.q4_task == "reverse" else None
+
+# %% [markdown]
+# ### The order task
+#
+# Test token accuracy on held-out sequences (never trained on), mean over seeds with a 95% bootstrap
+# interval over seeds, and each seed's value:
+
+# %%
+display(order.drop(columns=["layers", "encoding"]))
+print(provenance(cfg, task=f"{cfg.q4_task} V={cfg.q4_vocab} L={cfg.q4_length}", seeds=cfg.q4_seeds,
+                 steps=cfg.q4_steps, held_out=cfg.q4_held_out))
+if ceiling is not None:
+    print(f"order-blind ceiling E[max count]/L = {ceiling:.4f}; chance 1/V = {1 / cfg.q4_vocab:.4f}")
+
+# %%
+deep = max(cfg.q4_layers)
+acc = {(r.layers, r.encoding): r for r in order.itertuples()}
+one_none, one_pe = acc[(1, "none")], acc[(1, cfg.encoding)]
+deep_none, deep_pe = acc[(deep, "none")], acc[(deep, cfg.encoding)]
+seeds_none = [float(a) for a in deep_none.per_seed.split(", ")]
+if ceiling is not None:
+    # a one-layer model without PE can never beat the ceiling by more than test-set noise
+    noise = (ceiling * (1 - ceiling) / (cfg.q4_held_out * cfg.q4_length)) ** 0.5       # binomial s.d. of the test set
+    assert one_none.token_accuracy <= ceiling + 4 * noise + 0.01
+glue("irie_q4_task", f"{cfg.q4_task} (V = {cfg.q4_vocab}, L = {cfg.q4_length})", display=False)
+glue("irie_q4_one_none", f"{one_none.token_accuracy:.3f}", display=False)
+glue("irie_q4_one_pe", f"{one_pe.token_accuracy:.3f}", display=False)
+glue("irie_q4_deep", f"{deep}", display=False)
+glue("irie_q4_deep_none", f"{deep_none.token_accuracy:.3f} [{deep_none.ci_low:.3f}, {deep_none.ci_high:.3f}]",
+     display=False)
+glue("irie_q4_deep_none_seeds", f"{min(seeds_none):.3f} to {max(seeds_none):.3f}", display=False)
+glue("irie_q4_deep_pe", f"{deep_pe.token_accuracy:.3f}", display=False)
+glue("irie_q4_deep_none_seq", f"{deep_none.sequence_accuracy:.3f}", display=False)
+steps_none = positions[(positions.layers == deep) & (positions.encoding == "none")].set_index("step").accuracy
+glue("irie_q4_step_last", f"{steps_none.iloc[-1]:.3f}", display=False)
+glue("irie_q4_step_worst", f"{steps_none.min():.3f} (output step {steps_none.idxmin()})", display=False)
+learns = ceiling is not None and min(seeds_none) > ceiling + 0.1
+glue("irie_q4_ceiling_note", f"at the order-blind ceiling {ceiling:.3f} and no higher, exactly as Question 5 "
+     "predicts: whatever it learns, its output steps see a set" if ceiling is not None else
+     f"(no order-blind ceiling is computed for {cfg.q4_task})", display=False)
+glue("irie_q4_order_verdict", ("above the ceiling by more than 0.1 in every seed: it has learned to use order "
+                               "without any PE") if learns else
+     "not clearly above the ceiling at this preset (too few updates for the model to find the order signal)",
+     display=False)
+
+# %% [markdown]
+# On {glue:text}`irie_q4_task` the one-layer model without PE reaches {glue:text}`irie_q4_one_none`,
+# {glue:text}`irie_q4_ceiling_note`. The same one-layer model with the PE added reaches
+# {glue:text}`irie_q4_one_pe`. The {glue:text}`irie_q4_deep`-layer model without PE reaches
+# {glue:text}`irie_q4_deep_none` (seeds from {glue:text}`irie_q4_deep_none_seeds`), which is
+# {glue:text}`irie_q4_order_verdict`; with the PE it reaches {glue:text}`irie_q4_deep_pe`. Per output
+# step (panel (b) of the figure below), the model without PE is best at the last one, which writes $x_1$
+# ({glue:text}`irie_q4_step_last`): the first position is the only one whose causal context holds a
+# single token, so it is the easiest to find without a PE. Its worst step scores
+# {glue:text}`irie_q4_step_worst`; whole sequences are right in a fraction {glue:text}`irie_q4_deep_none_seq`.
+#
+# ### Small language models
+#
+# Perplexity on the test paragraphs (each scored on its first `lm_length + 1` tokens, as the paper
+# truncates paragraphs), pooled over seeds, with a 95% bootstrap interval over test paragraphs:
+
+# %%
+display(lm_tab.drop(columns=["layers", "encoding"]))
+print(provenance(cfg, corpus=f"{cfg.lm_corpus} train={cfg.lm_train_split} test={cfg.lm_test_split}",
+                 seeds=cfg.lm_seeds, steps=cfg.lm_steps, T=cfg.lm_length, vocab=cfg.lm_vocab))
+
+# %%
+ppl = {(r.layers, r.encoding): r.perplexity for r in lm_tab.itertuples()}
+glue("irie_q4_lm_one_none", f"{ppl[(1, 'none')]:.2f}", display=False)
+glue("irie_q4_lm_one_pe", f"{ppl[(1, cfg.encoding)]:.2f}", display=False)
+glue("irie_q4_lm_deep_none", f"{ppl[(deep, 'none')]:.2f}", display=False)
+glue("irie_q4_lm_deep_pe", f"{ppl[(deep, cfg.encoding)]:.2f}", display=False)
+glue("irie_q4_lm_corpus", f"{cfg.lm_corpus} ({cfg.lm_train_split} split for training, {cfg.lm_test_split} "
+     f"split for the perplexity)", display=False)
+closed = (ppl[(1, "none")] - ppl[(deep, "none")]) / max(ppl[(1, "none")] - ppl[(deep, cfg.encoding)], 1e-9)
+glue("irie_q4_lm_closed", f"{100 * closed:.0f}%", display=False)
+
+# %% [markdown]
+# Perplexity mixes two things: what a model knows about the pieces and whether it uses their order. To
+# see the second alone we take each test window whose `lm_length` inputs are all text, and score its
+# last token twice: as is, and after shuffling the earlier inputs (the last input stays in place; one
+# random permutation per window, the same for every model). The loss the shuffle adds is the model's
+# use of order. For a one-layer model without PE it must be exactly zero, whatever the training did
+# (Question 5 again, now on trained weights):
+
+# %%
+display(order_use.drop(columns=["layers", "encoding"]))
+print(provenance(cfg, corpus=f"{cfg.lm_corpus} {cfg.lm_test_split}", seeds=cfg.lm_seeds, steps=cfg.lm_steps))
+use = {(r.layers, r.encoding): r for r in order_use.itertuples()}
+assert use[(1, "none")].max_abs_change < 1e-4                     # one layer, no PE: blind to the order, exactly
+glue("irie_q4_use_one_none", f"{use[(1, 'none')].max_abs_change:.1e}", display=False)
+glue("irie_q4_use_one_pe", f"{use[(1, cfg.encoding)].nats_lost:.3f}", display=False)
+glue("irie_q4_use_deep_none", f"{use[(deep, 'none')].nats_lost:.3f} [{use[(deep, 'none')].ci_low:.3f}, "
+     f"{use[(deep, 'none')].ci_high:.3f}]", display=False)
+glue("irie_q4_use_deep_pe", f"{use[(deep, cfg.encoding)].nats_lost:.3f}", display=False)
+share = use[(deep, "none")].nats_lost / max(use[(deep, cfg.encoding)].nats_lost, 1e-9)
+glue("irie_q4_use_share", f"{100 * share:.0f}%", display=False)
+
+order_ok = learns and one_pe.token_accuracy > ceiling + 0.1
+lm_uses = use[(deep, "none")].ci_low > 0
+lm_behind = lm_tab.loc[lm_tab.index[(lm_tab.layers == deep) & (lm_tab.encoding == "none")][0], "ci_low"] > \
+    lm_tab.loc[lm_tab.index[(lm_tab.layers == deep) & (lm_tab.encoding == cfg.encoding)][0], "ci_high"]
+label = "reproduced in direction" if order_ok and lm_uses else "not reproduced at this preset"
+parts = [("on the order task the one-layer model without PE stays at the order-blind ceiling while the "
+          f"{deep}-layer one learns well above it") if order_ok else
+         f"on the order task the {deep}-layer model without PE is not clearly above the order-blind ceiling",
+         (f"as a language model the {deep}-layer model without PE uses the order of its context (shuffling it "
+          "costs loss) where the one-layer one cannot") if lm_uses else
+         f"as a language model the {deep}-layer model without PE shows no clear use of order (shuffle test)"]
+tail = (f"; without PE the {deep}-layer language model still has a higher perplexity than with PE at this size and "
+        "training length") if lm_behind else ""
+glue("irie_q4_verdict", f"{label}: {parts[0]}, and {parts[1]}{tail}.", display=False)
+
+# %% mystnb={"figure": {"caption": "Question 4: causal Transformers trained with and without a sinusoidal PE added to the embedding. (a) Test token accuracy on the order task (95% CI over seeds; dotted: the order-blind ceiling, grey: chance 1/V). (b) The same per output step (band: range over seeds). (c) Language-model test perplexity (WikiText-2: trained on its validation split, scored on its test split; 95% CI over test paragraphs). (d) Nats a language model loses on the last token of a test window when the earlier inputs are shuffled (95% CI over windows).", "name": "fig-irie-q4"}}
+fig = irie_q4_plots.results(order, positions, lm_tab, order_use, ceiling, cfg.q4_vocab,
+                            f"{cfg.q4_task}, V={cfg.q4_vocab}, L={cfg.q4_length}",
+                            f"{cfg.lm_corpus} LM, test perplexity")
+stamp(fig, cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps, lm_seeds=cfg.lm_seeds)
+plt.show()
+
+# %% mystnb={"figure": {"caption": "Training curves of the Question 4 runs: (a) training token accuracy on the order task, (b) language-model training loss; one line per seed (dashed: one layer).", "name": "fig-irie-q4-training"}}
+fig = irie_q4_plots.training(irie_q4.curves(q4["order"]), irie_q4.curves(q4["lm"]))
+stamp(fig, cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps)
+plt.show()
+
+# %% [markdown]
+# On {glue:text}`irie_q4_lm_corpus`, the one-layer model without PE has test perplexity
+# {glue:text}`irie_q4_lm_one_none`, and the PE brings it to {glue:text}`irie_q4_lm_one_pe`: a one-layer
+# model without PE predicts from the current piece and an unordered bag of the earlier ones. With
+# {glue:text}`irie_q4_deep` layers the model without PE reaches {glue:text}`irie_q4_lm_deep_none` and the
+# one with PE {glue:text}`irie_q4_lm_deep_pe`; the deeper model without PE closes
+# {glue:text}`irie_q4_lm_closed` of the gap between the one-layer model without PE and the deeper model
+# with PE. Depth also adds parameters (table above), so part of the language models' gain from the second
+# layer is size, not order; the order task has no such confound, because no width lets one layer beat
+# the order-blind ceiling.
+#
+# The shuffle test separates the two. The trained one-layer model without PE does not move at all
+# (largest change {glue:text}`irie_q4_use_one_none` nats, rounding), while shuffling costs the one-layer
+# model with PE {glue:text}`irie_q4_use_one_pe` nats. The {glue:text}`irie_q4_deep`-layer model without
+# PE loses {glue:text}`irie_q4_use_deep_none` nats: it has learned to use order from the causal mask
+# alone, {glue:text}`irie_q4_use_share` as much as the same model with PE
+# ({glue:text}`irie_q4_use_deep_pe` nats) at this preset.
 #
 # ## Verdict
 #
@@ -225,6 +414,11 @@ glue("irie_lin_err", f"{lin_row.loc['linear (no softmax)', 'rel_error']:.1e}", d
 # which token is the newest, so its outputs before the last position can differ; only the last one is
 # guaranteed blind to order.
 #
+# **Question 4** (trained models, no published numbers to match): {glue:text}`irie_q4_verdict`
+# Irie's evidence is for language models of 12 to 42 layers trained on far more text; ours have one
+# or two layers of width 64 and see a few hundred thousand tokens, so they test whether the mechanism
+# is learnable, not whether it is as good as a PE at scale.
+#
 # ## Recap
 #
 # * Without a mask, self-attention sees a set; the causal mask gives each position a context of its own
@@ -233,5 +427,10 @@ glue("irie_lin_err", f"{lin_row.loc['linear (no softmax)', 'rel_error']:.1e}", d
 #   token. A PE, or a second layer, fixes that.
 # * Linear attention is the same layer written as a recurrence over a fast-weight matrix; its depth
 #   behaves the same way.
+# * Trained models behave as the analysis says: one causal layer without PE never beats the order-blind
+#   ceiling on reversal and is exactly blind to the order of a language model's context, while two
+#   layers without PE learn to use order from the causal mask alone, more slowly than with a PE.
 # * To explore: `layers` (e.g. `(1, 2, 6)`), `norm` (`post`, `none`: layer norm never changes the
-#   dependencies), `encoding` (any `penb.encodings` key), `length` and `permutations`.
+#   dependencies), `encoding` (any `penb.encodings` key), `length` and `permutations`; for Question 4,
+#   `q4_steps` and `lm_steps` (does the gap to the PE close with training?), `q4_task="sort"` (an
+#   order-free control that one layer without PE can solve) and `lm_length`.

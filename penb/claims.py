@@ -89,6 +89,10 @@ _CLAIMS = [
     Claim("irie.q5", IRIE, "Question 5",
           "A one-layer autoregressive model gives the same last-position output for any permutation of the "
           "earlier tokens.", None),
+    Claim("irie.q4", IRIE, "Question 4",
+          "Multi-layer causal Transformer language models trained without PE perform well (the cited ablations used "
+          "12, 24 and 42 layers); the first attention layer mainly attends to the newest token, the second uniformly.",
+          None),
     Claim("irie.linear", IRIE, "Sec. 4 / App. B",
           "Linear attention without softmax equals the fast-weight recurrence W_t = W_{t-1} + v_t k_t^T, "
           "y_t = W_t q_t.", None),

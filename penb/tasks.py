@@ -404,10 +404,17 @@ class DualFrequency(Reverse):
 
 
 TASKS = {c.name: c for c in (Reverse, Sort, ReverseAdd, Predecessor, ReverseVariable, DualFrequency)}
+# Tasks defined in modules of their own (imported on first use; the module's ``TASK`` is the class):
+# ``lm``, language modelling on tokenised WikiText paragraphs (penb.lm_task).
+EXTRA_TASKS = {"lm": "penb.lm_task"}
 
 
 def make_task(name: str, vocab_size: int, length: int, **options) -> Task:
     """The task registered as ``name``; ``ValueError`` for an unknown name or a bad option."""
+    if name in EXTRA_TASKS:
+        import importlib
+
+        return importlib.import_module(EXTRA_TASKS[name]).TASK(vocab_size, length, **options)
     if name not in TASKS:
-        raise ValueError(f"unknown task {name!r}; valid: {', '.join(TASKS)}")
+        raise ValueError(f"unknown task {name!r}; valid: {', '.join([*TASKS, *EXTRA_TASKS])}")
     return TASKS[name](vocab_size, length, **options)

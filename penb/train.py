@@ -1,6 +1,10 @@
-"""Training one RNN experiment run: task + model + Adam + schedule, checkpoints, resume, final test.
+"""Training one experiment run: task + model + Adam + schedule, checkpoints, resume, final test.
 
-A run is a flat dict of the fields in :data:`DEFAULTS` (``normalize`` fills and checks them). Settings
+A run is a flat dict of the fields in :data:`DEFAULTS` (``normalize`` fills and checks them), plus the
+core's own options for a core that has some (``penb.models.CORE_OPTIONS``: ``layers``, ``heads``,
+``ffn``, ``norm`` for ``core="transformer"``). Those are filled in only for that core, so the
+normalised config (and the run key) of every other core is exactly what it was before the
+transformer core existed; giving one to an RNN core is an error. Settings
 follow the paper and its official code (REFERENCE_NOTES.md): Adam with eps 1e-9 and no weight decay,
 lr 1e-3 with linear warm-up from 0 over 1,000 updates, then cosine decay to 0; gradient-norm
 clipping at 1.0; batch 512; mean cross-entropy over the scored (output-phase) steps.
@@ -59,10 +63,14 @@ def normalize(config: Mapping[str, Any]) -> dict:
     """
     from penb.device import resolve_device
 
-    unknown = set(config) - set(DEFAULTS)
+    unknown = set(config) - set(DEFAULTS) - set(models.OPTION_NAMES)
     if unknown:
-        raise ValueError(f"unknown run field(s) {sorted(unknown)}; valid: {sorted(DEFAULTS)}")
-    c = {**DEFAULTS, **dict(config)}
+        raise ValueError(f"unknown run field(s) {sorted(unknown)}; valid: {sorted(DEFAULTS)} and, for a core "
+                         f"that takes them, {list(models.OPTION_NAMES)}")
+    options = {k: v for k, v in config.items() if k in models.OPTION_NAMES}
+    c = {**DEFAULTS, **{k: v for k, v in config.items() if k in DEFAULTS}}
+    if "input_mode" not in config:
+        c["input_mode"] = models.default_input_mode(c["core"])
     c["task_options"] = dict(sorted(dict(c["task_options"] or {}).items()))
     c["betas"] = tuple(float(b) for b in c["betas"])
     for k in ("lr", "eps", "weight_decay", "clip"):
@@ -84,7 +92,8 @@ def normalize(config: Mapping[str, Any]) -> dict:
     task = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"])
     task.check_held_out(c["held_out"])
     models.check(c["vocab_size"], task.num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
-                 c["embed"], c["s4d_state"], c["dtype"])
+                 c["embed"], c["s4d_state"], c["dtype"], **options)
+    c.update(models.core_options(c["core"], options, c["hidden"]))            # {} for the RNN cores
     c["device"] = str(resolve_device(c["device"]))
     if c["amp"] == "bf16" and not c["device"].startswith("cuda"):
         raise ValueError("amp='bf16' is meant for CUDA; use amp='none' on the CPU")
@@ -98,9 +107,10 @@ def build_model(config: Mapping[str, Any], device: Optional[str] = None) -> mode
     """
     c = normalize({**config, "device": device or config.get("device", "auto")})
     num_steps = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"]).num_steps
+    options = {k: c[k] for k in models.CORE_OPTIONS.get(c["core"], {})}
     return models.build(c["vocab_size"], num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
                         c["embed"], c["s4d_state"], torch.Generator().manual_seed(derive_seed(c["seed"], "model")),
-                        c["device"], c["dtype"])
+                        c["device"], c["dtype"], **options)
 
 
 class Trainer:
@@ -205,7 +215,8 @@ class Trainer:
         c = self.config
         if run_dir is not None:
             self.resume(Path(run_dir))
-        desc = f"{c['core']}/{c['encoding']} V={c['vocab_size']} seed={c['seed']}"
+        depth = f"x{c['layers']}" if "layers" in c else ""
+        desc = f"{c['core']}{depth}/{c['encoding']} V={c['vocab_size']} seed={c['seed']}"
         with tqdm(total=c["steps"], initial=self.step, desc=desc, disable=not progress, mininterval=1.0) as bar:
             while self.step < c["steps"]:
                 self.train_step()
@@ -220,12 +231,17 @@ class Trainer:
     @torch.no_grad()
     def evaluate(self, max_logits: int = 2**25) -> dict[str, np.ndarray]:
         """Argmax predictions on the held-out set: {"predictions", "targets", "inputs": int [n, T],
-        "lengths": int [n], plus the task's per-sequence info}; unscored steps hold -100."""
+        "lengths": int [n], plus the task's per-sequence info}; unscored steps hold -100.
+
+        For a task with ``reports_perplexity`` (the ``lm`` task) also ``"nll"``: float64 [n], each
+        sequence's summed cross-entropy (nats) over its scored steps.
+        """
         self.model.eval()
         test = self.test
         per_row = max(int((test.targets != IGNORE).sum(1).max()), 1) * self.config["vocab_size"]
         chunk = max(1, max_logits // per_row)
-        preds = []
+        with_nll = getattr(self.task, "reports_perplexity", False)
+        preds, nlls = [], []
         for i in range(0, len(test), chunk):
             part = test.select(slice(i, i + chunk))
             mask = part.targets != IGNORE
@@ -234,8 +250,14 @@ class Trainer:
             pred = torch.full_like(part.targets, IGNORE)
             pred[mask] = logits.argmax(-1)
             preds.append(pred)
+            if with_nll:
+                per = F.cross_entropy(logits.float(), part.targets[mask], reduction="none").double()
+                rows = torch.zeros(len(part), dtype=torch.float64, device=per.device)
+                nlls.append(rows.index_add_(0, mask.nonzero()[:, 0], per))     # row-major, as mask indexing
         out = {"predictions": torch.cat(preds), "targets": test.targets, "inputs": test.inputs,
                "lengths": test.lengths, **test.info}
+        if with_nll:
+            out["nll"] = torch.cat(nlls)
         return {k: v.cpu().numpy() for k, v in out.items()}
 
 
@@ -251,10 +273,15 @@ def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
 
 
 def summarize(pred: dict[str, np.ndarray]) -> dict[str, float]:
-    """Headline metrics of an ``evaluate`` result: token/sequence accuracy, mean DL distance."""
+    """Headline metrics of an ``evaluate`` result: token/sequence accuracy, mean DL distance; with
+    ``"nll"`` (language modelling) also ``perplexity`` = exp(total nats / scored tokens), ``n_tokens``."""
     p, t = pred["predictions"], pred["targets"]
-    return {"token_accuracy": metrics.token_accuracy(p, t), "sequence_accuracy": metrics.sequence_accuracy(p, t),
-            "mean_distance": metrics.mean_distance(p, t), "n_sequences": int(p.shape[0])}
+    out = {"token_accuracy": metrics.token_accuracy(p, t), "sequence_accuracy": metrics.sequence_accuracy(p, t),
+           "mean_distance": metrics.mean_distance(p, t), "n_sequences": int(p.shape[0])}
+    if "nll" in pred:
+        n_tokens = int((t != IGNORE).sum())
+        out.update(perplexity=math.exp(float(pred["nll"].sum()) / n_tokens), n_tokens=n_tokens)
+    return out
 
 
 def _savez(path: str, arrays: dict) -> None:

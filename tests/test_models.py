@@ -119,7 +119,7 @@ def test_dtype_and_device():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(core="transformer"), "unknown core"),
+    (dict(core="rnn"), "unknown core"),
     (dict(encoding="fourier"), "unknown positional encoding"),
     (dict(input_mode="mul"), "unknown input_mode"),
     (dict(encoding="sinusoidal", input_mode="double"), "takes encoding 'none'"),

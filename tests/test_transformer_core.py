@@ -1,0 +1,167 @@
+"""The engine's ``transformer`` core: causal, encoding added, parameters in closed form, Irie's one-layer
+blindness on the engine's own model, RNN run keys unchanged, bad settings refused, a tiny run learns;
+and the order-blind ceiling of penb.irie_q4 against brute-force enumeration."""
+import collections
+import hashlib
+import itertools
+import json
+import math
+
+import pytest
+import torch
+
+from penb import encodings, irie_q4, models, runs, train
+
+TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
+            checkpoint_every=4, log_every=3, device="cpu", seed=1)
+# The run fields as they were before the transformer core existed (penb.train.DEFAULTS of that time).
+ORIGINAL_FIELDS = dict(task="reverse", task_options={}, vocab_size=None, length=64, core="lstm",
+                       encoding="sinusoidal", input_mode="concat", hidden=512, embed=None, s4d_state=64,
+                       steps=300_000, batch_size=512, lr=1e-3, warmup=1000, betas=(0.9, 0.98), eps=1e-9,
+                       weight_decay=0.0, clip=1.0, seed=111, held_out=1024, checkpoint_every=5000, log_every=100,
+                       device="auto", dtype="float32", amp="none")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def build(layers=2, encoding="none", V=12, T=10, D=16, heads=2, **kw):
+    return models.build(V, T, core="transformer", encoding=encoding, hidden=D, heads=heads, layers=layers,
+                        generator=gen(), dtype="float64", **kw)
+
+
+@pytest.mark.parametrize("layers", [1, 2, 3])
+@pytest.mark.parametrize("encoding", ["none", "sinusoidal"])
+def test_causal(layers, encoding):
+    m = build(layers, encoding)
+    x = torch.randint(13, (3, 10), generator=gen(2))
+    y = x.clone()
+    y[:, 6] = (y[:, 6] + 1) % 13
+    a, b = m(x), m(y)
+    assert a.shape == (3, 10, 12)
+    assert (a[:, :6] - b[:, :6]).abs().max() < 1e-12                         # the past never sees the future
+    assert ((a[:, 6:] - b[:, 6:]).abs().amax(-1) > 1e-6).all()                # every later output changes
+
+
+def test_one_layer_without_pe_is_blind_to_order_two_layers_are_not():
+    """Irie's Questions 3 and 5 on the engine's model: permute all tokens but the last."""
+    x = torch.randperm(12, generator=gen(3))[:8][None]                       # distinct tokens
+    perms = [torch.cat([torch.randperm(7, generator=gen(s)), torch.tensor([7])]) for s in range(10)]
+    perms = [p for p in perms if not torch.equal(p, torch.arange(8))]
+    for layers, encoding, blind in ((1, "none", True), (2, "none", False), (1, "sinusoidal", False)):
+        m = build(layers, encoding, T=8)
+        last = m(x)[0, -1]
+        gaps = [(m(x[:, p])[0, -1] - last).abs().max().item() for p in perms]
+        assert (max(gaps) < 1e-10) if blind else (min(gaps) > 1e-6), (layers, encoding, gaps)
+
+
+def test_encoding_is_added_and_embedding_scaled():
+    V, T, D = 2000, 6, 64
+    m = models.build(V, T, core="transformer", encoding="sinusoidal", hidden=D, generator=gen())
+    x = torch.randint(V + 1, (2, T), generator=gen(1))
+    assert m.input_mode == "add"
+    assert torch.allclose(m.input_vectors(x), m.embedding.weight[x] + encodings.sinusoidal(T, D))
+    assert m.embedding.weight.std().item() == pytest.approx(1 / math.sqrt(D), rel=0.02)  # N(0, 1/D) rows
+    plain = models.build(V, T, core="transformer", encoding="none", hidden=D, generator=gen())
+    assert torch.equal(plain.input_vectors(x), plain.embedding.weight[x])
+
+
+def expected_parameters(V, T, D, F, layers, learnable_pe=False):
+    """Closed form: embedding (V+1 rows) + per layer [q, k, v, out without bias; FF with biases; 2 LNs]
+    + final LN + readout; a learnable PE adds T x D, a fixed one nothing."""
+    per_layer = 4 * D * D + (D * F + F) + (F * D + D) + 2 * 2 * D
+    return (V + 1) * D + layers * per_layer + 2 * D + D * V + V + (T * D if learnable_pe else 0)
+
+
+@pytest.mark.parametrize("layers", [1, 2])
+def test_parameter_count_with_and_without_pe(layers):
+    V, T, D, F = 10, 7, 16, 24
+    counts = {e: models.count_parameters(models.build(V, T, core="transformer", encoding=e, hidden=D, heads=2,
+                                                      layers=layers, ffn=F, generator=gen()))
+              for e in ("none", "sinusoidal", "learnable")}
+    assert counts["none"] == counts["sinusoidal"] == expected_parameters(V, T, D, F, layers)
+    assert counts["learnable"] == expected_parameters(V, T, D, F, layers, learnable_pe=True)
+    default_ffn = models.build(V, T, core="transformer", hidden=D, heads=2, layers=layers, generator=gen())
+    assert models.count_parameters(default_ffn) == expected_parameters(V, T, D, 4 * D, layers)
+
+
+def test_seeded_initialisation_with_default_distributions():
+    a, b, c = (models.build(10, 5, core="transformer", hidden=32, generator=gen(s)) for s in (4, 4, 5))
+    sa, sb, sc = a.state_dict(), b.state_dict(), c.state_dict()
+    assert all(torch.equal(sa[k], sb[k]) for k in sa) and not torch.equal(sa["readout.weight"], sc["readout.weight"])
+    w = a.core.blocks[0].ff[0].weight                                          # Linear(32 -> 128)
+    assert w.abs().max() <= 1 / math.sqrt(32) and w.std().item() == pytest.approx(1 / math.sqrt(3 * 32), rel=0.05)
+    ln = a.core.blocks[1].ln1
+    assert torch.equal(ln.weight, torch.ones(32)) and torch.equal(ln.bias, torch.zeros(32))
+
+
+def canonical_key(config: dict) -> str:
+    """The run key computed by hand: sha256 of the canonical JSON of the old field set."""
+    full = {**ORIGINAL_FIELDS, **config}
+    for k in ("lr", "eps", "weight_decay", "clip"):
+        full[k] = float(full[k])
+    full["betas"] = [float(b) for b in full["betas"]]
+    blob = json.dumps(full, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("change", [{}, {"core": "gru"}, {"core": "s4d", "encoding": "none"},
+                                    {"input_mode": "add", "core": "gru"}, {"task": "sort", "hidden": 8}])
+def test_rnn_run_keys_hash_only_the_original_fields(change):
+    config = {**TINY, **change}
+    assert runs.key(config) == canonical_key(config)
+    assert runs.key({**config, "layers": None, "heads": None}) == canonical_key(config)   # None = not given
+
+
+def test_transformer_run_keys():
+    base = {**TINY, "core": "transformer"}
+    c = train.normalize(base)
+    assert (c["layers"], c["heads"], c["ffn"], c["norm"], c["input_mode"]) == (2, 4, 64, "pre", "add")
+    assert runs.key(base) == runs.key({**base, "ffn": 64, "layers": 2, "input_mode": "add"})  # defaults explicit
+    keys = {runs.key({**base, **ch}) for ch in ({}, {"layers": 1}, {"heads": 2}, {"ffn": 32}, {"norm": "post"},
+                                                 {"encoding": "none"})}
+    assert len(keys) == 6
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(core="gru", layers=2), "takes no option"),
+    (dict(core="transformer", input_mode="concat"), "must be 'add'"),
+    (dict(core="transformer", heads=3), "divisible"),
+    (dict(core="transformer", layers=0), "'layers' must be an int >= 1"),
+    (dict(core="transformer", norm="middle"), "unknown norm"),
+    (dict(core="transformer", embed=8), "embed == hidden"),
+    (dict(core="transformer", depth=2), "unknown run field"),
+])
+def test_bad_transformer_settings_raise(change, match):
+    with pytest.raises(ValueError, match=match):
+        train.normalize({**TINY, **change})
+
+
+def test_a_tiny_transformer_learns_to_reverse_and_resumes(tmp_path):
+    cfg = dict(vocab_size=5, length=3, core="transformer", layers=1, heads=2, hidden=32, encoding="sinusoidal",
+               batch_size=64, steps=150, warmup=10, lr=1e-2, held_out=16, device="cpu", checkpoint_every=1000,
+               log_every=50)
+    t = train.Trainer(cfg)
+    t.run(progress=False)
+    assert t.history[-1]["loss"] < t.history[0]["loss"] / 5
+    assert train.summarize(t.evaluate())["token_accuracy"] >= 0.9            # unseen sequences; chance 0.2
+    result = runs.run({**cfg, "steps": 4, "checkpoint_every": 2}, store=tmp_path, progress=False)
+    model = result.load_model()
+    assert isinstance(model.core, models.TransformerCore) and len(model.core.blocks) == 1
+
+
+def test_blind_ceiling_matches_enumeration():
+    for V, L in ((3, 4), (2, 5), (5, 2), (4, 3), (1, 3)):
+        best = sum(max(collections.Counter(s).values()) for s in itertools.product(range(V), repeat=L))
+        assert irie_q4.blind_ceiling(V, L) == pytest.approx(best / V ** L / L, rel=1e-12)
+    with pytest.raises(ValueError):
+        irie_q4.blind_ceiling(0, 3)
