@@ -8,10 +8,7 @@ import torch
 
 from penb import encoding_views as V
 from penb import encodings as E
-
-
-def gen(seed=0):
-    return torch.Generator().manual_seed(seed)
+from tests.util import gen
 
 
 def paper_eq_1_2(num_positions, dim):

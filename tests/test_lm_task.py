@@ -13,14 +13,6 @@ from penb.tokenizer import train_tokenizer
 V, T = 128, 12
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 @pytest.fixture(scope="module")
 def text():
     """The training and test paragraphs tokenised directly (not through the task)."""

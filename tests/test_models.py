@@ -7,18 +7,7 @@ import torch
 
 from penb import encodings, models
 from penb.s4d import S4D
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
-def gen(seed=0):
-    return torch.Generator().manual_seed(seed)
+from tests.util import gen
 
 
 def test_s4d_convolution_equals_recurrence():

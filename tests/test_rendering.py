@@ -9,7 +9,6 @@ import subprocess
 
 import pytest
 
-from penb import paths
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

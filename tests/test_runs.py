@@ -12,14 +12,6 @@ TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=12, warmup=3, 
             checkpoint_every=4, log_every=5, device="cpu", seed=7, core="lstm")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 class Killed(Exception):
     pass
 

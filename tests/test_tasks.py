@@ -5,10 +5,7 @@ import pytest
 import torch
 
 from penb.tasks import IGNORE, TASKS, make_task, row_keys
-
-
-def gen(seed=0):
-    return torch.Generator().manual_seed(seed)
+from tests.util import gen
 
 
 def test_registry_keys():

@@ -12,14 +12,6 @@ TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4
             checkpoint_every=4, log_every=3, device="cpu", seed=1)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def test_schedule_warmup_then_cosine_to_zero():
     t = train.Trainer({**TINY, "steps": 1000, "warmup": 100, "lr": 2e-3})
     assert t.lr_at(0) == 0.0

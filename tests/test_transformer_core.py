@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from penb import encodings, irie_q4, models, runs, train
+from tests.util import gen
 
 TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
             checkpoint_every=4, log_every=3, device="cpu", seed=1)
@@ -20,18 +21,6 @@ ORIGINAL_FIELDS = dict(task="reverse", task_options={}, vocab_size=None, length=
                        steps=300_000, batch_size=512, lr=1e-3, warmup=1000, betas=(0.9, 0.98), eps=1e-9,
                        weight_decay=0.0, clip=1.0, seed=111, held_out=1024, checkpoint_every=5000, log_every=100,
                        device="auto", dtype="float32", amp="none")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
-def gen(seed=0):
-    return torch.Generator().manual_seed(seed)
 
 
 def build(layers=2, encoding="none", V=12, T=10, D=16, heads=2, **kw):
