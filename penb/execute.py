@@ -26,11 +26,18 @@ VERSIONED = ("penb", "torch", "numpy", "scipy", "pandas", "matplotlib", "scikit-
 
 def notebook_path(name: str) -> Path:
     """The Jupytext source of chapter ``name``."""
-    path = paths.NOTEBOOKS / f"{name}.py"
-    if not path.exists():
-        valid = ", ".join(sorted(p.stem for p in paths.NOTEBOOKS.glob("*.py")))
-        raise ValueError(f"unknown chapter {name!r}; chapters with a notebook: {valid}")
-    return path
+    for folder in (paths.NOTEBOOKS, paths.DRAFTS):
+        path = folder / f"{name}.py"
+        if path.exists():
+            return path
+    valid = ", ".join(sorted(p.stem for p in paths.NOTEBOOKS.glob("*.py")))
+    drafts = ", ".join(sorted(p.stem for p in paths.DRAFTS.glob("*.py")))
+    raise ValueError(f"unknown chapter {name!r}; chapters: {valid}" + (f"; drafts: {drafts}" if drafts else ""))
+
+
+def draft_chapters() -> list[str]:
+    """Chapters in ``notebooks/drafts/`` (not in the book yet)."""
+    return sorted(p.stem for p in paths.DRAFTS.glob("*.py"))
 
 
 def book_chapters() -> list[str]:

@@ -10,6 +10,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
+# Chapters whose code works (they pass at smoke) but whose quick preset is not settled yet: runnable by
+# `python -m penb run`, executed by the tests at smoke, but not listed in the book's toc.
+DRAFTS = NOTEBOOKS / "drafts"
 TOC = REPO / "_toc.yml"
 
 

@@ -15,13 +15,15 @@ import pytest
 from penb import execute, paths, presets, status
 
 CHAPTERS = execute.book_chapters()
+DRAFTS = execute.draft_chapters()
 _done: dict[str, Path] = {}
 
 
 def run_smoke(name: str) -> Path:
     """Execute chapter ``name`` at smoke once per session (memoised)."""
     if name not in _done:
-        _done[name] = execute.run_chapter(name, {"preset": "smoke"})
+        out = paths.executed_dir() if name in CHAPTERS else paths.executed_dir().parent / "drafts"
+        _done[name] = execute.run_chapter(name, {"preset": "smoke"}, out_dir=out)
     return _done[name]
 
 
@@ -30,7 +32,7 @@ def test_toc_lists_every_notebook():
     assert sorted(CHAPTERS) == stems, "a notebook missing from _toc.yml, or a toc entry without a notebook"
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
 def test_parameters_cell_convention(name):
     cells = execute.parameters_cells(name)
     assert len(cells) == 1, "exactly one cell tagged 'parameters'"
@@ -44,7 +46,7 @@ def test_parameters_cell_convention(name):
             assert info["default"] == "None", f"{k!r} should default to None (the preset's value)"
 
 
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
 def test_bad_input_is_refused_before_execution(name, tmp_path):
     for bad, match in [({"nonsense_parameter": 1}, "unknown parameter"),
                        ({"preset": "fastest"}, "unknown preset")]:
@@ -54,7 +56,7 @@ def test_bad_input_is_refused_before_execution(name, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", CHAPTERS)
+@pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
 def test_chapter_executes_at_smoke(name):
     out = run_smoke(name)
     import nbformat
