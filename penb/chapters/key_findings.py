@@ -4,7 +4,9 @@ PAPER is the published configuration: GRU, LSTM and S4D, vanilla vs. sinusoidal 
 embedding = 512, batch 512, 300,000 updates, five seeds, 1,024 held-out sequences per trial.
 The text gives the vocabularies of the GRU (32-256) and the LSTM (256-16,384) but not those of the
 S4D in Fig. 2; we use the LSTM's. Betas: the official code's (0.9, 0.98) (the text says 0.999).
-QUICK and SMOKE are placeholders until the regime search tunes them.
+
+QUICK is the CPU regime found by ``scripts/search_key_findings.py`` (its table is
+``penb/data/key_findings_search.csv``); SMOKE only exercises every cell.
 """
 from penb import encodings
 from penb.presets import require
@@ -28,36 +30,64 @@ PAPER = dict(
     checkpoint_every=5000,                          # kept checkpoints (official saving interval)
     bootstrap=10_000,                               # bootstrap resamples of the 95% CIs
     amp="none",                                     # fp32 as in the paper; "bf16" autocast on CUDA
+    workers=1,                                      # runs at a time (CPU: processes of one thread each)
+    per_core={},                                    # per-model overrides, e.g. {"gru": {"batch_size": 16}}
 )
-QUICK = dict(                                       # placeholder, tuned later by the regime search
-    length=16, hidden=128, batch_size=128, steps=3000, warmup=100, held_out=256, seeds=(111, 222, 333),
-    gru_vocab=(32, 256), lstm_vocab=(256, 2048), s4d_vocab=(256, 2048), checkpoint_every=1000, bootstrap=2000,
+PER_CORE_KEYS = ("hidden", "batch_size", "steps", "lr", "warmup")
+QUICK = dict(                                       # the CPU regime chosen by scripts/search_key_findings.py
+    length=16, hidden=64, batch_size=128, steps=1500, warmup=100, lr=1e-2, seeds=(111, 222, 333),
+    gru_vocab=(8, 32), lstm_vocab=(64, 256), s4d_vocab=(64, 256), checkpoint_every=1000, bootstrap=2000,
+    workers=2, per_core={"gru": {"batch_size": 64, "steps": 2000}, "s4d": {"lr": 2e-2}},
 )
 SMOKE = dict(
-    device="cpu", length=4, hidden=16, batch_size=16, steps=20, warmup=5, held_out=16, seeds=(111,),
-    gru_vocab=(32,), lstm_vocab=(256,), s4d_vocab=(256,), checkpoint_every=10, bootstrap=100,
+    device="cpu", length=4, hidden=16, batch_size=16, steps=20, warmup=5, held_out=16, seeds=(111, 222),
+    gru_vocab=(8, 16), lstm_vocab=(16,), s4d_vocab=(16,), checkpoint_every=10, bootstrap=200, workers=1,
 )
 
 
 def check(cfg):
-    for k in ("length", "hidden", "batch_size", "steps", "held_out", "checkpoint_every", "bootstrap"):
-        require(isinstance(cfg[k], int) and cfg[k] >= 1, f"{k} must be an int >= 1, got {cfg[k]!r}")
+    for k in ("length", "hidden", "batch_size", "steps", "held_out", "checkpoint_every", "bootstrap", "workers"):
+        require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
+                f"{k} must be an int >= 1, got {cfg[k]!r}")
     require(cfg.warmup >= 0 and cfg.lr > 0, f"need warmup >= 0 and lr > 0, got {cfg.warmup}, {cfg.lr}")
+    require(len(cfg.betas) == 2 and all(0 <= b < 1 for b in cfg.betas), f"betas must be two numbers in [0, 1), got {cfg.betas}")
     require(len(cfg.seeds) >= 1 and len(set(cfg.seeds)) == len(cfg.seeds), f"seeds must be distinct, got {cfg.seeds}")
-    require(set(cfg.cores) <= {"gru", "lstm", "s4d"} and cfg.cores, f"cores must be among gru, lstm, s4d: {cfg.cores}")
+    require(all(isinstance(s, int) and s >= 0 for s in cfg.seeds), f"seeds must be ints >= 0, got {cfg.seeds}")
+    require(len(cfg.cores) >= 1 and len(set(cfg.cores)) == len(cfg.cores) and set(cfg.cores) <= {"gru", "lstm", "s4d"},
+            f"cores must be distinct names among gru, lstm, s4d, got {cfg.cores}")
     for core in cfg.cores:
         vocab = cfg[f"{core}_vocab"]
-        require(len(vocab) >= 1 and all(isinstance(v, int) and v >= 2 for v in vocab),
+        require(len(vocab) >= 1 and all(isinstance(v, int) and not isinstance(v, bool) and v >= 2 for v in vocab),
                 f"{core}_vocab must hold ints >= 2, got {vocab}")
+        require(len(set(vocab)) == len(vocab), f"{core}_vocab has repeated sizes: {vocab}")
+        require(min(vocab) ** cfg.length > cfg.held_out,
+                f"{core}_vocab {min(vocab)} with length {cfg.length} has fewer than held_out + 1 = "
+                f"{cfg.held_out + 1} distinct sequences")
+    require(len(cfg.encodings) >= 1 and len(set(cfg.encodings)) == len(cfg.encodings),
+            f"encodings must be distinct, got {cfg.encodings}")
     for e in cfg.encodings:
         require(e in encodings.PAPER_KEYS, f"unknown encoding {e!r}; valid: {', '.join(encodings.PAPER_KEYS)}")
     require(cfg.amp in ("none", "bf16"), f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
+    require(isinstance(cfg.per_core, dict) and set(cfg.per_core) <= {"gru", "lstm", "s4d"},
+            f"per_core must map gru, lstm or s4d to overrides, got {cfg.per_core!r}")
+    for core, over in cfg.per_core.items():
+        require(isinstance(over, dict) and set(over) <= set(PER_CORE_KEYS),
+                f"per_core[{core!r}] may only set {', '.join(PER_CORE_KEYS)}; got {over!r}")
+        for k, v in over.items():
+            ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0) if k == "lr" else \
+                (isinstance(v, int) and not isinstance(v, bool) and v >= (0 if k == "warmup" else 1))
+            require(ok, f"per_core[{core!r}][{k!r}] is impossible: {v!r}")
+
+
+def settings(cfg, core: str) -> dict:
+    """The training settings of ``core``: the common ones with ``per_core[core]`` applied."""
+    base = dict(hidden=cfg.hidden, batch_size=cfg.batch_size, steps=cfg.steps, lr=cfg.lr, warmup=cfg.warmup)
+    return {**base, **cfg.per_core.get(core, {})}
 
 
 def run_configs(cfg) -> list[dict]:
     """One ``penb.train`` config per (core, vocabulary, encoding, seed) of the resolved preset ``cfg``."""
-    common = dict(task="reverse", length=cfg.length, hidden=cfg.hidden, batch_size=cfg.batch_size,
-                  steps=cfg.steps, warmup=cfg.warmup, lr=cfg.lr, betas=tuple(cfg.betas), held_out=cfg.held_out,
+    common = dict(task="reverse", length=cfg.length, betas=tuple(cfg.betas), held_out=cfg.held_out,
                   checkpoint_every=cfg.checkpoint_every, device=cfg.device, amp=cfg.amp)
-    return [dict(common, core=core, vocab_size=v, encoding=e, seed=s)
+    return [dict(common, **settings(cfg, core), core=core, vocab_size=v, encoding=e, seed=s)
             for core in cfg.cores for v in cfg[f"{core}_vocab"] for e in cfg.encodings for s in cfg.seeds]

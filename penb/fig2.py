@@ -1,0 +1,201 @@
+"""Morita's Fig. 2 (Sec. 4.1): vanilla vs. position-encoded GRU, LSTM and S4D on the reversal task.
+
+``run(cfg)`` trains (or reuses from the run store) every run of a resolved ``key_findings`` config and
+returns one row per run. ``summary(frame)`` turns those rows into one row per (model, vocabulary,
+variant) with 95% bootstrap CIs over seeds x held-out sequences, as in the paper's caption:
+
+* token accuracy: ratio of sums, correct / scored tokens, resampling whole sequences (pooled over seeds);
+* Damerau-Levenshtein distance: mean per-sequence distance, resampled the same way.
+
+``separation(summ)`` compares the two variants at each model's largest vocabulary (the chapter's
+verdict), and ``claims_table(summ, cfg)`` puts the paper's statements beside our numbers.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import multiprocessing as mp
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from penb import claims, metrics, runs
+from penb.executors import Executor, LocalExecutor, _init_worker
+
+VARIANTS = {"none": "vanilla", "sinusoidal": "position-encoded"}
+MODELS = {"gru": "GRU", "lstm": "LSTM", "s4d": "S4D"}
+
+
+class ProgressExecutor(Executor):
+    """Like ``penb.executors.ProcessExecutor`` (spawned workers, ``threads`` torch threads each), with a
+    tqdm bar that advances as runs finish."""
+
+    def __init__(self, workers: int = 2, threads: int = 1, desc: str = "runs"):
+        self.workers, self.threads, self.desc = workers, threads, desc
+
+    def map(self, fn, items):
+        from tqdm.auto import tqdm
+
+        items = list(items)
+        if not items:
+            return []
+        order = sorted(range(len(items)), key=lambda i: -_cost(items[i]))   # longest first: workers end together
+        with cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context("spawn"),
+                                    initializer=_init_worker, initargs=(self.threads,)) as pool, \
+                tqdm(total=len(items), desc=self.desc) as bar:
+            futures = {i: pool.submit(fn, items[i]) for i in order}
+            for f in cf.as_completed(futures.values()):
+                f.result()                                  # an error stops the sweep here
+                bar.update(1)
+            return [futures[i].result() for i in range(len(items))]
+
+
+def _cost(item) -> float:
+    """Rough relative cost of a run config (sequence-steps x hidden^2); 0 for anything else."""
+    if not isinstance(item, dict):
+        return 0.0
+    return float(item.get("steps", 1) * item.get("batch_size", 1) * item.get("length", 1) * item.get("hidden", 1) ** 2)
+
+
+def executor_for(cfg) -> Executor:
+    """Two (``cfg.workers``) CPU processes with one thread each; one in-process run at a time on a GPU."""
+    from penb.device import resolve_device
+
+    if cfg.workers > 1 and resolve_device(cfg.device).type == "cpu":
+        return ProgressExecutor(cfg.workers, 1, desc="Fig. 2 runs")
+    return LocalExecutor()
+
+
+def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, progress: bool = True) -> pd.DataFrame:
+    """Train or reuse every run of the resolved config ``cfg``; one row per run.
+
+    Columns: model, vocab, encoding, variant, seed, token_accuracy, sequence_accuracy, mean_distance,
+    wall_s (training time of the run when it was made), key, path (run folder).
+    """
+    from penb.chapters.key_findings import run_configs
+
+    configs = run_configs(cfg)
+    todo = sum(runs.status(c, store) != "done" for c in configs)
+    print(f"{len(configs)} runs: {len(configs) - todo} found in the run store, {todo} to train")
+    results = runs.sweep(configs, executor or executor_for(cfg), store=store, progress=progress)
+    rows = []
+    for r in results:
+        c = r.config
+        wall = json.loads((r.path / "result.json").read_text()).get("wall_s", np.nan)
+        rows.append(dict(model=c["core"], vocab=c["vocab_size"], encoding=c["encoding"],
+                         variant=VARIANTS.get(c["encoding"], c["encoding"]), seed=c["seed"],
+                         token_accuracy=r.metrics["token_accuracy"],
+                         sequence_accuracy=r.metrics["sequence_accuracy"],
+                         mean_distance=r.metrics["mean_distance"], wall_s=wall, key=r.key, path=str(r.path)))
+    return pd.DataFrame(rows)
+
+
+def provenance_extra(cfg) -> dict:
+    """Extra fields for ``penb.report.provenance``/``stamp``: L and, when models differ, each one's settings."""
+    from penb.chapters.key_findings import settings
+
+    extra = {"L": cfg.length}
+    if cfg.per_core:
+        extra["per model"] = "; ".join(
+            f"{MODELS[c]} h{s['hidden']} B{s['batch_size']} {s['steps']} steps lr {s['lr']:g}"
+            for c in cfg.cores for s in [settings(cfg, c)])
+    else:
+        extra["hidden"] = cfg.hidden
+    return extra
+
+
+def per_sequence(path) -> dict[str, np.ndarray]:
+    """{"correct", "scored", "distance"}: int [n] per held-out sequence of the run in folder ``path``."""
+    with np.load(Path(path) / "predictions.npz") as f:
+        pred, target = f["predictions"], f["targets"]
+    s = metrics.per_sequence(pred, target)
+    return {"correct": s["correct"], "scored": s["scored"], "distance": metrics.distances(pred, target)}
+
+
+def summary(frame: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 0.95,
+            seed: int = 0) -> pd.DataFrame:
+    """One row per (model, vocab, variant): estimates and bootstrap CIs over seeds x sequences.
+
+    ``frame`` has the columns of :func:`run` (``path`` locates each run's predictions). Output columns:
+    model, vocab, encoding, variant, seeds, accuracy, accuracy_lo, accuracy_hi, distance, distance_lo,
+    distance_hi, accuracy_per_seed (tuple, in seed order).
+    """
+    rows = []
+    for (model, vocab, enc), g in frame.groupby(["model", "vocab", "encoding"], sort=False):
+        g = g.sort_values("seed")
+        seqs = [per_sequence(p) for p in g["path"]]
+        correct = np.stack([s["correct"] for s in seqs])                      # [seeds, n]
+        scored = np.stack([s["scored"] for s in seqs])
+        dist = np.stack([s["distance"] for s in seqs])
+        acc = metrics.bootstrap_ci(correct, scored, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        dl = metrics.bootstrap_ci(dist, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        rows.append(dict(model=model, vocab=int(vocab), encoding=enc, variant=VARIANTS.get(enc, enc),
+                         seeds=len(g), accuracy=acc[0], accuracy_lo=acc[1], accuracy_hi=acc[2],
+                         distance=dl[0], distance_lo=dl[1], distance_hi=dl[2],
+                         accuracy_per_seed=tuple(round(float(a), 4) for a in correct.sum(1) / scored.sum(1))))
+    return pd.DataFrame(rows)
+
+
+def separation(summ: pd.DataFrame, vocab: str = "largest") -> pd.DataFrame:
+    """Per model at its largest (or every, ``vocab="all"``) vocabulary: vanilla vs. PE accuracy with CIs.
+
+    ``separated`` is True when the PE interval lies wholly above the vanilla one (no overlap); ``gain``
+    is the PE estimate minus the vanilla one.
+    """
+    if vocab not in ("largest", "all"):
+        raise ValueError(f"vocab must be 'largest' or 'all', got {vocab!r}")
+    rows = []
+    for model, g in summ.groupby("model", sort=False):
+        for v in ([g["vocab"].max()] if vocab == "largest" else sorted(g["vocab"].unique())):
+            at = g[g["vocab"] == v].set_index("encoding")
+            if not {"none", "sinusoidal"} <= set(at.index):
+                continue
+            van, pe = at.loc["none"], at.loc["sinusoidal"]
+            rows.append(dict(model=model, vocab=int(v), seeds=int(min(van.seeds, pe.seeds)),
+                             vanilla=van.accuracy, vanilla_lo=van.accuracy_lo, vanilla_hi=van.accuracy_hi,
+                             pe=pe.accuracy, pe_lo=pe.accuracy_lo, pe_hi=pe.accuracy_hi,
+                             gain=pe.accuracy - van.accuracy, separated=bool(pe.accuracy_lo > van.accuracy_hi)))
+    return pd.DataFrame(rows)
+
+
+def claims_table(summ: pd.DataFrame, cfg) -> pd.DataFrame:
+    """The paper's Fig. 2 statements beside ours: one row per model, at its largest vocabulary here.
+
+    Columns: claim, paper (the published statement or value), vocab (ours), vanilla, pe (token
+    accuracy [95% CI]), direction (PE above vanilla with disjoint CIs?).
+    """
+    sep = separation(summ).set_index("model")
+    rows = []
+    for model in cfg.cores:
+        c = claims.get(f"morita.fig2.{model}")
+        paper_v = c.extra.get("vocab")
+        paper = (f"PE > {c.value:.0%} for V {paper_v[0]}-{paper_v[-1]}; vanilla degrades" if c.value is not None
+                 else "PE helps at large V (no number printed)")
+        if model not in sep.index:
+            continue
+        s = sep.loc[model]
+        rows.append(dict(claim=c.key, paper=paper, vocab=int(s.vocab),
+                         vanilla=f"{s.vanilla:.3f} [{s.vanilla_lo:.3f}, {s.vanilla_hi:.3f}]",
+                         pe=f"{s.pe:.3f} [{s.pe_lo:.3f}, {s.pe_hi:.3f}]",
+                         pe_above_95=("yes" if s.pe_lo > 0.95 else "no") if c.value is not None else "n/a",
+                         direction="PE higher, CIs disjoint" if s.separated else
+                         ("PE higher, CIs overlap" if s.gain > 0 else "PE not higher")))
+    return pd.DataFrame(rows)
+
+
+def verdict(summ: pd.DataFrame) -> str:
+    """'reproduced' (PE above vanilla with disjoint CIs at every model's largest vocabulary and above
+    95%), 'direction only' (disjoint CIs everywhere, lower accuracies), or 'not reproduced'."""
+    sep = separation(summ)
+    if sep.empty or not sep["separated"].all():
+        return "not reproduced"
+    return "reproduced" if (sep["pe_lo"] > 0.95).all() else "direction only"
+
+
+def search_table(path: Optional[Path] = None) -> pd.DataFrame:
+    """The regime search that chose the ``quick`` preset (``penb/data/key_findings_search.csv``, written by
+    ``scripts/search_key_findings.py``): one row per configuration and vocabulary tried."""
+    path = Path(path) if path is not None else Path(__file__).parent / "data" / "key_findings_search.csv"
+    return pd.read_csv(path, dtype={"seeds": str}, keep_default_na=False)
