@@ -121,13 +121,9 @@ def validate(cfg, panels: Sequence[Panel]) -> None:
 
 def executor_for(cfg, desc: str = "runs"):
     """``cfg.workers`` CPU processes of one thread each (with a progress bar), or in-process on a GPU."""
-    from penb.device import resolve_device
-    from penb.executors import LocalExecutor
-    from penb.fig2 import ProgressExecutor
+    from penb.executors import for_config
 
-    if cfg.workers > 1 and resolve_device(cfg.device).type == "cpu":
-        return ProgressExecutor(cfg.workers, 1, desc=desc)
-    return LocalExecutor()
+    return for_config(cfg, desc)
 
 
 def variant_of(config: dict) -> str:

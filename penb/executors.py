@@ -47,22 +47,53 @@ def _init_worker(threads: int) -> None:
 
 
 class ProcessExecutor(Executor):
-    """A pool of ``workers`` fresh (spawned) processes, each with ``threads`` torch threads."""
+    """A pool of ``workers`` fresh (spawned) processes, each with ``threads`` torch threads.
 
-    def __init__(self, workers: int = 2, threads: int = 1, start_method: str = "spawn"):
+    With ``desc``, a tqdm bar advances as items finish. Items are submitted costliest first (``_cost``), so
+    the workers tend to end together; results come back in the order of ``items``.
+    """
+
+    def __init__(self, workers: int = 2, threads: int = 1, start_method: str = "spawn", desc: Optional[str] = None):
         self.workers = _check_count("workers", workers)
         self.threads = _check_count("threads", threads)
         if start_method not in mp.get_all_start_methods():
             raise ValueError(f"unknown start method {start_method!r}; valid: {mp.get_all_start_methods()}")
         self.start_method = start_method
+        self.desc = desc
 
     def map(self, fn, items):
+        from tqdm.auto import tqdm
+
         items = list(items)
         if not items:
             return []
+        order = sorted(range(len(items)), key=lambda i: -_cost(items[i]))
         with cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context(self.start_method),
-                                    initializer=_init_worker, initargs=(self.threads,)) as pool:
-            return list(pool.map(fn, items))
+                                    initializer=_init_worker, initargs=(self.threads,)) as pool, \
+                tqdm(total=len(items), desc=self.desc, disable=self.desc is None) as bar:
+            futures = {i: pool.submit(fn, items[i]) for i in order}
+            for f in cf.as_completed(futures.values()):
+                f.result()                                  # an error stops the sweep here
+                bar.update(1)
+            return [futures[i].result() for i in range(len(items))]
+
+
+def _cost(item) -> float:
+    """Rough relative cost of a run config (sequence-steps x hidden^2); 0 for anything else."""
+    if not isinstance(item, dict):
+        return 0.0
+    return float(item.get("steps", 1) * item.get("batch_size", 1) * item.get("length", 1) * item.get("hidden", 1) ** 2)
+
+
+def for_config(cfg, desc: str = "runs", todo: int = 2) -> Executor:
+    """The executor a chapter uses: ``cfg.workers`` CPU processes of one thread each, with a progress bar,
+    when more than one run is to train on the CPU; otherwise in this process (one thread on the CPU)."""
+    from penb.device import resolve_device
+
+    cpu = resolve_device(cfg.device).type == "cpu"
+    if cfg.workers > 1 and todo > 1 and cpu:
+        return ProcessExecutor(cfg.workers, 1, desc=desc)
+    return LocalExecutor(threads=1 if cpu else None)
 
 
 def _check_count(name: str, v, optional: bool = False):

@@ -12,9 +12,7 @@ verdict), and ``claims_table(summ, cfg)`` puts the paper's statements beside our
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
-import multiprocessing as mp
 from pathlib import Path
 from typing import Optional
 
@@ -22,50 +20,15 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, metrics, runs
-from penb.executors import Executor, LocalExecutor, _init_worker
+from penb.executors import Executor, for_config
 
 VARIANTS = {"none": "vanilla", "sinusoidal": "position-encoded"}
 MODELS = {"gru": "GRU", "lstm": "LSTM", "s4d": "S4D"}
 
 
-class ProgressExecutor(Executor):
-    """Like ``penb.executors.ProcessExecutor`` (spawned workers, ``threads`` torch threads each), with a
-    tqdm bar that advances as runs finish."""
-
-    def __init__(self, workers: int = 2, threads: int = 1, desc: str = "runs"):
-        self.workers, self.threads, self.desc = workers, threads, desc
-
-    def map(self, fn, items):
-        from tqdm.auto import tqdm
-
-        items = list(items)
-        if not items:
-            return []
-        order = sorted(range(len(items)), key=lambda i: -_cost(items[i]))   # longest first: workers end together
-        with cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context("spawn"),
-                                    initializer=_init_worker, initargs=(self.threads,)) as pool, \
-                tqdm(total=len(items), desc=self.desc) as bar:
-            futures = {i: pool.submit(fn, items[i]) for i in order}
-            for f in cf.as_completed(futures.values()):
-                f.result()                                  # an error stops the sweep here
-                bar.update(1)
-            return [futures[i].result() for i in range(len(items))]
-
-
-def _cost(item) -> float:
-    """Rough relative cost of a run config (sequence-steps x hidden^2); 0 for anything else."""
-    if not isinstance(item, dict):
-        return 0.0
-    return float(item.get("steps", 1) * item.get("batch_size", 1) * item.get("length", 1) * item.get("hidden", 1) ** 2)
-
-
 def executor_for(cfg) -> Executor:
     """Two (``cfg.workers``) CPU processes with one thread each; one in-process run at a time on a GPU."""
-    from penb.device import resolve_device
-
-    if cfg.workers > 1 and resolve_device(cfg.device).type == "cpu":
-        return ProgressExecutor(cfg.workers, 1, desc="Fig. 2 runs")
-    return LocalExecutor()
+    return for_config(cfg, "Fig. 2 runs")
 
 
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, progress: bool = True) -> pd.DataFrame:

@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from penb import runs
-from penb.executors import Executor, LocalExecutor
-from penb.fig2 import MODELS, VARIANTS, ProgressExecutor
+from penb.executors import Executor, for_config
+from penb.fig2 import MODELS, VARIANTS
 from penb.tasks import IGNORE
 
 LABELS = ("frequent", "rare")
@@ -69,11 +69,7 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, 
 
 def executor_for(cfg, todo: int = 2) -> Executor:
     """``cfg.workers`` CPU processes of one thread each (when more than one run is to train), else in-process."""
-    from penb.device import resolve_device
-
-    if cfg.workers > 1 and todo > 1 and resolve_device(cfg.device).type == "cpu":
-        return ProgressExecutor(cfg.workers, 1, desc="Fig. 3 runs")
-    return LocalExecutor()
+    return for_config(cfg, "Fig. 3 runs", todo)
 
 
 def quarters(length: int) -> list[tuple[int, int]]:

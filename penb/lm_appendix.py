@@ -13,10 +13,8 @@ the mean over ``log_every`` updates of each batch's mean cross-entropy.
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import math
-import multiprocessing as mp
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -25,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, runs
-from penb.executors import Executor, LocalExecutor, ProcessExecutor, _init_worker
+from penb.executors import Executor, for_config
 from penb.tasks import IGNORE
 
 VARIANTS = {"none": "vanilla", "sinusoidal": "position-encoded"}
@@ -102,31 +100,9 @@ def run_configs(cfg, test_paragraphs: Optional[int] = None) -> list[dict]:
     return [dict(common, encoding=e, seed=s) for e in cfg.encodings for s in cfg.seeds]
 
 
-class _ProgressProcesses(ProcessExecutor):
-    """``ProcessExecutor`` with a bar that advances as runs finish."""
-
-    def map(self, fn, items):
-        from tqdm.auto import tqdm
-
-        items = list(items)
-        with cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context(self.start_method),
-                                    initializer=_init_worker, initargs=(self.threads,)) as pool, \
-                tqdm(total=len(items), desc="LM runs") as bar:
-            futures = [pool.submit(fn, item) for item in items]
-            for f in cf.as_completed(futures):
-                f.result()
-                bar.update(1)
-            return [f.result() for f in futures]
-
-
 def executor_for(cfg) -> Executor:
     """``workers`` CPU processes with one thread each; on a GPU (or one worker) runs in this process."""
-    from penb.device import resolve_device
-
-    cpu = resolve_device(cfg.device).type == "cpu"
-    if cfg.workers > 1 and cpu:
-        return _ProgressProcesses(cfg.workers, 1)
-    return LocalExecutor(threads=1 if cpu else None)
+    return for_config(cfg, "LM runs")
 
 
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, progress: bool = True,

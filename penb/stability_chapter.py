@@ -23,8 +23,8 @@ import pandas as pd
 import torch
 
 from penb import atomic, runs, stability
-from penb.executors import Executor, LocalExecutor
-from penb.fig2 import MODELS, VARIANTS, ProgressExecutor
+from penb.executors import Executor, LocalExecutor, ProcessExecutor
+from penb.fig2 import MODELS, VARIANTS
 
 PAPER_SAYS = {          # Sec. 4.3 / Fig. 5, in our words
     "gru": "vanilla: with RARE disturbants the similarity falls gradually over training; PE: stays high in "
@@ -90,7 +90,7 @@ def curves(cfg, frame: pd.DataFrame, executor: Optional[Executor] = None, progre
     print(f"{len(items)} runs to score: {cached} found scored, {len(items) - cached} to score")
     if executor is None:
         parallel = cfg.workers > 1 and device == "cpu" and len(items) - cached > 1
-        executor = ProgressExecutor(cfg.workers, 1, desc="Fig. 5 scores") if parallel else LocalExecutor()
+        executor = ProcessExecutor(cfg.workers, 1, desc="Fig. 5 scores") if parallel else LocalExecutor()
     if isinstance(executor, LocalExecutor):
         items = [(p, o, d, progress) for p, o, d, _ in items]
     out = pd.concat([pd.read_csv(p) for p in executor.map(_job, items)], ignore_index=True)

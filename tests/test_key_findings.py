@@ -174,3 +174,15 @@ def test_verdict_direction_only(tmp_path):
     cells = {("s4d", 8, "none"): [np.full(20, 1)] * 3, ("s4d", 8, "sinusoidal"): [np.full(20, 3)] * 3}
     summ = fig2.summary(frame(tmp_path, cells), n_resamples=200)
     assert fig2.verdict(summ) == "direction only"                                        # 0.75 < 0.95
+
+
+def test_process_executor_keeps_the_order_of_items():
+    """Runs are submitted longest first (with a progress bar), but results come back in the order of the items."""
+    import json
+
+    from penb import executors
+
+    items = [dict(steps=s, batch_size=1, length=1, hidden=1) for s in (1, 50, 3, 7)]
+    out = executors.ProcessExecutor(workers=2, threads=1, desc="runs").map(json.dumps, items)
+    assert out == [json.dumps(i) for i in items]
+    assert [executors._cost(i) for i in items] == [1.0, 50.0, 3.0, 7.0] and executors._cost("x") == 0.0
