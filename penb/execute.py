@@ -20,6 +20,7 @@ from typing import Any
 from penb import atomic, paths, presets
 
 KERNEL = "penb"
+SMOKE_CELL_TIMEOUT = 300  # seconds: a smoke cell that runs longer is a hang (e.g. a lost kernel reply), not work
 VERSIONED = ("penb", "torch", "numpy", "scipy", "pandas", "matplotlib", "scikit-learn",
              "jupyter-book", "myst-nb", "papermill", "jupytext", "ipywidgets")
 
@@ -156,6 +157,7 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
         papermill.execute_notebook(
             str(src), str(done), parameters={k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}, kernel_name=kernel_name(), cwd=str(paths.NOTEBOOKS),
             progress_bar=False, log_output=log_output, report_mode=False,
+            execution_timeout=SMOKE_CELL_TIMEOUT if cfg.preset == "smoke" else None,
         )
         target = atomic.atomic_write(out_dir / f"{name}.ipynb", lambda t: Path(t).write_bytes(done.read_bytes()))
     device = str(resolve_device(cfg["device"])) if "device" in cfg else "cpu"

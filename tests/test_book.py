@@ -23,7 +23,12 @@ def run_smoke(name: str) -> Path:
     """Execute chapter ``name`` at smoke once per session (memoised)."""
     if name not in _done:
         out = paths.executed_dir() if name in CHAPTERS else paths.executed_dir().parent / "drafts"
-        _done[name] = execute.run_chapter(name, {"preset": "smoke"}, out_dir=out)
+        try:
+            _done[name] = execute.run_chapter(name, {"preset": "smoke"}, out_dir=out)
+        except Exception as err:  # a kernel that stops answering (lost ZeroMQ reply) times out: try once more
+            if "Timeout" not in type(err).__name__ and "DeadKernel" not in type(err).__name__:
+                raise
+            _done[name] = execute.run_chapter(name, {"preset": "smoke"}, out_dir=out)
     return _done[name]
 
 
