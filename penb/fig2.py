@@ -105,7 +105,8 @@ def separation(summ: pd.DataFrame, vocab: str = "largest") -> pd.DataFrame:
     """Per model at its largest (or every, ``vocab="all"``) vocabulary: vanilla vs. PE accuracy with CIs.
 
     ``separated`` is True when the PE interval lies wholly above the vanilla one (no overlap); ``gain``
-    is the PE estimate minus the vanilla one.
+    is the PE estimate minus the vanilla one; ``pe_ahead_seeds`` counts the seeds whose PE run beats the
+    vanilla run of the same seed (seeds paired in sorted order).
     """
     if vocab not in ("largest", "all"):
         raise ValueError(f"vocab must be 'largest' or 'all', got {vocab!r}")
@@ -116,10 +117,12 @@ def separation(summ: pd.DataFrame, vocab: str = "largest") -> pd.DataFrame:
             if not {"none", "sinusoidal"} <= set(at.index):
                 continue
             van, pe = at.loc["none"], at.loc["sinusoidal"]
+            wins = sum(p > q for p, q in zip(pe.accuracy_per_seed, van.accuracy_per_seed))
             rows.append(dict(model=model, vocab=int(v), seeds=int(min(van.seeds, pe.seeds)),
                              vanilla=van.accuracy, vanilla_lo=van.accuracy_lo, vanilla_hi=van.accuracy_hi,
                              pe=pe.accuracy, pe_lo=pe.accuracy_lo, pe_hi=pe.accuracy_hi,
-                             gain=pe.accuracy - van.accuracy, separated=bool(pe.accuracy_lo > van.accuracy_hi)))
+                             gain=pe.accuracy - van.accuracy, separated=bool(pe.accuracy_lo > van.accuracy_hi),
+                             pe_ahead_seeds=int(wins)))
     return pd.DataFrame(rows)
 
 

@@ -165,6 +165,8 @@ def test_separation_and_verdict(tmp_path):
     assert bool(sep.loc["gru", "separated"]) and not bool(sep.loc["lstm", "separated"])
     assert fig2.verdict(summ) == "not reproduced"
     assert fig2.verdict(summ[summ.model == "gru"]) == "reproduced"                       # PE at 1.0 > 0.95
+    assert sep.loc["gru", "pe_ahead_seeds"] == 3
+    assert sep.loc["lstm", "pe_ahead_seeds"] == sum(np.mean(n) / 4 > 0.5 for n in noisy)   # vanilla: 0.5 per seed
     assert len(fig2.separation(summ, vocab="all")) == 3
     with pytest.raises(ValueError, match="largest"):
         fig2.separation(summ, vocab="smallest")

@@ -35,9 +35,9 @@ PAPER = dict(
 )
 PER_CORE_KEYS = ("hidden", "batch_size", "steps", "lr", "warmup")
 QUICK = dict(                                       # the CPU regime chosen by scripts/search_key_findings.py
-    length=16, hidden=64, batch_size=128, steps=1500, warmup=100, lr=1e-2, seeds=(111, 222, 333),
+    length=16, hidden=64, batch_size=128, steps=2000, warmup=100, lr=1e-2, seeds=(111, 222, 333),
     gru_vocab=(8, 32), lstm_vocab=(64, 256), s4d_vocab=(64, 256), checkpoint_every=1000, bootstrap=2000,
-    workers=2, per_core={"gru": {"batch_size": 64, "steps": 2000}, "s4d": {"lr": 2e-2}},
+    workers=2, per_core={"gru": {"batch_size": 64}, "s4d": {"batch_size": 64, "steps": 2500, "lr": 3e-2}},
 )
 SMOKE = dict(
     device="cpu", length=4, hidden=16, batch_size=16, steps=20, warmup=5, held_out=16, seeds=(111, 222),
