@@ -25,6 +25,21 @@ VERSIONED = ("penb", "torch", "numpy", "scipy", "pandas", "matplotlib", "scikit-
              "jupyter-book", "myst-nb", "papermill", "jupytext", "ipywidgets")
 
 
+def ipc_kernel_manager(folder: Path) -> type:
+    """A kernel manager whose kernel talks over Unix sockets in ``folder`` instead of TCP ports.
+
+    Kernels started at the same moment (tests, helpers, ``run-all``) cannot race for a port, and no
+    port is opened at all (which also silences ipykernel's "running over TCP" warning).
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs):
+            super().__init__(transport="ipc", ip=str(folder / "kernel"), **kwargs)
+
+    return IPCKernelManager
+
+
 def notebook_path(name: str) -> Path:
     """The Jupytext source of chapter ``name``."""
     for folder in (paths.NOTEBOOKS, paths.DRAFTS):
@@ -158,6 +173,7 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
             str(src), str(done), parameters={k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}, kernel_name=kernel_name(), cwd=str(paths.NOTEBOOKS),
             progress_bar=False, log_output=log_output, report_mode=False,
             execution_timeout=SMOKE_CELL_TIMEOUT if cfg.preset == "smoke" else None,
+            kernel_manager_class=ipc_kernel_manager(Path(tmp)),
         )
         target = atomic.atomic_write(out_dir / f"{name}.ipynb", lambda t: Path(t).write_bytes(done.read_bytes()))
     device = str(resolve_device(cfg["device"])) if "device" in cfg else "cpu"

@@ -19,7 +19,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from penb import claims, metrics, runs
+from penb import claims, metrics, per_core, runs
 from penb.executors import Executor, for_config
 
 VARIANTS = {"none": "vanilla", "sinusoidal": "position-encoded"}
@@ -55,18 +55,7 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, 
     return pd.DataFrame(rows)
 
 
-def provenance_extra(cfg) -> dict:
-    """Extra fields for ``penb.report.provenance``/``stamp``: L and, when models differ, each one's settings."""
-    from penb.chapters.key_findings import settings
-
-    extra = {"L": cfg.length}
-    if cfg.per_core:
-        extra["per model"] = "; ".join(
-            f"{MODELS[c]} h{s['hidden']} B{s['batch_size']} {s['steps']} steps lr {s['lr']:g}"
-            for c in cfg.cores for s in [settings(cfg, c)])
-    else:
-        extra["hidden"] = cfg.hidden
-    return extra
+provenance_extra = per_core.provenance_extra
 
 
 def per_sequence(path) -> dict[str, np.ndarray]:

@@ -169,12 +169,20 @@ def by_position(cells_: pd.DataFrame, n_resamples: int = 10_000, confidence: flo
     return _pooled(cells_, ["model", "variant", "target", "disturbants", "position"], n_resamples, confidence, seed)
 
 
-def harm(cells_: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """How much RARE disturbants lower the accuracy, per model x variant (targets and positions pooled).
+def harm(cells_: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 0.95, seed: int = 0,
+         target: str = "all") -> pd.DataFrame:
+    """How much RARE disturbants lower the accuracy, per model x variant (positions pooled).
 
-    Columns: model, variant, acc_frequent, acc_rare (accuracy with FREQUENT / RARE disturbants), harm =
-    acc_frequent - acc_rare, harm_lo, harm_hi (percentile bootstrap, the two groups resampled independently).
+    ``target``: "all" pools both target groups; "frequent" or "rare" keeps the test sequences whose
+    target is of that group, which separates the disturbants' frequency from the target's own.
+    Columns: model, variant, target, acc_frequent, acc_rare (accuracy with FREQUENT / RARE disturbants),
+    harm = acc_frequent - acc_rare, harm_lo, harm_hi (percentile bootstrap, the two groups resampled
+    independently).
     """
+    if target not in ("all",) + LABELS:
+        raise ValueError(f"target must be 'all', 'frequent' or 'rare', got {target!r}")
+    if target != "all":
+        cells_ = cells_[cells_["target"] == target]
     rng = np.random.default_rng(seed)
     tail = 100 * (1 - confidence) / 2
     rows = []
@@ -186,7 +194,7 @@ def harm(cells_: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 0.
         _check_counts(k, n, n_resamples, confidence)
         draws = rng.binomial(n[:, None], (k / n)[:, None], size=(2, n_resamples)) / n[:, None]
         lo, hi = np.percentile(draws[0] - draws[1], [tail, 100 - tail])
-        rows.append(dict(model=model, variant=variant, acc_frequent=k[0] / n[0], acc_rare=k[1] / n[1],
+        rows.append(dict(model=model, variant=variant, target=target, acc_frequent=k[0] / n[0], acc_rare=k[1] / n[1],
                          harm=k[0] / n[0] - k[1] / n[1], harm_lo=lo, harm_hi=hi))
     return pd.DataFrame(rows)
 
@@ -200,8 +208,8 @@ def contrast(harm_: pd.DataFrame) -> pd.DataFrame:
         if not set(VARIANTS.values()) <= set(at.index):
             continue
         van, pe = at.loc["vanilla"], at.loc["position-encoded"]
-        rows.append(dict(model=model, vanilla_harm=van.harm, vanilla_lo=van.harm_lo, vanilla_hi=van.harm_hi,
-                         pe_harm=pe.harm, pe_lo=pe.harm_lo, pe_hi=pe.harm_hi,
+        rows.append(dict(model=model, target=van.get("target", "all"), vanilla_harm=van.harm,
+                         vanilla_lo=van.harm_lo, vanilla_hi=van.harm_hi, pe_harm=pe.harm, pe_lo=pe.harm_lo, pe_hi=pe.harm_hi,
                          vanilla_rare=van.acc_rare, pe_rare=pe.acc_rare,
                          separated=bool(van.harm_lo > pe.harm_hi)))
     return pd.DataFrame(rows)
@@ -209,7 +217,7 @@ def contrast(harm_: pd.DataFrame) -> pd.DataFrame:
 
 def verdict(contrast_: pd.DataFrame) -> str:
     """'direction reproduced' when RARE disturbants hurt vanilla more than PE with disjoint CIs for every
-    model, 'partly' for some models, 'not reproduced' for none."""
+    model of ``contrast_`` (one target group), 'partly reproduced' for some models, 'not reproduced' for none."""
     if contrast_.empty or not contrast_["separated"].any():
         return "not reproduced"
     return "direction reproduced" if contrast_["separated"].all() else "partly reproduced"
@@ -234,3 +242,10 @@ def claims_table(quarter: pd.DataFrame, contrast_: pd.DataFrame) -> pd.DataFrame
                          direction="vanilla hurt more, CIs disjoint" if c.separated else
                          ("vanilla hurt more, CIs overlap" if c.vanilla_harm > c.pe_harm else "vanilla not hurt more")))
     return pd.DataFrame(rows)
+
+
+def search_table(path: Optional[Path] = None) -> pd.DataFrame:
+    """The regime search behind the ``quick`` preset (``penb/data/frequency_search.csv``, written by
+    ``scripts/search_frequency.py``): one row per configuration and model tried."""
+    path = Path(path) if path is not None else Path(__file__).parent / "data" / "frequency_search.csv"
+    return pd.read_csv(path, dtype={"seeds": str}, keep_default_na=False)

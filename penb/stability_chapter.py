@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from penb import atomic, runs, stability
+from penb import atomic, per_core, runs, stability
 from penb.executors import Executor, LocalExecutor, ProcessExecutor
 from penb.fig2 import MODELS, VARIANTS
 
@@ -49,7 +49,8 @@ def options(cfg, core: str) -> dict:
     """The scoring options of one core's runs (everything the cached table depends on besides the run)."""
     # pairs per Jacobian batch: the S4D's Jacobian is [H, H*N] per sequence (N = 64 state numbers per
     # channel), so at H = 512 a batch of 8 pairs already holds 1 GiB
-    chunk = 64 if core != "s4d" else max(1, min(64, 2**30 // (2 * 4 * 64 * cfg.hidden ** 2)))
+    hidden = per_core.settings(cfg, core)["hidden"]
+    chunk = 64 if core != "s4d" else max(1, min(64, 2**30 // (2 * 4 * 64 * hidden ** 2)))
     return dict(n_pairs=cfg.pairs, seed=cfg.pair_seed, method=list(stability.METHODS),
                 target_position=target_position(cfg, core), engine=cfg.engine, lstm_output=cfg.lstm_output,
                 s4d_output=cfg.s4d_output, chunk=chunk)

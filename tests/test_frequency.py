@@ -132,6 +132,27 @@ def test_harm_and_contrast():
         frequency.harm(pd.DataFrame(rows[:1] + rows[2:3]))
 
 
+def test_harm_by_target_group():
+    """RARE targets that fail everywhere must not dilute the FREQUENT-target harm (hand-computed values)."""
+    rows = []
+    for variant, (kf, kr) in {"vanilla": (80, 40), "position-encoded": (80, 80)}.items():
+        for d, k in (("frequent", kf), ("rare", kr)):
+            rows.append(dict(model="gru", variant=variant, target="frequent", disturbants=d, position=1, correct=k, n=100))
+            rows.append(dict(model="gru", variant=variant, target="rare", disturbants=d, position=1, correct=0, n=300))
+    cells = pd.DataFrame(rows)
+    pooled = frequency.harm(cells, n_resamples=500).set_index("variant")
+    assert pooled.loc["vanilla", "harm"] == pytest.approx(80 / 400 - 40 / 400)
+    freq = frequency.harm(cells, n_resamples=500, target="frequent").set_index("variant")
+    assert freq.loc["vanilla", "harm"] == pytest.approx(0.4) and freq.loc["position-encoded", "harm"] == 0
+    assert (freq["target"] == "frequent").all()
+    rare = frequency.harm(cells, n_resamples=500, target="rare")
+    assert (rare["harm"] == 0).all()
+    c = frequency.contrast(frequency.harm(cells, n_resamples=500, target="frequent"))
+    assert c.target.iloc[0] == "frequent" and bool(c.separated.iloc[0])
+    with pytest.raises(ValueError, match="target must be"):
+        frequency.harm(cells, target="common")
+
+
 def test_bad_input_refused():
     with pytest.raises(ValueError, match="correct"):
         frequency.proportion_ci([3], [2])

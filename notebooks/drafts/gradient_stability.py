@@ -92,6 +92,7 @@ checkpoint_every: Optional[int] = None  # updates between kept checkpoints: the 
 bootstrap: Optional[int] = None  # bootstrap resamples (used by the shared runs' settings only)
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs (and scorings) at a time; on the CPU processes of one thread each
+per_core: Optional[dict] = None  # per-model overrides of hidden, batch_size, steps, lr or warmup
 pairs: Optional[int] = None  # sequence pairs per checkpoint, a multiple of 4 (four conditions)
 pair_seed: Optional[int] = None  # seed of the pairs (the same pairs at every checkpoint)
 method: Optional[str] = None  # plotted reading: weighted_rows, frobenius, mean_rows or printed
@@ -103,7 +104,7 @@ s4d_target: Optional[int] = None  # S4D target step t counted from 1, None for t
 # %%
 from myst_nb import glue
 
-from penb import frequency, presets
+from penb import frequency, per_core as per_model, presets
 from penb import stability_chapter as stab
 from penb.plots import stability as stab_plots
 from penb.report import provenance, stamp
@@ -112,7 +113,7 @@ cfg = presets.resolve("gradient_stability", preset, device=device, seeds=seeds, 
                       lstm_vocab=lstm_vocab, s4d_vocab=s4d_vocab, rarity=rarity, per_cell=per_cell, length=length,
                       hidden=hidden, batch_size=batch_size, steps=steps, warmup=warmup, lr=lr, betas=betas,
                       encodings=encodings, checkpoint_every=checkpoint_every, bootstrap=bootstrap, amp=amp,
-                      workers=workers, pairs=pairs, pair_seed=pair_seed, method=method, engine=engine,
+                      workers=workers, per_core=per_core, pairs=pairs, pair_seed=pair_seed, method=method, engine=engine,
                       lstm_output=lstm_output, s4d_output=s4d_output, s4d_target=s4d_target)
 print(cfg)
 pd.DataFrame(presets.diff("gradient_stability", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
@@ -147,7 +148,7 @@ glue("gs_checkpoints", int(curves["step"].nunique()), display=False)
 
 # %% mystnb={"figure": {"caption": "Fig. 5 at this preset: similarity of the paired latent-to-latent Jacobians (the reading named on the axis) over training, per model (columns), vanilla (top) and position-encoded (bottom). Colour: target FREQUENT (blue) or RARE (orange); solid / dashed: FREQUENT / RARE disturbants. Each point averages the pairs of all seeds; bands are 95% normal intervals of that mean.", "name": "fig-gs-fig5"}}
 fig = stab_plots.over_training(summary, method=cfg.method, models=cfg.cores)
-stamp(fig, cfg, length=cfg.length, hidden=cfg.hidden, pairs=cfg.pairs);
+stamp(fig, cfg, pairs=cfg.pairs, **per_model.provenance_extra(cfg));
 
 # %% [markdown]
 # Each point averages {glue:text}`gs_pairs` pairs per seed; {glue:text}`gs_checkpoints` checkpoints per run.
@@ -162,7 +163,7 @@ stamp(fig, cfg, length=cfg.length, hidden=cfg.hidden, pairs=cfg.pairs);
 drops = stab.drops(summary, method=cfg.method)
 table = stab.claims_table(drops)
 display(table.drop(columns="separated").set_index("model"))
-print(provenance(cfg, length=cfg.length, hidden=cfg.hidden, pairs=cfg.pairs, method=cfg.method))
+print(provenance(cfg, pairs=cfg.pairs, method=cfg.method, **per_model.provenance_extra(cfg)))
 
 # %% [markdown]
 # ### The readings side by side

@@ -7,13 +7,14 @@ embedding = 512, batch 512, 300,000 updates, five seeds; 16 test sequences per (
 target position) cell, i.e. 4 x 64 x 16 = 4,096 per trial (Fig. 3 caption). Checkpoints every 5,000
 updates are kept, so the chapter "Gradient stability" (Fig. 5) scores the very same runs.
 
-QUICK is a CPU regime (see the chapter's appendix): shorter sequences, a smaller network, a few
-thousand updates and vocabularies of its own. SMOKE only exercises every cell.
+QUICK is a CPU regime (see the chapter's appendix and ``scripts/search_frequency.py``): shorter sequences,
+a smaller network, a few thousand updates (the LSTM with the key-findings chapter's batch of 128) and
+vocabularies of its own, small enough that the models learn the FREQUENT tokens. SMOKE only exercises every cell.
 
 The training keys of this module are shared with ``penb.chapters.gradient_stability``: both chapters
 build their runs with :func:`run_configs`, so equal settings give equal run keys and no retraining.
 """
-from penb import encodings
+from penb import encodings, per_core
 from penb.presets import require
 
 PAPER = dict(
@@ -37,11 +38,12 @@ PAPER = dict(
     bootstrap=10_000,                               # bootstrap resamples of the 95% CIs
     amp="none",                                     # fp32 as in the paper; "bf16" autocast on CUDA
     workers=1,                                      # runs at a time (CPU: processes of one thread each)
+    per_core={},                                    # per-model overrides of hidden, batch_size, steps, lr, warmup
 )
-QUICK = dict(
+QUICK = dict(                                       # chosen by scripts/search_frequency.py (round f1)
     length=16, hidden=64, batch_size=64, steps=3000, warmup=100, lr=1e-2, per_cell=32,
-    seeds=(111, 222), gru_vocab=64, lstm_vocab=256, s4d_vocab=256, checkpoint_every=300, bootstrap=10_000,
-    workers=2,
+    seeds=(111, 222), gru_vocab=32, lstm_vocab=64, s4d_vocab=256, checkpoint_every=300, bootstrap=10_000,
+    workers=2, per_core={"lstm": {"batch_size": 128, "steps": 2000}},
 )
 SMOKE = dict(
     device="cpu", length=4, hidden=8, batch_size=16, steps=6, warmup=2, per_cell=2, seeds=(111,),
@@ -79,14 +81,14 @@ def check(cfg):
     for e in cfg.encodings:
         require(e in encodings.PAPER_KEYS, f"unknown encoding {e!r}; valid: {', '.join(encodings.PAPER_KEYS)}")
     require(cfg.amp in ("none", "bf16"), f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
+    per_core.check(cfg)
 
 
 def run_configs(cfg) -> list[dict]:
     """One ``penb.train`` config per (core, encoding, seed): the dual-frequency task, its test grid of
     ``4 x length x per_cell`` sequences. Only :data:`TRAINING_KEYS` enter, so both chapters agree."""
     common = dict(task="dual_frequency", task_options={"rarity": float(cfg.rarity)}, length=cfg.length,
-                  hidden=cfg.hidden, batch_size=cfg.batch_size, steps=cfg.steps, warmup=cfg.warmup, lr=cfg.lr,
                   betas=tuple(cfg.betas), held_out=4 * cfg.length * cfg.per_cell,
                   checkpoint_every=cfg.checkpoint_every, device=cfg.device, amp=cfg.amp)
-    return [dict(common, core=core, vocab_size=cfg[f"{core}_vocab"], encoding=e, seed=s)
+    return [dict(common, **per_core.settings(cfg, core), core=core, vocab_size=cfg[f"{core}_vocab"], encoding=e, seed=s)
             for core in cfg.cores for e in cfg.encodings for s in cfg.seeds]

@@ -8,7 +8,7 @@ S4D in Fig. 2; we use the LSTM's. Betas: the official code's (0.9, 0.98) (the te
 QUICK is the CPU regime found by ``scripts/search_key_findings.py`` (its table is
 ``penb/data/key_findings_search.csv``); SMOKE only exercises every cell.
 """
-from penb import encodings
+from penb import encodings, per_core
 from penb.presets import require
 
 PAPER = dict(
@@ -33,7 +33,7 @@ PAPER = dict(
     workers=1,                                      # runs at a time (CPU: processes of one thread each)
     per_core={},                                    # per-model overrides, e.g. {"gru": {"batch_size": 16}}
 )
-PER_CORE_KEYS = ("hidden", "batch_size", "steps", "lr", "warmup")
+PER_CORE_KEYS = per_core.KEYS
 QUICK = dict(                                       # the CPU regime chosen by scripts/search_key_findings.py
     length=16, hidden=64, batch_size=128, steps=2000, warmup=100, lr=1e-2, seeds=(111, 222, 333),
     gru_vocab=(8, 32), lstm_vocab=(64, 256), s4d_vocab=(64, 256), checkpoint_every=1000, bootstrap=2000,
@@ -68,21 +68,10 @@ def check(cfg):
     for e in cfg.encodings:
         require(e in encodings.PAPER_KEYS, f"unknown encoding {e!r}; valid: {', '.join(encodings.PAPER_KEYS)}")
     require(cfg.amp in ("none", "bf16"), f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
-    require(isinstance(cfg.per_core, dict) and set(cfg.per_core) <= {"gru", "lstm", "s4d"},
-            f"per_core must map gru, lstm or s4d to overrides, got {cfg.per_core!r}")
-    for core, over in cfg.per_core.items():
-        require(isinstance(over, dict) and set(over) <= set(PER_CORE_KEYS),
-                f"per_core[{core!r}] may only set {', '.join(PER_CORE_KEYS)}; got {over!r}")
-        for k, v in over.items():
-            ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0) if k == "lr" else \
-                (isinstance(v, int) and not isinstance(v, bool) and v >= (0 if k == "warmup" else 1))
-            require(ok, f"per_core[{core!r}][{k!r}] is impossible: {v!r}")
+    per_core.check(cfg)
 
 
-def settings(cfg, core: str) -> dict:
-    """The training settings of ``core``: the common ones with ``per_core[core]`` applied."""
-    base = dict(hidden=cfg.hidden, batch_size=cfg.batch_size, steps=cfg.steps, lr=cfg.lr, warmup=cfg.warmup)
-    return {**base, **cfg.per_core.get(core, {})}
+settings = per_core.settings                       # the training settings of one core
 
 
 def run_configs(cfg) -> list[dict]:
