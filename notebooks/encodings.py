@@ -56,8 +56,7 @@ from penb import encoding_views as views
 from penb import encodings, presets, report
 from penb.plots import encodings as plot
 
-cfg = presets.resolve("encodings", preset, dim=dim, num_positions=num_positions, vocab=vocab, hidden=hidden,
-                      blog_dim=blog_dim, blog_positions=blog_positions, seed=seed)
+cfg = presets.from_parameters("encodings", globals())
 
 
 def gen(offset: int = 0) -> torch.Generator:

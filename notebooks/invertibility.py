@@ -61,8 +61,7 @@ alt_sentinel: Optional[float] = None  # a finite sentinel for the side study of 
 seed: Optional[int] = None  # seed of every initial draw
 
 # %%
-cfg = presets.resolve("invertibility", preset, device=device, dtype=dtype, inits=inits, iterations=iterations,
-                      dim=dim, length=length, lr=lr, sentinel=sentinel, alt_sentinel=alt_sentinel, seed=seed)
+cfg = presets.from_parameters("invertibility", globals())
 print(cfg)
 print("differs from the blog's settings:", presets.diff("invertibility", cfg.preset) or "nothing")
 

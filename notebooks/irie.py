@@ -73,10 +73,7 @@ from penb.plots import irie as irie_plots
 from penb.plots import irie_q4 as irie_q4_plots
 from penb.report import provenance, stamp
 
-cfg = presets.resolve("irie", preset, device=device, seed=seed, permutations=permutations, length=length,
-                      layers=layers, dim=dim, heads=heads, norm=norm, encoding=encoding, q4_task=q4_task,
-                      q4_steps=q4_steps, q4_seeds=q4_seeds, lm_steps=lm_steps, lm_seeds=lm_seeds,
-                      lm_length=lm_length, workers=workers)
+cfg = presets.from_parameters("irie", globals())
 print(cfg)
 print("differs from the paper preset in:", presets.diff("irie", cfg.preset) or "nothing")
 

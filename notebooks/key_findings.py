@@ -81,11 +81,7 @@ from penb.chapters import key_findings
 from penb.plots import rnn as rnn_plots
 from penb.report import provenance, stamp
 
-cfg = presets.resolve("key_findings", preset, device=device, seeds=seeds, cores=cores, gru_vocab=gru_vocab,
-                      lstm_vocab=lstm_vocab, s4d_vocab=s4d_vocab, length=length, hidden=hidden,
-                      batch_size=batch_size, steps=steps, warmup=warmup, lr=lr, betas=betas, held_out=held_out,
-                      checkpoint_every=checkpoint_every, bootstrap=bootstrap, amp=amp, workers=workers,
-                      per_core=per_core)
+cfg = presets.from_parameters("key_findings", globals())
 print(cfg)
 pd.DataFrame(presets.diff("key_findings", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
 

@@ -71,10 +71,7 @@ workers: Optional[int] = None  # parallel CPU processes, one thread each
 amp: Optional[str] = None  # none (fp32, as the paper) or bf16 autocast on CUDA
 
 # %%
-cfg = presets.resolve("lm_appendix", preset, device=device, corpus=corpus, train_split=train_split,
-                      test_split=test_split, vocab=vocab, length=length, hidden=hidden, batch_size=batch_size,
-                      steps=steps, warmup=warmup, lr=lr, held_out=held_out, seeds=seeds,
-                      checkpoint_every=checkpoint_every, log_every=log_every, workers=workers, amp=amp)
+cfg = presets.from_parameters("lm_appendix", globals())
 print(cfg)
 pd.DataFrame(presets.diff("lm_appendix", cfg.preset), columns=["parameter", "paper", cfg.preset]).set_index("parameter")
 

@@ -152,6 +152,18 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
     return cfg
 
 
+def from_parameters(chapter: str, namespace: Mapping[str, Any]) -> Config:
+    """:func:`resolve` for a notebook: ``namespace`` is its globals after the parameters cell.
+
+    Takes ``preset`` and every configuration key of ``chapter`` that ``namespace`` defines (None: the
+    preset's value), so a parameter added to the cell cannot be forgotten in the call.
+    """
+    if "preset" not in namespace:
+        raise ValueError(f"{chapter}: the namespace defines no 'preset'")
+    keys = table(chapter)["paper"]
+    return resolve(chapter, namespace["preset"], **{k: namespace[k] for k in keys if k in namespace})
+
+
 def diff(chapter: str, preset: str) -> list[tuple[str, Any, Any]]:
     """Rows (key, paper value, preset value) where ``preset`` differs from the paper preset."""
     t = table(chapter)

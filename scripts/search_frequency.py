@@ -1,7 +1,7 @@
 """The regime search behind the ``quick`` preset of the chapter "Frequency matters" (Morita, Sec. 4.2, Fig. 3).
 
-Each *probe* is a set of overrides of the frequency chapter's ``quick`` preset (so its runs are the runs
-that chapter would make with those parameters, and the run store shares them). Rounds are listed in the
+Each *probe* is a set of overrides of :data:`BASE` (the first draft of the frequency chapter's ``quick``
+preset), so its runs are the runs that chapter makes with those parameters, and the run store shares them. Rounds are listed in the
 order they were run; never edit a round that has run, append a new one.
 
     .venv/bin/python scripts/search_frequency.py --list              # rounds and their runs
@@ -48,8 +48,14 @@ ROUNDS: dict[str, list[dict]] = {
 }
 
 
-def cfg_of(p: dict):
-    return presets.resolve("frequency", "quick", **{k: v for k, v in p.items() if k != "note"})
+# The settings every probe starts from (the first draft of the preset), fixed here so that a later change of
+# the preset does not change what a round means.
+BASE = dict(length=16, hidden=64, batch_size=64, steps=3000, warmup=100, lr=1e-2, per_cell=32, seeds=(111, 222),
+            rarity=0.125, checkpoint_every=300, bootstrap=10_000, workers=2, per_core={})
+
+
+def cfg_of(p: dict, **extra):
+    return presets.resolve("frequency", "quick", **{**BASE, **{k: v for k, v in p.items() if k != "note"}, **extra})
 
 
 def rows_of(name: str, p: dict) -> list[dict]:
@@ -92,11 +98,7 @@ def main(argv=None) -> None:
             print(f"{name}: {len(probes)} probes, {n} runs ({done} done)")
     if a.round:
         for p in ROUNDS[a.round]:
-            cfg = cfg_of(p)
-            if a.workers:
-                cfg = presets.resolve("frequency", "quick", workers=a.workers,
-                                      **{k: v for k, v in p.items() if k != "note"})
-            frequency.run(cfg)
+            frequency.run(cfg_of(p, **({"workers": a.workers} if a.workers else {})))
     if a.csv:
         rows = [r for name, probes in ROUNDS.items() for p in probes for r in rows_of(name, p)]
         tmp = CSV.with_suffix(".tmp")

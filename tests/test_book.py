@@ -51,6 +51,40 @@ def test_parameters_cell_convention(name):
             assert info["default"] == "None", f"{k!r} should default to None (the preset's value)"
 
 
+def _bound_names(source: str) -> set:
+    """Names that ``source`` binds at top level or anywhere below (assignments, imports, defs)."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+@pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
+def test_config_comes_from_the_parameters_cell(name):
+    """``presets.from_parameters`` reads the notebook's globals: no other cell before the call may bind a
+    name that is a key of the chapter's config (it would be taken for a parameter)."""
+    import jupytext
+
+    call = f'cfg = presets.from_parameters("{name}", globals())'
+    keys = set(presets.table(name)["paper"])
+    bound = set()
+    for cell in jupytext.read(execute.notebook_path(name)).cells:
+        if cell.cell_type != "code" or "parameters" in cell.metadata.get("tags", []):
+            continue
+        if call in cell.source:
+            bound |= _bound_names(cell.source.split(call)[0])
+            break
+        bound |= _bound_names(cell.source)
+    else:
+        pytest.fail(f"the notebook never calls {call}")
+    assert not keys & bound, f"cells before the call bind config keys {sorted(keys & bound)}"
+
+
 @pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
 def test_bad_input_is_refused_before_execution(name, tmp_path):
     for bad, match in [({"nonsense_parameter": 1}, "unknown parameter"),

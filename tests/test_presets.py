@@ -59,3 +59,14 @@ def test_device_cuda_without_cuda_is_refused():
         presets.resolve("encodings", "quick", device="cuda")
     with pytest.raises(ValueError, match="unknown device"):
         presets.resolve("encodings", "quick", device="tpu")
+
+
+def test_from_parameters_takes_config_keys_only():
+    ns = {"preset": "smoke", "inits": 3, "unrelated": object(), "dim": None}
+    cfg = presets.from_parameters("invertibility", ns)
+    assert cfg.preset == "smoke" and cfg.inits == 3
+    assert cfg.dim == presets.resolve("invertibility", "smoke").dim              # None: the preset's value
+    with pytest.raises(ValueError, match="no 'preset'"):
+        presets.from_parameters("invertibility", {"inits": 3})
+    with pytest.raises(ValueError, match="must be int"):
+        presets.from_parameters("invertibility", {"preset": "smoke", "inits": "many"})

@@ -84,12 +84,7 @@ from penb.chapters import appendix_a
 from penb.plots import appendix as plots
 from penb.report import provenance, stamp
 
-cfg = presets.resolve("appendix_a", preset, device=device, seeds=seeds, sections=sections, add_length=add_length,
-                      add_vocab=add_vocab, add_steps=add_steps, sort_length=sort_length, sort_cores=sort_cores,
-                      sort_gru_vocab=sort_gru_vocab, sort_lstm_vocab=sort_lstm_vocab, sort_steps=sort_steps,
-                      pred_length=pred_length, pred_vocab=pred_vocab, pred_steps=pred_steps, hidden=hidden,
-                      batch_size=batch_size, warmup=warmup, lr=lr, betas=betas, held_out=held_out,
-                      checkpoint_every=checkpoint_every, bootstrap=bootstrap, amp=amp, workers=workers)
+cfg = presets.from_parameters("appendix_a", globals())
 print(cfg)
 pd.DataFrame(presets.diff("appendix_a", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
 

@@ -66,10 +66,7 @@ from penb.chapters import appendix_b
 from penb.plots import appendix as plots
 from penb.report import provenance, stamp
 
-cfg = presets.resolve("appendix_b", preset, device=device, seeds=seeds, min_length=min_length, length=length,
-                      vocab=vocab, hidden=hidden, batch_size=batch_size, steps=steps, warmup=warmup, lr=lr,
-                      betas=betas, held_out=held_out, checkpoint_every=checkpoint_every, bootstrap=bootstrap,
-                      amp=amp, workers=workers)
+cfg = presets.from_parameters("appendix_b", globals())
 print(cfg)
 pd.DataFrame(presets.diff("appendix_b", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
 

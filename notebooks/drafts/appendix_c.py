@@ -65,10 +65,7 @@ from penb.chapters import appendix_c
 from penb.plots import appendix as plots
 from penb.report import provenance, stamp
 
-cfg = presets.resolve("appendix_c", preset, device=device, seeds=seeds, tasks=tasks, variants=variants,
-                      length=length, vocab=vocab, hidden=hidden, batch_size=batch_size, steps=steps, warmup=warmup,
-                      lr=lr, betas=betas, held_out=held_out, checkpoint_every=checkpoint_every,
-                      bootstrap=bootstrap, amp=amp, workers=workers)
+cfg = presets.from_parameters("appendix_c", globals())
 print(cfg)
 pd.DataFrame(presets.diff("appendix_c", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
 

@@ -71,10 +71,7 @@ from penb.chapters import appendix_d
 from penb.plots import appendix as plots
 from penb.report import provenance, stamp
 
-cfg = presets.resolve("appendix_d", preset, device=device, seeds=seeds, settings=settings, variants=variants,
-                      length=length, min_length=min_length, vocab=vocab, hidden=hidden, batch_size=batch_size,
-                      steps=steps, warmup=warmup, lr=lr, betas=betas, held_out=held_out,
-                      checkpoint_every=checkpoint_every, bootstrap=bootstrap, amp=amp, workers=workers)
+cfg = presets.from_parameters("appendix_d", globals())
 print(cfg)
 pd.DataFrame(presets.diff("appendix_d", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
 

@@ -109,12 +109,7 @@ from penb import stability_chapter as stab
 from penb.plots import stability as stab_plots
 from penb.report import provenance, stamp
 
-cfg = presets.resolve("gradient_stability", preset, device=device, seeds=seeds, cores=cores, gru_vocab=gru_vocab,
-                      lstm_vocab=lstm_vocab, s4d_vocab=s4d_vocab, rarity=rarity, per_cell=per_cell, length=length,
-                      hidden=hidden, batch_size=batch_size, steps=steps, warmup=warmup, lr=lr, betas=betas,
-                      encodings=encodings, checkpoint_every=checkpoint_every, bootstrap=bootstrap, amp=amp,
-                      workers=workers, per_core=per_core, pairs=pairs, pair_seed=pair_seed, method=method, engine=engine,
-                      lstm_output=lstm_output, s4d_output=s4d_output, s4d_target=s4d_target)
+cfg = presets.from_parameters("gradient_stability", globals())
 print(cfg)
 pd.DataFrame(presets.diff("gradient_stability", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
 
