@@ -126,6 +126,11 @@ def executor_for(cfg, desc: str = "runs"):
     return for_config(cfg, desc)
 
 
+def stored(cfg, panels: Sequence[Panel], store: Optional[Path] = None) -> bool:
+    """True when every run of ``panels`` is finished in the run store (so :func:`run` trains nothing)."""
+    return all(runs.status(c, store) == "done" for c in run_configs(cfg, panels))
+
+
 def variant_of(config: dict) -> str:
     """The variant key of a run config."""
     for k, fields in VARIANTS.items():
