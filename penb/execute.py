@@ -9,7 +9,10 @@ Each executed chapter gets a status file (preset, device, wall time, versions, d
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime as _dt
+import json
+import os
 import platform
 import tempfile
 import time
@@ -166,7 +169,9 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
     out_dir = Path(out_dir or paths.executed_dir())
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.time()
-    with tempfile.TemporaryDirectory() as tmp:
+    from penb.runs import USAGE_LOG
+
+    with tempfile.TemporaryDirectory() as tmp, _env(USAGE_LOG, str(Path(tmp) / "runs.jsonl")):
         src = to_ipynb(name, Path(tmp) / f"{name}.ipynb")
         done = Path(tmp) / f"{name}.out.ipynb"
         papermill.execute_notebook(
@@ -176,10 +181,38 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
             kernel_manager_class=ipc_kernel_manager(Path(tmp)),
         )
         target = atomic.atomic_write(out_dir / f"{name}.ipynb", lambda t: Path(t).write_bytes(done.read_bytes()))
+        used = run_usage(Path(tmp) / "runs.jsonl")
     device = str(resolve_device(cfg["device"])) if "device" in cfg else "cpu"
     atomic.write_json(out_dir / f"{name}.status.json", {
         "chapter": name, "preset": cfg.preset, "parameters": params, "device": device,
         "wall_s": round(time.time() - start, 1), "date": _dt.datetime.now().isoformat(timespec="seconds"),
-        "versions": versions(),
+        "versions": versions(), "runs": used,
     })
     return target
+
+
+@contextlib.contextmanager
+def _env(name: str, value: str):
+    """Set environment variable ``name`` (inherited by the kernel) for the duration of the block."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+def run_usage(log: Path) -> dict:
+    """What a chapter's sweeps returned (``penb.runs`` usage log): distinct runs ``used``, how many it
+    ``trained`` itself, and ``training_s``, the training time of all of them where they were made."""
+    rows = {}
+    if log.exists():
+        for line in log.read_text().splitlines():
+            r = json.loads(line)
+            prev = rows.get(r["key"])
+            rows[r["key"]] = {**r, "trained": r["trained"] or bool(prev and prev["trained"])}
+    return {"used": len(rows), "trained": sum(r["trained"] for r in rows.values()),
+            "training_s": round(sum(r["wall_s"] or 0.0 for r in rows.values()), 1)}

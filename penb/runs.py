@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -131,7 +132,32 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     if todo:
         job = partial(_job, store=str(root(store)), progress=progress and isinstance(executor, LocalExecutor))
         executor.map(job, list(todo.values()))
-    return [load(c, store) for c in configs]
+    results = [load(c, store) for c in configs]
+    _log_usage(results, set(todo))
+    return results
+
+
+USAGE_LOG = "PENB_RUN_LOG"   # environment variable: a file to which sweep appends one line per run it returned
+
+
+def _log_usage(results: list[RunResult], trained: set) -> None:
+    """Append ``{"key", "trained", "wall_s"}`` per distinct run to the file named by ``$PENB_RUN_LOG`` (if set).
+
+    ``penb.execute`` sets it while a chapter runs, so the status page can say how many runs a chapter used,
+    how many it trained itself and how long their training took where they were made.
+    """
+    path = os.environ.get(USAGE_LOG)
+    if not path:
+        return
+    seen, lines = set(), []
+    for r in results:
+        if r.key in seen:
+            continue
+        seen.add(r.key)
+        wall = json.loads((r.path / "result.json").read_text()).get("wall_s")
+        lines.append(json.dumps({"key": r.key, "trained": r.key in trained, "wall_s": wall}))
+    with open(path, "a") as f:
+        f.write("".join(line + "\n" for line in lines))
 
 
 def grid(base: Mapping[str, Any], **axes: Iterable[Any]) -> list[dict]:

@@ -29,13 +29,22 @@ def render(rows: list[dict]) -> str:
         "# Execution status", "",
         "Every chapter of this book was executed by `python -m penb run` (papermill) before the build;",
         "the build itself executes nothing. This page lists how each chapter was last run.", "",
-        "| chapter | preset | device | wall time | parameters | run on |",
-        "|---|---|---|---|---|---|",
+        "Chapters share trained runs through the run store (a run is keyed by its full configuration), so a",
+        "chapter's wall time counts only the runs it trained itself. *Runs* gives the runs it used and, in",
+        "brackets, how many of them it trained; *training* is the training time of all the runs it used,",
+        "where they were made (one CPU thread each on a CPU): about what the chapter costs from an empty store,",
+        "divided by its number of worker processes.", "",
+        "| chapter | preset | device | wall time | runs (trained) | training | parameters | run on |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         params = ", ".join(f"`{k}={v!r}`" for k, v in r["parameters"].items()) or "defaults"
+        used = r.get("runs") or {}
+        runs_cell = f"{used['used']} ({used['trained']})" if used.get("used") else "none"
+        training = _fmt_seconds(used["training_s"]) if used.get("used") else ""
         lines.append(f"| {{doc}}`{r['chapter']}` | {r.get('preset', '?')} | {r['device']} | "
-                     f"{_fmt_seconds(r['wall_s'])} | {params} | {r['date'].replace('T', ' ')} |")
+                     f"{_fmt_seconds(r['wall_s'])} | {runs_cell} | {training} | {params} | "
+                     f"{r['date'].replace('T', ' ')} |")
     total = sum(r["wall_s"] for r in rows)
     lines += ["", f"Total execution time: {_fmt_seconds(total)}.", ""]
     if rows:

@@ -129,3 +129,12 @@ def test_book_builds_strictly_from_smoke_outputs(isolated_outputs):
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
     page = (html / "book" / "executed" / "status.html").read_text()
     assert all(name in page for name in CHAPTERS)
+
+
+def test_status_page_lists_runs_and_their_training_time():
+    base = dict(preset="quick", device="cpu", parameters={}, date="2026-11-22T18:00:00", versions={"penb": "0"})
+    text = status.render([dict(base, chapter="key_findings", wall_s=9.0,
+                               runs={"used": 36, "trained": 0, "training_s": 1494.0}),
+                          dict(base, chapter="encodings", wall_s=20.0)])
+    assert "| 9 s | 36 (0) | 24.9 min |" in text
+    assert "| 20 s | none |  |" in text

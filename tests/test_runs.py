@@ -117,3 +117,22 @@ def test_key_findings_paper_preset_matches_the_paper():
     assert len({runs.key(c) for c in configs}) == len(configs)                 # no two share a result
     smoke = key_findings.run_configs(presets.resolve("key_findings", "smoke"))
     assert all(train.normalize(c)["steps"] == 20 for c in smoke)
+
+
+def test_usage_log_counts_reused_and_trained_runs(tmp_path, monkeypatch):
+    from penb import execute
+
+    store, log = tmp_path / "store", tmp_path / "usage.jsonl"
+    first = runs.sweep([TINY], store=store)[0]                                    # made before the chapter
+    monkeypatch.setenv(runs.USAGE_LOG, str(log))
+    other = {**TINY, "seed": 8}
+    runs.sweep([TINY, other, other], store=store)                                 # reuse one, train one (once)
+    runs.sweep([other], store=store)                                              # a second sweep reuses it
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [(x["key"], x["trained"]) for x in lines] == [(first.key, False), (runs.key(other), True),
+                                                          (runs.key(other), False)]
+    walls = {k: json.loads((store / k / "result.json").read_text())["wall_s"]
+             for k in (first.key, runs.key(other))}
+    used = execute.run_usage(log)
+    assert used == {"used": 2, "trained": 1, "training_s": round(sum(walls.values()), 1)}
+    assert execute.run_usage(tmp_path / "absent.jsonl") == {"used": 0, "trained": 0, "training_s": 0.0}
