@@ -8,7 +8,8 @@ and sinusoidal PE (concatenated); hidden = embedding = 512, batch 512, 300,000 u
 QUICK is a CPU regime of under ten minutes on two cores: L = 16, V = 256 and the LSTM regime that the
 key-findings search chose (hidden 64, batch 128, lr 1e-2, 2,000 updates, seeds 111/222/333). Its vanilla
 and sinusoidal reverse runs are the key-findings chapter's LSTM runs at V = 256 and its sorting runs are
-appendix A's, at equal settings, so the run store reuses them.
+appendix A's, at equal settings, so the run store reuses them. From an empty run store the chapter took
+10 min 2 s on the 2-core machine (2026-11-22).
 SMOKE only exercises every cell.
 """
 from penb import appendix
