@@ -86,7 +86,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_a", globals())
 print(cfg)
-pd.DataFrame(presets.diff("appendix_a", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## Training

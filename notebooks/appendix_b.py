@@ -68,7 +68,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_b", globals())
 print(cfg)
-pd.DataFrame(presets.diff("appendix_b", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## Training

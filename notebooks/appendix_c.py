@@ -67,7 +67,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_c", globals())
 print(cfg)
-pd.DataFrame(presets.diff("appendix_c", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## The control has the same size

@@ -73,7 +73,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_d", globals())
 print(cfg)
-pd.DataFrame(presets.diff("appendix_d", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## Training

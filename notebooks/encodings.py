@@ -65,7 +65,7 @@ def gen(offset: int = 0) -> torch.Generator:
 
 
 print(cfg)
-print("differs from the paper preset:", presets.diff("encodings", cfg.preset) or "nothing")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## The sinusoidal encoding (Eq. 1-2)

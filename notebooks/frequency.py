@@ -83,7 +83,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("frequency", globals())
 print(cfg)
-pd.DataFrame(presets.diff("frequency", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## Training

@@ -111,7 +111,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("gradient_stability", globals())
 print(cfg)
-pd.DataFrame(presets.diff("gradient_stability", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## The runs and their checkpoints

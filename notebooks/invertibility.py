@@ -63,7 +63,7 @@ seed: Optional[int] = None  # seed of every initial draw
 # %%
 cfg = presets.from_parameters("invertibility", globals())
 print(cfg)
-print("differs from the blog's settings:", presets.diff("invertibility", cfg.preset) or "nothing")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## Setup and run

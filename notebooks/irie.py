@@ -75,7 +75,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("irie", globals())
 print(cfg)
-print("differs from the paper preset in:", presets.diff("irie", cfg.preset) or "nothing")
+presets.differences(cfg)
 
 # %% [markdown]
 # Every model below is a `penb.transformer.Transformer` in float64: token embedding (plus the PE, when one

@@ -83,7 +83,7 @@ from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("key_findings", globals())
 print(cfg)
-pd.DataFrame(presets.diff("key_findings", cfg.preset), columns=["key", "paper", cfg.preset]).set_index("key")
+presets.differences(cfg)
 
 # %% [markdown]
 # The training settings of each model (the common ones, with `per_core` applied):

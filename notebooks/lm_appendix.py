@@ -73,7 +73,7 @@ amp: Optional[str] = None  # none (fp32, as the paper) or bf16 autocast on CUDA
 # %%
 cfg = presets.from_parameters("lm_appendix", globals())
 print(cfg)
-pd.DataFrame(presets.diff("lm_appendix", cfg.preset), columns=["parameter", "paper", cfg.preset]).set_index("parameter")
+presets.differences(cfg)
 
 # %% [markdown]
 # ## Which text produced the numbers

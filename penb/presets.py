@@ -170,6 +170,17 @@ def diff(chapter: str, preset: str) -> list[tuple[str, Any, Any]]:
     return [(k, t["paper"][k], t[preset][k]) for k in t["paper"] if t["paper"][k] != t[preset][k]]
 
 
+def differences(cfg: Config):
+    """A table (pandas, index ``key``) of where the resolved ``cfg`` differs from the chapter's paper
+    preset: column ``paper`` and a column named after ``cfg``'s preset, overrides included."""
+    import pandas as pd
+
+    paper = table(cfg.chapter)["paper"]
+    rows = [(k, paper[k], cfg[k]) for k in paper if paper[k] != cfg[k]]
+    label = cfg.preset if cfg.preset != "paper" else "this run"
+    return pd.DataFrame(rows, columns=["key", "paper", label]).set_index("key")
+
+
 def suggest(unknown, valid) -> str:
     """' (did you mean 'inits'?)' for near misses among ``valid``, else ''."""
     import difflib

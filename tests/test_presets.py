@@ -70,3 +70,12 @@ def test_from_parameters_takes_config_keys_only():
         presets.from_parameters("invertibility", {"inits": 3})
     with pytest.raises(ValueError, match="must be int"):
         presets.from_parameters("invertibility", {"preset": "smoke", "inits": "many"})
+
+
+def test_differences_show_overrides_not_just_the_preset():
+    cfg = presets.resolve("invertibility", "smoke", inits=3)
+    paper = presets.table("invertibility")["paper"]
+    d = presets.differences(cfg)
+    assert d.loc["inits", "smoke"] == 3 and d.loc["inits", "paper"] == paper["inits"]
+    assert all(paper[k] != cfg[k] for k in d.index) and all(k in d.index for k in paper if paper[k] != cfg[k])
+    assert presets.differences(presets.resolve("invertibility", "paper")).empty
