@@ -17,7 +17,6 @@ Verdicts (the figures of App. A-D print no numbers, so each claim is a direction
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -26,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from penb import metrics, runs, train
-from penb.presets import require
+from penb.presets import require, require_ints
 
 # variant key -> the run fields that make it
 VARIANTS = {
@@ -62,9 +61,7 @@ class Panel:
 def check_common(cfg, ints: Sequence[str] = ("hidden", "batch_size", "held_out", "checkpoint_every",
                                                   "bootstrap", "workers")) -> None:
     """Raise ``ValueError`` for the training fields every appendix chapter shares."""
-    for k in ints:
-        require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
-                f"{k} must be an int >= 1, got {cfg[k]!r}")
+    require_ints(cfg, ints)
     require(isinstance(cfg.warmup, int) and cfg.warmup >= 0 and cfg.lr > 0,
             f"need an int warmup >= 0 and lr > 0, got {cfg.warmup!r}, {cfg.lr!r}")
     require(len(cfg.betas) == 2 and all(0 <= b < 1 for b in cfg.betas),
@@ -119,13 +116,6 @@ def validate(cfg, panels: Sequence[Panel]) -> None:
                     raise ValueError(f"panel {p.name!r} (V={v}, {var}): {e}") from None
 
 
-def executor_for(cfg, desc: str = "runs"):
-    """``cfg.workers`` CPU processes of one thread each (with a progress bar), or in-process on a GPU."""
-    from penb.executors import for_config
-
-    return for_config(cfg, desc)
-
-
 def stored(cfg, panels: Sequence[Panel], store: Optional[Path] = None) -> bool:
     """True when every run of ``panels`` is finished in the run store (so :func:`run` trains nothing)."""
     return all(runs.status(c, store) == "done" for c in run_configs(cfg, panels))
@@ -148,18 +138,15 @@ def run(cfg, panels: Sequence[Panel], executor=None, store: Optional[Path] = Non
     """
     configs = run_configs(cfg, panels)
     owners = [p for p in panels for _ in range(len(p.vocabs) * len(p.variants) * len(cfg.seeds))]
-    before = [runs.status(c, store) == "done" for c in configs]
-    print(f"{len(configs)} runs: {sum(before)} found in the run store, {len(configs) - sum(before)} to train")
-    results = runs.sweep(configs, executor or executor_for(cfg, desc), store=store, progress=progress)
+    results, before = runs.chapter_sweep(configs, cfg, desc, executor, store, progress)
     rows = []
     for p, r, found in zip(owners, results, before):
         c = r.config
-        wall = json.loads((r.path / "result.json").read_text()).get("wall_s", np.nan)
         var = variant_of(c)
         rows.append(dict(panel=p.name, title=p.title, task=c["task"], model=c["core"], vocab=c["vocab_size"],
                          variant=var, label=LABELS[var], seed=c["seed"],
                          token_accuracy=r.metrics["token_accuracy"], sequence_accuracy=r.metrics["sequence_accuracy"],
-                         mean_distance=r.metrics["mean_distance"], wall_s=wall, reused=found, key=r.key,
+                         mean_distance=r.metrics["mean_distance"], wall_s=r.wall_s, reused=found, key=r.key,
                          path=str(r.path)))
     return pd.DataFrame(rows)
 

@@ -12,7 +12,6 @@ verdict), and ``claims_table(summ, cfg)`` puts the paper's statements beside our
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -20,15 +19,10 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, metrics, per_core, runs
-from penb.executors import Executor, for_config
+from penb.executors import Executor
 
 VARIANTS = {"none": "vanilla", "sinusoidal": "position-encoded"}
 MODELS = {"gru": "GRU", "lstm": "LSTM", "s4d": "S4D"}
-
-
-def executor_for(cfg) -> Executor:
-    """Two (``cfg.workers``) CPU processes with one thread each; one in-process run at a time on a GPU."""
-    return for_config(cfg, "Fig. 2 runs")
 
 
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, progress: bool = True) -> pd.DataFrame:
@@ -39,19 +33,15 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, 
     """
     from penb.chapters.key_findings import run_configs
 
-    configs = run_configs(cfg)
-    todo = sum(runs.status(c, store) != "done" for c in configs)
-    print(f"{len(configs)} runs: {len(configs) - todo} found in the run store, {todo} to train")
-    results = runs.sweep(configs, executor or executor_for(cfg), store=store, progress=progress)
+    results, _ = runs.chapter_sweep(run_configs(cfg), cfg, "Fig. 2 runs", executor, store, progress)
     rows = []
     for r in results:
         c = r.config
-        wall = json.loads((r.path / "result.json").read_text()).get("wall_s", np.nan)
         rows.append(dict(model=c["core"], vocab=c["vocab_size"], encoding=c["encoding"],
                          variant=VARIANTS.get(c["encoding"], c["encoding"]), seed=c["seed"],
                          token_accuracy=r.metrics["token_accuracy"],
                          sequence_accuracy=r.metrics["sequence_accuracy"],
-                         mean_distance=r.metrics["mean_distance"], wall_s=wall, key=r.key, path=str(r.path)))
+                         mean_distance=r.metrics["mean_distance"], wall_s=r.wall_s, key=r.key, path=str(r.path)))
     return pd.DataFrame(rows)
 
 

@@ -18,7 +18,6 @@ independently (they hold different sequences).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -26,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from penb import runs
-from penb.executors import Executor, for_config
+from penb.executors import Executor
 from penb.fig2 import MODELS, VARIANTS
 from penb.tasks import IGNORE
 
@@ -53,23 +52,14 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, 
     """
     from penb.chapters.frequency import run_configs
 
-    configs = run_configs(cfg)
-    todo = sum(runs.status(c, store) != "done" for c in configs)
-    print(f"{len(configs)} runs: {len(configs) - todo} found in the run store, {todo} to train")
-    results = runs.sweep(configs, executor or executor_for(cfg, todo), store=store, progress=progress)
+    results, _ = runs.chapter_sweep(run_configs(cfg), cfg, "Fig. 3 runs", executor, store, progress)
     rows = []
     for r in results:
         c = r.config
-        wall = json.loads((r.path / "result.json").read_text()).get("wall_s", np.nan)
         rows.append(dict(model=c["core"], vocab=c["vocab_size"], encoding=c["encoding"],
                          variant=VARIANTS.get(c["encoding"], c["encoding"]), seed=c["seed"],
-                         token_accuracy=r.metrics["token_accuracy"], wall_s=wall, key=r.key, path=str(r.path)))
+                         token_accuracy=r.metrics["token_accuracy"], wall_s=r.wall_s, key=r.key, path=str(r.path)))
     return pd.DataFrame(rows)
-
-
-def executor_for(cfg, todo: int = 2) -> Executor:
-    """``cfg.workers`` CPU processes of one thread each (when more than one run is to train), else in-process."""
-    return for_config(cfg, "Fig. 3 runs", todo)
 
 
 def quarters(length: int) -> list[tuple[int, int]]:

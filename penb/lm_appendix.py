@@ -13,7 +13,6 @@ the mean over ``log_every`` updates of each batch's mean cross-entropy.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, runs
-from penb.executors import Executor, for_config
+from penb.executors import Executor
 from penb.tasks import IGNORE
 
 VARIANTS = {"none": "vanilla", "sinusoidal": "position-encoded"}
@@ -100,11 +99,6 @@ def run_configs(cfg, test_paragraphs: Optional[int] = None) -> list[dict]:
     return [dict(common, encoding=e, seed=s) for e in cfg.encodings for s in cfg.seeds]
 
 
-def executor_for(cfg) -> Executor:
-    """``workers`` CPU processes with one thread each; on a GPU (or one worker) runs in this process."""
-    return for_config(cfg, "LM runs")
-
-
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, progress: bool = True,
         data: Optional[Data] = None) -> pd.DataFrame:
     """Train or reuse every run of ``cfg``; one row per run.
@@ -113,20 +107,17 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None, 
     perplexity, train_perplexity (last logged), wall_s, key, path.
     """
     data = data or prepare(cfg)                                  # fails before any training
-    configs = run_configs(cfg, data.test_paragraphs)
-    todo = sum(runs.status(c, store) != "done" for c in configs)
-    print(f"{len(configs)} runs: {len(configs) - todo} found in the run store, {todo} to train")
-    results = runs.sweep(configs, executor or executor_for(cfg), store=store, progress=progress)
+    results, _ = runs.chapter_sweep(run_configs(cfg, data.test_paragraphs), cfg, "LM runs", executor, store,
+                                    progress)
     rows = []
     for r in results:
         with np.load(r.path / "predictions.npz") as f:
             nll, targets = float(f["nll"].sum()), f["targets"]
         n = int((targets != IGNORE).sum())
-        wall = json.loads((r.path / "result.json").read_text()).get("wall_s", np.nan)
         enc = r.config["encoding"]
         rows.append(dict(encoding=enc, variant=VARIANTS.get(enc, enc), seed=r.config["seed"], total_nll=nll,
                          n_tokens=n, perplexity=math.exp(nll / n), train_perplexity=math.exp(r.history[-1]["loss"]),
-                         wall_s=wall, key=r.key, path=str(r.path), history=r.history))
+                         wall_s=r.wall_s, key=r.key, path=str(r.path), history=r.history))
     return pd.DataFrame(rows)
 
 

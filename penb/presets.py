@@ -189,6 +189,20 @@ def suggest(unknown, valid) -> str:
     return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
 
 
+def require_ints(cfg, keys, minimum: int = 1) -> None:
+    """``ValueError`` unless every ``cfg[k]`` of ``keys`` is an int (not a bool) >= ``minimum``."""
+    for k in keys:
+        v = cfg[k]
+        require(isinstance(v, int) and not isinstance(v, bool) and v >= minimum,
+                f"{k} must be an int >= {minimum}, got {v!r}")
+
+
+def require_names(name: str, values, allowed) -> None:
+    """``ValueError`` unless ``values`` is a non-empty sequence of distinct names out of ``allowed``."""
+    require(len(values) >= 1 and len(set(values)) == len(values) and set(values) <= set(allowed),
+            f"{name} must be distinct names among {', '.join(allowed)}, got {values!r}")
+
+
 def require(cond: bool, message: str) -> None:
     """Raise ``ValueError(message)`` unless ``cond``: the building block of chapter checks."""
     if not cond:

@@ -69,6 +69,11 @@ class RunResult:
     metrics: dict
     history: list
 
+    @property
+    def wall_s(self) -> float:
+        """Training time of the run where it was made, in seconds (NaN when not recorded)."""
+        return json.loads((self.path / "result.json").read_text()).get("wall_s", float("nan"))
+
     def predictions(self) -> dict[str, np.ndarray]:
         """Held-out ``predictions``, ``targets``, ``inputs`` (int [n, T]), ``lengths`` [n] and task info."""
         with np.load(self.path / "predictions.npz") as f:
@@ -137,6 +142,20 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     return results
 
 
+def chapter_sweep(configs: list[Mapping[str, Any]], cfg, desc: str, executor: Optional[Executor] = None,
+                  store: Optional[Path] = None, progress: bool = True) -> tuple[list[RunResult], list[bool]]:
+    """A chapter's sweep: says how many runs are in the store and how many will train, trains them with the
+    chapter's executor (``penb.executors.for_config(cfg, desc, todo)``) unless ``executor`` is given, and
+    returns the results in order with, per config, whether it was in the store before (reused)."""
+    from penb.executors import for_config
+
+    before = [status(c, store) == "done" for c in configs]
+    todo = len(configs) - sum(before)
+    print(f"{len(configs)} runs: {sum(before)} found in the run store, {todo} to train")
+    results = sweep(configs, executor or for_config(cfg, desc, todo), store=store, progress=progress)
+    return results, before
+
+
 USAGE_LOG = "PENB_RUN_LOG"   # environment variable: a file to which sweep appends one line per run it returned
 
 
@@ -154,8 +173,7 @@ def _log_usage(results: list[RunResult], trained: set) -> None:
         if r.key in seen:
             continue
         seen.add(r.key)
-        wall = json.loads((r.path / "result.json").read_text()).get("wall_s")
-        lines.append(json.dumps({"key": r.key, "trained": r.key in trained, "wall_s": wall}))
+        lines.append(json.dumps({"key": r.key, "trained": r.key in trained, "wall_s": r.wall_s}))
     with open(path, "a") as f:
         f.write("".join(line + "\n" for line in lines))
 

@@ -10,7 +10,6 @@ import torch
 from penb import appendix, presets, runs, train
 from penb.appendix import Panel
 from penb.chapters import appendix_a, appendix_b, appendix_c, appendix_d, key_findings
-from penb.models import count_parameters
 from penb.tasks import IGNORE, make_task
 
 

@@ -4,18 +4,9 @@ their closed forms, the scoring of a run's checkpoints (cached, shared runs), an
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
 from penb import frequency, presets
 from penb import stability_chapter as sc
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 def per_seed_rows(raw: dict) -> pd.DataFrame:

@@ -11,14 +11,6 @@ from penb import stability as st
 from penb.tasks import make_task
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def gen(seed=0):
     return torch.Generator().manual_seed(seed)
 

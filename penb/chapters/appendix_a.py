@@ -20,7 +20,7 @@ variants stay near 0.17, and a probe with 8,000 updates (seeds 111/222/333) left
 """
 from penb import appendix
 from penb.appendix import Panel
-from penb.presets import require
+from penb.presets import require, require_ints, require_names
 
 SECTIONS = ("add", "sort", "predecessor")
 
@@ -85,15 +85,9 @@ def panels(cfg) -> list[Panel]:
 
 def check(cfg):
     appendix.check_common(cfg)
-    require(len(cfg.sections) >= 1 and len(set(cfg.sections)) == len(cfg.sections)
-            and set(cfg.sections) <= set(SECTIONS),
-            f"sections must be distinct names among {', '.join(SECTIONS)}, got {cfg.sections!r}")
-    require(len(cfg.sort_cores) >= 1 and len(set(cfg.sort_cores)) == len(cfg.sort_cores)
-            and set(cfg.sort_cores) <= {"gru", "lstm"},
-            f"sort_cores must be distinct names among gru, lstm, got {cfg.sort_cores!r}")
-    for k in ("add_length", "sort_length", "pred_length", "add_steps", "sort_steps", "pred_steps"):
-        require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
-                f"{k} must be an int >= 1, got {cfg[k]!r}")
+    require_names("sections", cfg.sections, SECTIONS)
+    require_names("sort_cores", cfg.sort_cores, ("gru", "lstm"))
+    require_ints(cfg, ("add_length", "sort_length", "pred_length", "add_steps", "sort_steps", "pred_steps"))
     for k in ("add_vocab", "sort_gru_vocab", "sort_lstm_vocab", "pred_vocab"):
         appendix.check_vocab(k, cfg[k])
     if "predecessor" in cfg.sections:

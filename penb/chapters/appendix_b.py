@@ -11,7 +11,7 @@ SMOKE only exercises every cell.
 """
 from penb import appendix
 from penb.appendix import Panel
-from penb.presets import require
+from penb.presets import require, require_ints
 
 PAPER = dict(
     device="auto",                                  # auto: CUDA when present, else the CPU
@@ -49,9 +49,7 @@ def panels(cfg) -> list[Panel]:
 
 def check(cfg):
     appendix.check_common(cfg)
-    for k in ("min_length", "length", "steps"):
-        require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
-                f"{k} must be an int >= 1, got {cfg[k]!r}")
+    require_ints(cfg, ("min_length", "length", "steps"))
     require(cfg.min_length <= cfg.length,
             f"empty length range: min_length ({cfg.min_length}) must not exceed length ({cfg.length})")
     appendix.check_vocab("vocab", (cfg.vocab,))

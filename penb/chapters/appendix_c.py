@@ -14,7 +14,7 @@ SMOKE only exercises every cell.
 """
 from penb import appendix
 from penb.appendix import Panel
-from penb.presets import require
+from penb.presets import require, require_ints
 
 TASKS = ("reverse", "sort")
 ALLOWED = ("vanilla", "double", "sinusoidal")
@@ -60,8 +60,6 @@ def check(cfg):
     for t in cfg.tasks:
         require(t in TASKS, f"unknown task {t!r}; this chapter runs: {', '.join(TASKS)}")
     appendix.check_variants("variants", cfg.variants, ALLOWED)
-    for k in ("length", "steps"):
-        require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
-                f"{k} must be an int >= 1, got {cfg[k]!r}")
+    require_ints(cfg, ("length", "steps"))
     appendix.check_vocab("vocab", (cfg.vocab,))
     appendix.validate(cfg, panels(cfg))

@@ -14,7 +14,7 @@ SMOKE only exercises every cell.
 """
 from penb import appendix
 from penb.appendix import Panel
-from penb.presets import require
+from penb.presets import require, require_ints, require_names
 
 SETTINGS = ("fixed", "variable")
 ALLOWED = ("vanilla", "sinusoidal", "random", "learnable")
@@ -62,13 +62,9 @@ def panels(cfg) -> list[Panel]:
 
 def check(cfg):
     appendix.check_common(cfg)
-    require(len(cfg.settings) >= 1 and len(set(cfg.settings)) == len(cfg.settings)
-            and set(cfg.settings) <= set(SETTINGS),
-            f"settings must be distinct names among {', '.join(SETTINGS)}, got {cfg.settings!r}")
+    require_names("settings", cfg.settings, SETTINGS)
     appendix.check_variants("variants", cfg.variants, ALLOWED)
-    for k in ("length", "min_length", "steps"):
-        require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
-                f"{k} must be an int >= 1, got {cfg[k]!r}")
+    require_ints(cfg, ("length", "min_length", "steps"))
     if "variable" in cfg.settings:
         require(cfg.min_length <= cfg.length,
                 f"empty length range: min_length ({cfg.min_length}) must not exceed length ({cfg.length})")

@@ -14,7 +14,8 @@ vocabularies of its own, small enough that the models learn the FREQUENT tokens.
 The training keys of this module are shared with ``penb.chapters.gradient_stability``: both chapters
 build their runs with :func:`run_configs`, so equal settings give equal run keys and no retraining.
 """
-from penb import encodings, per_core
+from penb import per_core
+from penb.chapters import _rnn
 from penb.presets import require
 
 PAPER = dict(
@@ -52,36 +53,17 @@ SMOKE = dict(
 TRAINING_KEYS = tuple(PAPER)                        # the keys that decide the runs (shared with Fig. 5)
 
 
-def _positive_int(cfg, k):
-    require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
-            f"{k} must be an int >= 1, got {cfg[k]!r}")
-
-
 def check(cfg):
     """Raise ``ValueError`` for an impossible value of the training keys (both chapters use it)."""
-    for k in ("length", "hidden", "batch_size", "steps", "per_cell", "checkpoint_every", "bootstrap", "workers"):
-        _positive_int(cfg, k)
+    _rnn.check_training(cfg, ("length", "hidden", "batch_size", "steps", "per_cell", "checkpoint_every",
+                              "bootstrap", "workers"))
     require(cfg.length >= 4 and cfg.length % 4 == 0,
             f"length must be a multiple of 4 (four quarters of target positions), got {cfg.length}")
-    require(cfg.warmup >= 0 and cfg.lr > 0, f"need warmup >= 0 and lr > 0, got {cfg.warmup}, {cfg.lr}")
-    require(len(cfg.betas) == 2 and all(0 <= b < 1 for b in cfg.betas),
-            f"betas must be two numbers in [0, 1), got {cfg.betas}")
     require(0 < cfg.rarity < 1, f"rarity must be in (0, 1), got {cfg.rarity}")
-    require(len(cfg.seeds) >= 1 and len(set(cfg.seeds)) == len(cfg.seeds), f"seeds must be distinct, got {cfg.seeds}")
-    require(all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in cfg.seeds),
-            f"seeds must be ints >= 0, got {cfg.seeds}")
-    require(len(cfg.cores) >= 1 and len(set(cfg.cores)) == len(cfg.cores) and set(cfg.cores) <= {"gru", "lstm", "s4d"},
-            f"cores must be distinct names among gru, lstm, s4d, got {cfg.cores}")
     for core in cfg.cores:
         v = cfg[f"{core}_vocab"]
         require(isinstance(v, int) and not isinstance(v, bool) and v >= 4 and v % 2 == 0,
                 f"{core}_vocab must be an even int >= 4 (FREQUENT and RARE halves), got {v!r}")
-    require(len(cfg.encodings) >= 1 and len(set(cfg.encodings)) == len(cfg.encodings),
-            f"encodings must be distinct, got {cfg.encodings}")
-    for e in cfg.encodings:
-        require(e in encodings.PAPER_KEYS, f"unknown encoding {e!r}; valid: {', '.join(encodings.PAPER_KEYS)}")
-    require(cfg.amp in ("none", "bf16"), f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
-    per_core.check(cfg)
 
 
 def run_configs(cfg) -> list[dict]:

@@ -9,7 +9,8 @@ QUICK is the CPU regime found by ``scripts/search_key_findings.py`` (its table i
 ``penb/data/key_findings_search.csv``). From an empty run store the chapter took 13 min 11 s on the 2-core
 machine (2026-11-22, two worker processes). SMOKE only exercises every cell.
 """
-from penb import encodings, per_core
+from penb import per_core
+from penb.chapters import _rnn
 from penb.presets import require
 
 PAPER = dict(
@@ -47,15 +48,8 @@ SMOKE = dict(
 
 
 def check(cfg):
-    for k in ("length", "hidden", "batch_size", "steps", "held_out", "checkpoint_every", "bootstrap", "workers"):
-        require(isinstance(cfg[k], int) and not isinstance(cfg[k], bool) and cfg[k] >= 1,
-                f"{k} must be an int >= 1, got {cfg[k]!r}")
-    require(cfg.warmup >= 0 and cfg.lr > 0, f"need warmup >= 0 and lr > 0, got {cfg.warmup}, {cfg.lr}")
-    require(len(cfg.betas) == 2 and all(0 <= b < 1 for b in cfg.betas), f"betas must be two numbers in [0, 1), got {cfg.betas}")
-    require(len(cfg.seeds) >= 1 and len(set(cfg.seeds)) == len(cfg.seeds), f"seeds must be distinct, got {cfg.seeds}")
-    require(all(isinstance(s, int) and s >= 0 for s in cfg.seeds), f"seeds must be ints >= 0, got {cfg.seeds}")
-    require(len(cfg.cores) >= 1 and len(set(cfg.cores)) == len(cfg.cores) and set(cfg.cores) <= {"gru", "lstm", "s4d"},
-            f"cores must be distinct names among gru, lstm, s4d, got {cfg.cores}")
+    _rnn.check_training(cfg, ("length", "hidden", "batch_size", "steps", "held_out", "checkpoint_every",
+                              "bootstrap", "workers"))
     for core in cfg.cores:
         vocab = cfg[f"{core}_vocab"]
         require(len(vocab) >= 1 and all(isinstance(v, int) and not isinstance(v, bool) and v >= 2 for v in vocab),
@@ -64,12 +58,6 @@ def check(cfg):
         require(min(vocab) ** cfg.length > cfg.held_out,
                 f"{core}_vocab {min(vocab)} with length {cfg.length} has fewer than held_out + 1 = "
                 f"{cfg.held_out + 1} distinct sequences")
-    require(len(cfg.encodings) >= 1 and len(set(cfg.encodings)) == len(cfg.encodings),
-            f"encodings must be distinct, got {cfg.encodings}")
-    for e in cfg.encodings:
-        require(e in encodings.PAPER_KEYS, f"unknown encoding {e!r}; valid: {', '.join(encodings.PAPER_KEYS)}")
-    require(cfg.amp in ("none", "bf16"), f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
-    per_core.check(cfg)
 
 
 settings = per_core.settings                       # the training settings of one core
