@@ -9,7 +9,7 @@ and reused by ``penb.runs.sweep``:
   seeds. For ``reverse`` the order-blind ceiling :func:`blind_ceiling` is the best token accuracy
   any predictor can reach that sees only the multiset of the inputs, which is all a one-layer causal
   Transformer without PE sees at an output step (Irie's Question 5).
-* **lm**: small language models on the ``lm`` task (``penb.lm_task``): trained on the WikiText
+* **lm**: small language models on the ``lm`` task (``penb.tasks.lm``): trained on the WikiText
   split ``lm_train_split``, perplexity on the split ``lm_test_split``, with a bootstrap CI over test
   paragraphs (seeds pooled). :func:`lm_order_use` measures how much each trained model's prediction
   depends on the order of its context: the loss on the last token of a test window, as is and with

@@ -5,7 +5,7 @@
     summ = summary(frame)          # per encoding: min / mean / max test perplexity over seeds (Table 1)
     curve = curves(frame)          # training perplexity per seed and logged update (Fig. 15)
 
-Every run is a ``penb.train`` run of the ``lm`` task (``penb.lm_task``), kept in the run store, so a
+Every run is a ``penb.train`` run of the ``lm`` task (``penb.tasks.lm``), kept in the run store, so a
 finished run is reused and an interrupted one resumes. Test perplexity of a run is
 ``exp(total cross-entropy / number of scored target tokens)`` over its held-out test paragraphs (padding
 and SentencePiece's unknown piece excluded); the training curve is ``exp`` of the logged loss, i.e. of

@@ -1,6 +1,7 @@
 """Presets: one frozen configuration per chapter and preset name.
 
-Every chapter declares its configuration once, in ``penb/chapters/<chapter>.py``:
+Every chapter declares its configuration once, in the module that ``penb.chapters.PRESET_MODULES`` names
+(``penb/chapters/<chapter>/presets.py``):
 
 * ``PAPER``: the published settings (a flat dict of literals);
 * ``QUICK`` and ``SMOKE``: overrides of ``PAPER`` (so the difference can be printed);
@@ -15,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import pkgutil
 from collections.abc import Mapping
 from typing import Any, Iterator
 
@@ -72,17 +72,20 @@ class Config(Mapping):
 
 
 def chapters() -> list[str]:
-    """The names of all chapters that declare presets."""
-    import penb.chapters as pkg
+    """The names of all chapters that declare presets (the registry ``penb.chapters.PRESET_MODULES``)."""
+    from penb.chapters import PRESET_MODULES
 
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+    return sorted(PRESET_MODULES)
 
 
 def _module(chapter: str):
+    from penb.chapters import PRESET_MODULES
+
     name = chapter.replace("-", "_")
-    if name not in chapters():
-        raise ValueError(f"unknown chapter {chapter!r}; valid chapters: {', '.join(chapters())}")
-    return importlib.import_module(f"penb.chapters.{name}")
+    if name not in PRESET_MODULES:
+        raise ValueError(f"unknown chapter {chapter!r}{suggest([chapter], PRESET_MODULES)}; "
+                         f"valid chapters: {', '.join(chapters())}")
+    return importlib.import_module(PRESET_MODULES[name])
 
 
 def table(chapter: str) -> dict[str, dict[str, Any]]:

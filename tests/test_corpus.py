@@ -11,7 +11,8 @@ import pytest
 import sentencepiece as spm
 import torch
 
-from penb import corpus, lm, tokenizer
+from penb import corpus, tokenizer
+from tests import lm_reference as lm
 from penb.paths import shared_dir
 
 WIKI = """ 

@@ -1,7 +1,7 @@
 """The language-modelling appendix chapter (Morita App. E): presets -> runs, perplexity summary, missing corpus.
 
 Numbers are checked against the paper's printed settings and Table 1, hand computations (math.exp of
-summed nats), and a plain re-evaluation of a trained model by ``penb.lm.evaluate`` (its own batching).
+summed nats), and a plain re-evaluation of a trained model by ``tests.lm_reference.evaluate`` (its own batching).
 """
 import math
 import sys
@@ -10,13 +10,15 @@ import pandas as pd
 import pytest
 import torch
 
-from penb import corpus, lm, lm_appendix, lm_task, presets, runs
+from penb import corpus, lm_appendix, presets, runs
+from penb.tasks import lm as lm_task
+from tests import lm_reference as lm
 from penb.tasks import make_task
 
 
 @pytest.fixture
 def fresh_data_cache():
-    """``penb.lm_task.load_data`` caches per process by corpus name; the tests change where corpora live."""
+    """``penb.tasks.lm.load_data`` caches per process by corpus name; the tests change where corpora live."""
     lm_task.load_data.cache_clear()
     yield
     lm_task.load_data.cache_clear()
@@ -132,7 +134,7 @@ def test_paired_gap_and_verdict_by_hand():
 
 
 def test_run_perplexity_matches_a_plain_re_evaluation(tmp_path, fresh_data_cache):
-    """A tiny chapter run: each row's perplexity equals exp(nats / targets) of ``penb.lm.evaluate`` on the
+    """A tiny chapter run: each row's perplexity equals exp(nats / targets) of ``tests.lm_reference.evaluate`` on the
     same model and test paragraphs (their first length + 1 pieces, SentencePiece's unknown piece ignored)."""
     torch.set_num_threads(1)
     cfg = presets.resolve("lm_appendix", "smoke", seeds=(111,), steps=6, warmup=2, held_out=12)

@@ -1,12 +1,13 @@
 """The ``lm`` task: windows are contiguous paragraph text, padding and unknown pieces are never scored,
-the held-out set is the test split's first tokens, perplexity agrees with penb.lm's independent sum."""
+the held-out set is the test split's first tokens, perplexity agrees with tests/lm_reference.py's independent sum."""
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from penb import corpus, lm, runs, train
+from penb import corpus, runs, train
+from tests import lm_reference as lm
 from penb.tasks import IGNORE, make_task
 from penb.tokenizer import train_tokenizer
 

@@ -9,7 +9,7 @@ from tests.util import gen
 
 
 def test_registry_keys():
-    assert set(TASKS) == {"reverse", "sort", "reverse_add", "predecessor", "reverse_variable", "dual_frequency"}
+    assert set(TASKS) == {"reverse", "sort", "reverse_add", "predecessor", "reverse_variable", "dual_frequency", "lm"}
 
 
 @pytest.mark.parametrize("name, expected_output", [

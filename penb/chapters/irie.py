@@ -81,7 +81,7 @@ def check_q4(cfg):
     """Question 4's keys: cheap checks only (the corpus is not loaded here; penb.train checks the rest)."""
     from penb.corpus import CORPORA, SPLITS
     from penb.irie_q4 import ORDER_TASKS
-    from penb.lm_task import CROPS
+    from penb.tasks.lm import CROPS
     from penb.tasks import make_task
 
     def positive(name):

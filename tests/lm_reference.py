@@ -1,4 +1,4 @@
-"""Language-modelling data and evaluation helpers (Morita App. E): batches and perplexity.
+"""An independent reference for the language-modelling tests (Morita App. E): batches and perplexity.
 
 A paragraph of ``n`` token ids gives ``n - 1`` next-token predictions: inputs ``ids[:-1]``, targets
 ``ids[1:]`` (no BOS/EOS, as in the official code, so the first token is never a target). To feed

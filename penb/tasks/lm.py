@@ -35,7 +35,7 @@ from typing import Optional, Sequence
 
 import torch
 
-from penb.tasks import IGNORE, Batch, Task
+from penb.tasks.base import IGNORE, Batch, Task
 
 CROPS = ("start", "random")
 
@@ -224,4 +224,3 @@ class LMTask(Task):
 
 
 load_data.cache_clear = _load_data.cache_clear
-TASK = LMTask

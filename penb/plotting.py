@@ -1,6 +1,7 @@
-"""Figures of the RNN experiments (Morita): metrics against the vocabulary size, vanilla vs. position-encoded.
+"""The shared plotting helper: colours, markers and metric labels used across chapters, error bars, and
+the vocabulary sweep of the RNN experiments (Morita): metrics against the vocabulary size, vanilla vs. PE.
 
-``vocab_sweep(summ)`` draws Fig. 2's layout from the tidy frame of ``penb.fig2.summary`` (one row per
+``vocab_sweep(summ)`` draws Fig. 2's layout from the tidy frame of ``penb.chapters.key_findings.analysis.summary`` (one row per
 model x vocabulary x variant with ``accuracy``/``distance`` and their ``_lo``/``_hi`` CI bounds): the
 top row is token accuracy, the bottom row the mean Damerau-Levenshtein distance, one column per model,
 the vocabulary on a log2 axis, error bars the 95% CIs. Later chapters with the same kind of frame
@@ -14,13 +15,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from penb.names import model_name
+
 COLORS = {"vanilla": "#7f7f7f", "position-encoded": "#d62728"}
 MARKERS = {"vanilla": "o", "position-encoded": "s"}
-MODEL_NAMES = {"gru": "GRU", "lstm": "LSTM", "s4d": "S4D"}
 METRICS = {"accuracy": "token accuracy", "distance": "Damerau-Levenshtein distance"}
 
 
-def _errorbars(ax, g: pd.DataFrame, metric: str, x: np.ndarray, label: str, color: str, marker: str) -> None:
+def errorbars(ax, g: pd.DataFrame, metric: str, x: np.ndarray, label: str, color: str, marker: str) -> None:
+    """Points of ``g[metric]`` at ``x`` with error bars from ``g[metric_lo]``/``g[metric_hi]``."""
     y = g[metric].to_numpy(float)
     err = np.vstack([y - g[f"{metric}_lo"].to_numpy(float), g[f"{metric}_hi"].to_numpy(float) - y])
     ax.errorbar(x, y, yerr=np.clip(err, 0, None), color=color, marker=marker, ms=5, capsize=3, lw=1.5,
@@ -49,13 +52,13 @@ def vocab_sweep(summ: pd.DataFrame, models: Optional[Sequence[str]] = None,
                     continue
                 # a small horizontal offset keeps overlapping error bars apart
                 x = g["vocab"].to_numpy(float) * 2 ** (0.06 * (k - (len(variants) - 1) / 2))
-                _errorbars(ax, g, metric, x, variant, COLORS.get(variant, f"C{k}"), MARKERS.get(variant, "^"))
+                errorbars(ax, g, metric, x, variant, COLORS.get(variant, f"C{k}"), MARKERS.get(variant, "^"))
             ax.set_xscale("log", base=2)
             ax.set_xticks(ticks, [str(v) for v in ticks])
             ax.minorticks_off()
             ax.grid(alpha=0.3)
             if i == 0:
-                ax.set_title(MODEL_NAMES.get(model, model))
+                ax.set_title(model_name(model))
                 ax.set_ylim(-0.02, 1.02)
             if i == len(metrics) - 1:
                 ax.set_xlabel("vocabulary size")
