@@ -1,7 +1,9 @@
-"""Atomic file writes: a temporary file in the same folder, then ``os.replace``.
+"""Atomic file writes: a temporary file in the same folder, fsync'd, then ``os.replace`` and an fsync of
+the folder.
 
-A reader never sees a half-written result, and a killed process leaves either the old
-file or the new one.
+A reader never sees a half-written result, and a killed process (or a crash of the machine) leaves either
+the old file or the new one, never an empty one under the final name. A kill can leave the temporary file
+(``.<name>.*.tmp``) behind; ``penb.runs`` sweeps those before a run resumes.
 """
 from __future__ import annotations
 
@@ -20,12 +22,28 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
     os.close(fd)
     try:
         write(tmp)
+        _fsync(tmp)
         os.replace(tmp, path)
+        _fsync(path.parent)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
     return path
+
+
+def _fsync(path: str | os.PathLike) -> None:
+    """Flush ``path`` (a file or a folder) to disk; folders that cannot be opened (some systems) are skipped."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:

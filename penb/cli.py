@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from penb import execute, presets, status
+from penb import notebook, presets, status
 
 
 def _params(pairs: list[list[str]] | None, preset: str | None) -> dict:
-    params = {k: execute.parse_value(v) for k, v in (pairs or [])}
+    params = {k: notebook.parse_value(v) for k, v in (pairs or [])}
     if preset is not None:
         params["preset"] = preset
     return params
@@ -44,19 +44,19 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.cmd == "run":
-            path = execute.run_chapter(args.chapter, _params(args.parameter, args.preset), args.out, args.log)
+            path = notebook.run_chapter(args.chapter, _params(args.parameter, args.preset), args.out, args.log)
             print(f"executed {args.chapter} -> {path}")
         elif args.cmd == "run-all":
-            names = execute.book_chapters()
+            names = notebook.book_chapters()
             for name in names:  # validate all before running any
-                execute.validate(name, _params(None, args.preset))
+                notebook.validate(name, _params(None, args.preset))
             for i, name in enumerate(names, 1):
                 print(f"[{i}/{len(names)}] {name}", flush=True)
-                execute.run_chapter(name, _params(None, args.preset), args.out, args.log)
+                notebook.run_chapter(name, _params(None, args.preset), args.out, args.log)
         elif args.cmd == "list":
-            print("\n".join(execute.book_chapters()))
+            print("\n".join(notebook.book_chapters()))
         elif args.cmd == "params":
-            for k, info in execute.declared_parameters(args.chapter).items():
+            for k, info in notebook.declared_parameters(args.chapter).items():
                 print(f"{k:>14} = {info['default']:<12} # {info['help']}")
             print()
             t = presets.table(args.chapter)
@@ -68,4 +68,21 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except Exception as err:  # noqa: BLE001 (a failing cell: papermill's error, shown in a few lines)
+        print(f"error: {cell_error(err)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def cell_error(err: BaseException, lines: int = 6) -> str:
+    """A few readable lines for a chapter that failed while executing: for papermill's
+    ``PapermillExecutionError`` the failing cell's exception name and message (no traceback);
+    otherwise the exception's type and message."""
+    ename, evalue = getattr(err, "ename", None), getattr(err, "evalue", None)
+    if ename is not None:
+        cell = getattr(err, "exec_count", None)
+        text = f"cell {cell} raised {ename}: {evalue}" if cell is not None else f"{ename}: {evalue}"
+    else:
+        text = f"{type(err).__name__}: {err}"
+    body = text.strip().splitlines()
+    return "\n".join(body[:lines] + (["..."] if len(body) > lines else []))

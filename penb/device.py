@@ -13,6 +13,11 @@ def check_device(name: str) -> None:
         raise ValueError(f"unknown device {name!r}; valid: {', '.join(CHOICES)} (or cuda:N)")
     if base == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={name!r} was asked for, but CUDA is not available here; use 'auto' or 'cpu'")
+    if base == "cuda" and ":" in name:
+        index = name.split(":", 1)[1]
+        if not index.isdigit() or int(index) >= torch.cuda.device_count():
+            raise ValueError(f"device={name!r}: this machine has {torch.cuda.device_count()} GPU(s) "
+                             f"(cuda:0..cuda:{torch.cuda.device_count() - 1})")
 
 
 def resolve_device(name: str = "auto") -> torch.device:

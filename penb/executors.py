@@ -68,14 +68,38 @@ class ProcessExecutor(Executor):
         if not items:
             return []
         order = sorted(range(len(items)), key=lambda i: -_cost(items[i]))
-        with cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context(self.start_method),
-                                    initializer=_init_worker, initargs=(self.threads,)) as pool, \
-                tqdm(total=len(items), desc=self.desc, disable=self.desc is None) as bar:
-            futures = {i: pool.submit(fn, items[i]) for i in order}
-            for f in cf.as_completed(futures.values()):
-                f.result()                                  # an error stops the sweep here
-                bar.update(1)
-            return [futures[i].result() for i in range(len(items))]
+        pool = cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context(self.start_method),
+                                      initializer=_init_worker, initargs=(self.threads,))
+        try:
+            with tqdm(total=len(items), desc=self.desc, disable=self.desc is None) as bar:
+                futures = {pool.submit(fn, items[i]): i for i in order}
+                for f in cf.as_completed(futures):
+                    if f.exception() is not None:           # fail fast: the first error ends the sweep
+                        raise RunFailed(items[futures[f]], f.exception()) from f.exception()
+                    bar.update(1)
+                results = {i: f.result() for f, i in futures.items()}
+        except BaseException:                                # an error or Ctrl-C: drop the queue, stop workers
+            _stop(pool)
+            raise
+        pool.shutdown(wait=True)
+        return [results[i] for i in range(len(items))]
+
+
+class RunFailed(RuntimeError):
+    """A job of a sweep failed; ``item`` is its input (a run config) and the cause is chained."""
+
+    def __init__(self, item, error: BaseException):
+        self.item = item
+        super().__init__(f"a run of the sweep failed ({type(error).__name__}: {error}); its config: {item!r}")
+
+
+def _stop(pool: cf.ProcessPoolExecutor) -> None:
+    """Cancel every queued job and terminate the workers at once (finished runs are already on disk; a run
+    cut off mid-way resumes from its last checkpoint next time)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        if proc.is_alive():
+            proc.terminate()
 
 
 def _cost(item) -> float:

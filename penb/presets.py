@@ -148,11 +148,47 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
         from penb.device import check_device
 
         check_device(values["device"])
+    cross_check(chapter, values)
     cfg = Config(values, chapter, preset)
     check = getattr(mod, "check", None)
     if check is not None:
         check(cfg)
     return cfg
+
+
+def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
+    """(path, number) of every float inside ``value`` (tuples, lists and dicts searched)."""
+    if isinstance(value, float):
+        yield where, value
+    elif isinstance(value, (tuple, list)):
+        for i, v in enumerate(value):
+            yield from _numbers(v, f"{where}[{i}]")
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _numbers(v, f"{where}[{k!r}]")
+
+
+def cross_check(chapter: str, values: Mapping[str, Any]) -> None:
+    """Checks that hold for every chapter, across fields, before any kernel starts: no NaN or infinite
+    number anywhere; ``amp="bf16"`` only where the device resolves to CUDA; ``warmup`` no larger than
+    ``steps`` (per model too, where ``per_core`` overrides them)."""
+    import math
+
+    for where, v in (hit for k, v in values.items() for hit in _numbers(v, k)):
+        require(math.isfinite(v), f"{chapter}: {where} must be a finite number, got {v!r}")
+    if values.get("amp", "none") != "none" and "device" in values:
+        from penb.device import resolve_device
+
+        require(resolve_device(values["device"]).type == "cuda",
+                f"{chapter}: amp={values['amp']!r} needs a CUDA device, but device={values['device']!r} "
+                f"resolves to the CPU here; use amp='none'")
+    if "warmup" in values and "steps" in values:
+        runs = {"": {}} | {f" for {c}": o for c, o in dict(values.get("per_core") or {}).items()
+                           if isinstance(o, Mapping)}
+        for label, over in runs.items():
+            w, n = over.get("warmup", values["warmup"]), over.get("steps", values["steps"])
+            if isinstance(w, int) and isinstance(n, int):
+                require(w <= n, f"{chapter}: warmup ({w}) must not exceed steps ({n}){label}")
 
 
 def from_parameters(chapter: str, namespace: Mapping[str, Any]) -> Config:

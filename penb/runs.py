@@ -6,11 +6,19 @@
         predictions.npz        held-out predictions/targets per sequence (written when training ends)
         result.json            config, headline metrics, loss history; its presence marks the run done
 
-``key(config)`` is the sha256 (16 hex digits) of the canonical JSON of ``penb.train.normalize(config)``:
-every field that affects a result (defaults included, ``device`` resolved), so no two configurations
-share a folder. ``sweep(configs, executor)`` validates every configuration first, reuses finished
-runs, resumes interrupted ones from their last checkpoint, and runs the rest on the executor. All
-files are written atomically, so a killed sweep leaves either a complete file or none.
+        .lock                  a file lock: one process at a time trains (or resumes) the run
+
+``key(config)`` is the sha256 (16 hex digits) of the canonical JSON of the store version
+(``penb.identity.STORE_VERSION``) and ``penb.run_config.normalize(config)`` without its bookkeeping:
+every field that affects a result (defaults included) and the device's type ("cpu"/"cuda": "cuda" and
+"cuda:0" share a run), but not ``log_every``. So no two configurations share a folder, and code that
+changes results (a bumped store version) never reuses an old run. ``sweep(configs, executor)``
+normalises every configuration once, first (``ValueError`` before anything runs), reuses finished runs,
+resumes interrupted ones from their last checkpoint, and runs the rest on the executor. A run is
+trained under its folder's lock, so two processes on one store train it once; the second waits and
+reuses it. All files are written atomically (fsync'd), so a killed sweep leaves either a complete file
+or none, and a leftover temporary file is swept before a run resumes. A diverged run is finished too:
+its ``RunResult.diverged`` is True and it has no metrics and no predictions.
 
 Bit-identical results (reruns, resumed runs, pooled vs. in-process runs) hold on the CPU for the
 same number of torch threads: CPU kernels reduce in a thread-dependent order, so a different thread
@@ -32,13 +40,24 @@ import numpy as np
 
 from penb import paths, train
 from penb.executors import Executor, LocalExecutor
+from penb.identity import STORE_VERSION
+from penb.run_config import normalize
 
 NAMESPACE = "rnn"
+BOOKKEEPING = ("log_every",)        # run fields that do not change a result: left out of the key
+
+
+def key_fields(config: Mapping[str, Any]) -> dict:
+    """What the run key hashes: the store version and the normalised config without bookkeeping, with
+    the device reduced to its type."""
+    c = {k: v for k, v in normalize(config).items() if k not in BOOKKEEPING}
+    c["device"] = str(c["device"]).split(":")[0]
+    return {"store_version": STORE_VERSION, **c}
 
 
 def key(config: Mapping[str, Any]) -> str:
-    """sha256 (16 hex digits) of the canonical JSON of the normalised configuration."""
-    blob = json.dumps(train.normalize(config), sort_keys=True, separators=(",", ":"), default=str)
+    """sha256 (16 hex digits) of the canonical JSON of :func:`key_fields`."""
+    blob = json.dumps(key_fields(config), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -52,11 +71,41 @@ def run_dir(config: Mapping[str, Any], store: Optional[Path] = None) -> Path:
 
 
 def status(config: Mapping[str, Any], store: Optional[Path] = None) -> str:
-    """"done" (result written), "partial" (checkpoints only) or "new"."""
+    """"done" (a valid result: finished or diverged), "partial" (checkpoints only) or "new".
+
+    A ``result.json`` that does not parse, or a finished run whose ``predictions.npz`` is not a sound
+    archive, does not count as done (the run is trained again, from its checkpoints where it has some).
+    """
     d = run_dir(config, store)
-    if (d / "result.json").exists():
+    if finished(d):
         return "done"
     return "partial" if train.checkpoints(d) else "new"
+
+
+def finished(d: Path) -> bool:
+    """True when folder ``d`` holds a valid result: ``result.json`` parses and says "done" or "diverged"
+    (a result of the first store layout has no status: done), and a done run's predictions open."""
+    import zipfile
+
+    try:
+        result = json.loads((Path(d) / "result.json").read_text())
+        state = result.get("status", "done")
+        if state == "diverged":
+            return True
+        with zipfile.ZipFile(Path(d) / "predictions.npz") as z:
+            return state == "done" and z.testzip() is None
+    except (OSError, ValueError, zipfile.BadZipFile, AttributeError):
+        return False
+
+
+def sweep_temporary(d: Path) -> int:
+    """Remove leftover temporary files (``.*.tmp``) of a killed write in run folder ``d``; their count.
+    Call it only while holding the run's lock."""
+    n = 0
+    for tmp in list(Path(d).glob(".*.tmp")) + list(Path(d).glob("checkpoints/.*.tmp")):
+        tmp.unlink(missing_ok=True)
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)
@@ -69,13 +118,37 @@ class RunResult:
     metrics: dict
     history: list
 
+    @classmethod
+    def from_dir(cls, path) -> "RunResult":
+        """The finished run stored in folder ``path`` (``FileNotFoundError`` if it has not finished)."""
+        path = Path(path)
+        result = json.loads((path / "result.json").read_text())
+        return cls(path.name, path, result["config"], result["metrics"], result["history"])
+
+    @property
+    def result(self) -> dict:
+        """The whole ``result.json`` of the run (config, metrics, history, wall_s, ...)."""
+        return json.loads((self.path / "result.json").read_text())
+
+    @property
+    def diverged(self) -> bool:
+        """True when training stopped on a non-finite loss or gradient (no metrics, no predictions)."""
+        return self.result.get("status") == "diverged"
+
+    @property
+    def divergence(self) -> dict:
+        """{"step", "since", "last_finite_loss", "bad_updates"} of a diverged run, else {}."""
+        return self.result.get("diverged", {})
+
     @property
     def wall_s(self) -> float:
         """Training time of the run where it was made, in seconds (NaN when not recorded)."""
-        return json.loads((self.path / "result.json").read_text()).get("wall_s", float("nan"))
+        return self.result.get("wall_s", float("nan"))
 
     def predictions(self) -> dict[str, np.ndarray]:
         """Held-out ``predictions``, ``targets``, ``inputs`` (int [n, T]), ``lengths`` [n] and task info."""
+        if self.diverged:
+            raise ValueError(f"run {self.key} diverged at step {self.divergence.get('step')}: it has no predictions")
         with np.load(self.path / "predictions.npz") as f:
             return {k: f[k] for k in f.files}
 
@@ -92,33 +165,47 @@ class RunResult:
         if step not in found:
             raise ValueError(f"run {self.key} has no checkpoint at step {step}; kept: {sorted(found)}")
         model = train.build_model(self.config, device=device)
-        state = torch.load(found[step], map_location="cpu", weights_only=False)
+        state = torch.load(found[step], map_location="cpu", weights_only=True)
         model.load_state_dict(state["model"])
         return model.eval()
 
     def row(self) -> dict:
         """A flat dict (config fields + metrics + key) for a table."""
         cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in self.config.items()}
-        return {**cfg, **self.metrics, "key": self.key}
+        return {**cfg, **self.metrics, "diverged": self.diverged, "key": self.key}
 
 
 def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
     """The finished run of ``config``; ``FileNotFoundError`` if it has not finished."""
-    d = run_dir(config, store)
-    result = json.loads((d / "result.json").read_text())
-    return RunResult(d.name, d, result["config"], result["metrics"], result["history"])
+    return RunResult.from_dir(run_dir(config, store))
 
 
 def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True) -> RunResult:
     """Run ``config`` unless it is done (resuming it if partial); return its result."""
-    if status(config, store) != "done":
-        train.train(config, run_dir(config, store), progress=progress)
-    return load(config, store)
+    return _run(config, store, progress)[0]
 
 
-def _job(config: dict, store: str, progress: bool) -> str:
-    """Executor job (module level, so it pickles): run one config; return its key."""
-    return run(config, Path(store), progress).key
+def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool) -> tuple[RunResult, bool]:
+    """:func:`run`, and whether this call trained the run. The run's lock is held while it trains: a second
+    process waits for it and then finds it done."""
+    from filelock import FileLock
+
+    d = run_dir(config, store)
+    if status(config, store) == "done":
+        return load(config, store), False
+    d.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(d / ".lock")):
+        trained = status(config, store) != "done"
+        if trained:
+            sweep_temporary(d)
+            train.train(config, d, progress=progress)
+    return load(config, store), trained
+
+
+def _job(config: dict, store: str, progress: bool) -> tuple[str, bool]:
+    """Executor job (module level, so it pickles): run one config; its key and whether it trained here."""
+    result, trained = _run(config, Path(store), progress)
+    return result.key, trained
 
 
 def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = None,
@@ -128,18 +215,25 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     All configs are validated before any run starts (``ValueError``). Duplicates run once. Per-run
     progress bars show with the in-process executor only.
     """
-    configs = [train.normalize(c) for c in configs]
+    configs = [normalize(c) for c in configs]              # the one normalisation of each config
     todo = {}
     for c in configs:
         if status(c, store) != "done":
             todo.setdefault(key(c), c)
     executor = executor or LocalExecutor()
+    trained = set()
     if todo:
         job = partial(_job, store=str(root(store)), progress=progress and isinstance(executor, LocalExecutor))
-        executor.map(job, list(todo.values()))
+        trained = {k for k, t in executor.map(job, list(todo.values())) if t}
     results = [load(c, store) for c in configs]
-    _log_usage(results, set(todo))
+    _log_usage(results, trained)
     return results
+
+
+def split_diverged(results: Iterable[RunResult]) -> tuple[list[RunResult], list[RunResult]]:
+    """(valid runs, diverged runs): a chapter summarises the first and shows and counts the second."""
+    results = list(results)
+    return [r for r in results if not r.diverged], [r for r in results if r.diverged]
 
 
 def chapter_sweep(configs: list[Mapping[str, Any]], cfg, desc: str, executor: Optional[Executor] = None,
@@ -162,7 +256,7 @@ USAGE_LOG = "PENB_RUN_LOG"   # environment variable: a file to which sweep appen
 def _log_usage(results: list[RunResult], trained: set) -> None:
     """Append ``{"key", "trained", "wall_s"}`` per distinct run to the file named by ``$PENB_RUN_LOG`` (if set).
 
-    ``penb.execute`` sets it while a chapter runs, so the status page can say how many runs a chapter used,
+    ``penb.notebook`` sets it while a chapter runs, so the status page can say how many runs a chapter used,
     how many it trained itself and how long their training took where they were made.
     """
     path = os.environ.get(USAGE_LOG)

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from penb import atomic, paths
-from penb.execute import book_chapters
+from penb.notebook import book_chapters
 
 
 def collect(out_dir: Path | None = None) -> list[dict]:

@@ -1,10 +1,6 @@
 """Training one experiment run: task + model + Adam + schedule, checkpoints, resume, final test.
 
-A run is a flat dict of the fields in :data:`DEFAULTS` (``normalize`` fills and checks them), plus the
-core's own options for a core that has some (``penb.models.CORE_OPTIONS``: ``layers``, ``heads``,
-``ffn``, ``norm`` for ``core="transformer"``). Those are filled in only for that core, so the
-normalised config (and the run key) of every other core is exactly what it was before the
-transformer core existed; giving one to an RNN core is an error. Settings
+A run is a flat dict of fields (``penb.run_config``: ``DEFAULTS``, ``normalize``). Settings
 follow the paper and its official code (REFERENCE_NOTES.md): Adam with eps 1e-9 and no weight decay,
 lr 1e-3 with linear warm-up from 0 over 1,000 updates, then cosine decay to 0; gradient-norm
 clipping at 1.0; batch 512; mean cross-entropy over the scored (output-phase) steps.
@@ -21,14 +17,21 @@ Seeding: one run seed gives three independent streams (``derive_seed``): the mod
 weights, the held-out set, and the training batches. The held-out set is drawn first and excluded
 from training. A checkpoint (every ``checkpoint_every`` updates, kept) stores the model, the
 optimiser, the schedule position, the training-data generator's state and the loss history, so a
-resumed run continues bit for bit (on the CPU) where it stopped.
+resumed run continues bit for bit (on the CPU) where it stopped. Checkpoints load with
+``weights_only=True`` (a stored file cannot run code); an unreadable last checkpoint falls back to the one
+before it.
+
+Divergence: every update counts whether its loss or gradient norm was non-finite; at every logging
+interval a non-zero count stops the run with :class:`Diverged`, and ``train`` stores it as a diverged
+run (``result.json`` with ``"status": "diverged"``, the step, the last finite logged loss, no metrics),
+never as a finished result.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
@@ -37,67 +40,21 @@ import torch
 import torch.nn.functional as F
 
 from penb import atomic, metrics, models
+from penb.identity import STORE_VERSION, environment
+from penb.run_config import AMP, DEFAULTS, RunConfig, derive_seed, normalize  # noqa: F401 (re-exported)
 from penb.tasks import IGNORE, Batch, make_task
 
-DEFAULTS: dict[str, Any] = dict(
-    task="reverse", task_options={}, vocab_size=None, length=64,       # the task (vocab_size required)
-    core="lstm", encoding="sinusoidal", input_mode="concat",           # the model
-    hidden=512, embed=None, s4d_state=64,
-    steps=300_000, batch_size=512, lr=1e-3, warmup=1000,               # the optimisation
-    betas=(0.9, 0.98), eps=1e-9, weight_decay=0.0, clip=1.0,
-    seed=111, held_out=1024, checkpoint_every=5000, log_every=100,     # seeds, test set, records
-    device="auto", dtype="float32", amp="none",                        # where and how
-)
-AMP = ("none", "bf16")
+class Diverged(RuntimeError):
+    """Training produced a non-finite loss or gradient norm between updates ``since`` and ``step``."""
 
+    def __init__(self, step: int, since: int, last_finite_loss: Optional[float], bad_updates: int):
+        self.step, self.since, self.last_finite_loss, self.bad_updates = step, since, last_finite_loss, bad_updates
+        super().__init__(f"non-finite loss or gradient in {bad_updates} of the updates {since + 1}..{step} "
+                         f"(last finite logged loss: {last_finite_loss})")
 
-def derive_seed(seed: int, stream: str) -> int:
-    """An independent 63-bit seed for ``stream`` ("model", "test", "train") of run seed ``seed``."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{stream}".encode()).digest()[:8], "big") >> 1
-
-
-def normalize(config: Mapping[str, Any]) -> dict:
-    """The full run config: defaults filled, types checked, ``device`` resolved to "cpu"/"cuda[:n]".
-
-    Raises ``ValueError`` for an unknown field or an impossible value (before any work).
-    """
-    from penb.device import resolve_device
-
-    unknown = set(config) - set(DEFAULTS) - set(models.OPTION_NAMES)
-    if unknown:
-        raise ValueError(f"unknown run field(s) {sorted(unknown)}; valid: {sorted(DEFAULTS)} and, for a core "
-                         f"that takes them, {list(models.OPTION_NAMES)}")
-    options = {k: v for k, v in config.items() if k in models.OPTION_NAMES}
-    c = {**DEFAULTS, **{k: v for k, v in config.items() if k in DEFAULTS}}
-    if "input_mode" not in config:
-        c["input_mode"] = models.default_input_mode(c["core"])
-    c["task_options"] = dict(sorted(dict(c["task_options"] or {}).items()))
-    c["betas"] = tuple(float(b) for b in c["betas"])
-    for k in ("lr", "eps", "weight_decay", "clip"):
-        c[k] = float(c[k])
-    ints = ("vocab_size", "length", "hidden", "s4d_state", "steps", "batch_size", "warmup", "seed",
-            "held_out", "checkpoint_every", "log_every")
-    for k in ints:
-        if isinstance(c[k], bool) or not isinstance(c[k], int):
-            raise ValueError(f"run field {k!r} must be an int, got {c[k]!r}")
-    for k in ("steps", "batch_size", "held_out", "checkpoint_every", "log_every"):
-        if c[k] < 1:
-            raise ValueError(f"run field {k!r} must be >= 1, got {c[k]}")
-    if c["warmup"] < 0 or c["lr"] <= 0 or c["eps"] <= 0 or c["clip"] <= 0 or c["weight_decay"] < 0:
-        raise ValueError(f"need warmup >= 0, lr > 0, eps > 0, clip > 0, weight_decay >= 0; got {c}")
-    if len(c["betas"]) != 2 or not all(0 <= b < 1 for b in c["betas"]):
-        raise ValueError(f"betas must be two numbers in [0, 1), got {c['betas']}")
-    if c["amp"] not in AMP:
-        raise ValueError(f"unknown amp {c['amp']!r}; valid: {', '.join(AMP)}")
-    task = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"])
-    task.check_held_out(c["held_out"])
-    models.check(c["vocab_size"], task.num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
-                 c["embed"], c["s4d_state"], c["dtype"], **options)
-    c.update(models.core_options(c["core"], options, c["hidden"]))            # {} for the RNN cores
-    c["device"] = str(resolve_device(c["device"]))
-    if c["amp"] == "bf16" and not c["device"].startswith("cuda"):
-        raise ValueError("amp='bf16' is meant for CUDA; use amp='none' on the CPU")
-    return c
+    def as_dict(self) -> dict:
+        return {"step": self.step, "since": self.since, "last_finite_loss": self.last_finite_loss,
+                "bad_updates": self.bad_updates}
 
 
 def build_model(config: Mapping[str, Any], device: Optional[str] = None) -> models.SequenceModel:
@@ -105,7 +62,7 @@ def build_model(config: Mapping[str, Any], device: Optional[str] = None) -> mode
 
     ``device`` overrides the config's (e.g. "cpu" to inspect a run trained on a GPU).
     """
-    c = normalize({**config, "device": device or config.get("device", "auto")})
+    c = normalize(config) if device is None else normalize({**config, "device": device})
     num_steps = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"]).num_steps
     options = {k: c[k] for k in models.CORE_OPTIONS.get(c["core"], {})}
     return models.build(c["vocab_size"], num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
@@ -132,7 +89,8 @@ class Trainer:
                                           weight_decay=c["weight_decay"])
         self.step = 0
         self.history: list[dict] = []        # {"step", "loss", "accuracy"}: means over log_every updates
-        self._acc = torch.zeros(3, dtype=torch.float64, device=self.device)   # loss sum, acc sum, count
+        # loss sum, accuracy sum, updates, non-finite updates (loss or gradient norm), since the last log
+        self._acc = torch.zeros(4, dtype=torch.float64, device=self.device)
 
     # -- one update ---------------------------------------------------------------------------------
     def lr_at(self, step: int) -> float:
@@ -165,12 +123,17 @@ class Trainer:
         loss, acc = self.loss(batch)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), c["clip"])
+        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), c["clip"])
         self.optimizer.step()
         self.step += 1
-        self._acc += torch.stack([loss.detach().double(), acc.detach().double(), torch.ones_like(self._acc[0])])
+        bad = ~(torch.isfinite(loss.detach()) & torch.isfinite(norm))
+        self._acc += torch.stack([loss.detach().double(), acc.detach().double(), torch.ones_like(self._acc[0]),
+                                  bad.double()])
         if self.step % c["log_every"] == 0 or self.step == c["steps"]:
             s = self._acc.tolist()
+            if s[3] > 0:                                # checked at every logging interval (one sync)
+                last = self.history[-1]["loss"] if self.history else None
+                raise Diverged(self.step, self.step - int(s[2]), last, int(s[3]))
             self.history.append({"step": self.step, "loss": s[0] / s[2], "accuracy": s[1] / s[2]})
             self._acc.zero_()
         return loss
@@ -180,9 +143,13 @@ class Trainer:
         return {"step": self.step, "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
                 "schedule": {"kind": "warmup_cosine", "next_update": self.step, "lr": self.lr_at(self.step)},
                 "data_generator": self.data_gen.get_state(), "history": list(self.history),
-                "accumulators": self._acc.cpu(), "config": self.config}
+                "accumulators": self._acc.cpu(), "config": dict(self.config), "store_version": STORE_VERSION}
 
     def load_state_dict(self, state: dict) -> None:
+        if state.get("store_version") != STORE_VERSION:
+            raise ValueError(f"checkpoint was written under store version {state.get('store_version')}, this code "
+                             f"is version {STORE_VERSION} (penb.identity): it will not resume a run under "
+                             f"other code; delete the run folder to train it afresh")
         if state["config"] != self.config:
             raise ValueError("checkpoint belongs to another configuration")
         self.model.load_state_dict(state["model"])
@@ -196,12 +163,19 @@ class Trainer:
         return atomic.atomic_write(path, lambda tmp: torch.save(self.state_dict(), tmp))
 
     def resume(self, run_dir: Path) -> bool:
-        """Load the latest checkpoint in ``run_dir`` if any; True when one was loaded."""
-        found = checkpoints(run_dir)
-        if not found:
-            return False
-        self.load_state_dict(torch.load(found[-1][1], map_location="cpu", weights_only=False))
-        return True
+        """Load the latest readable checkpoint in ``run_dir`` if any; True when one was loaded.
+
+        An unreadable checkpoint (truncated by a crash) is skipped with a warning for the one before it.
+        """
+        for step, path in reversed(checkpoints(run_dir)):
+            try:
+                state = torch.load(path, map_location="cpu", weights_only=True)
+            except Exception as e:   # noqa: BLE001 (torch raises several kinds for a torn or foreign file)
+                warnings.warn(f"unreadable checkpoint {path} ({type(e).__name__}: {e}); trying the one before it")
+                continue
+            self.load_state_dict(state)
+            return True
+        return False
 
     # -- the whole run ------------------------------------------------------------------------------
     def run(self, run_dir: Optional[Path] = None, callback: Optional[Callable[["Trainer"], None]] = None,
@@ -294,16 +268,23 @@ def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[
     """Train (or resume) the run ``config`` in ``run_dir``, test it, and write its results there.
 
     Writes (atomically) ``predictions.npz`` (see ``Trainer.evaluate``) and then ``result.json``
-    ({"config", "metrics", "history", "wall_s"}); returns the result dict.
+    ({"status": "done", "config", "metrics", "history", "wall_s", "environment"}); returns the result dict.
+    A run that diverges writes no predictions and a ``result.json`` with ``"status": "diverged"``,
+    ``"diverged"`` (step, last finite loss) and empty metrics.
     """
     run_dir = Path(run_dir)
     start = time.time()
     trainer = Trainer(config)
     atomic.write_json(run_dir / "config.json", trainer.config)
-    trainer.run(run_dir, callback, progress)
-    pred = trainer.evaluate()
-    atomic.atomic_write(run_dir / "predictions.npz", lambda tmp: _savez(tmp, pred))
-    result = {"config": trainer.config, "metrics": summarize(pred), "history": trainer.history,
-              "wall_s": round(time.time() - start, 2)}
+    result = {"config": trainer.config, "environment": environment(trainer.config["device"])}
+    try:
+        trainer.run(run_dir, callback, progress)
+    except Diverged as d:
+        result.update(status="diverged", diverged=d.as_dict(), metrics={}, history=trainer.history)
+    else:
+        pred = trainer.evaluate()
+        atomic.atomic_write(run_dir / "predictions.npz", lambda tmp: _savez(tmp, pred))
+        result.update(status="done", metrics=summarize(pred), history=trainer.history)
+    result["wall_s"] = round(time.time() - start, 2)
     atomic.write_json(run_dir / "result.json", result)
     return json.loads(json.dumps(result, default=str))

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from penb import execute, paths, presets, status
+from penb import notebook, paths, presets, status
 
-CHAPTERS = execute.book_chapters()
-DRAFTS = execute.draft_chapters()
+CHAPTERS = notebook.book_chapters()
+DRAFTS = notebook.draft_chapters()
 _done: dict[str, Path] = {}
 
 
@@ -24,11 +24,11 @@ def run_smoke(name: str) -> Path:
     if name not in _done:
         out = paths.executed_dir() if name in CHAPTERS else paths.executed_dir().parent / "drafts"
         try:
-            _done[name] = execute.run_chapter(name, {"preset": "smoke"}, out_dir=out)
+            _done[name] = notebook.run_chapter(name, {"preset": "smoke"}, out_dir=out)
         except Exception as err:  # a kernel that stops answering (lost ZeroMQ reply) times out: try once more
             if "Timeout" not in type(err).__name__ and "DeadKernel" not in type(err).__name__:
                 raise
-            _done[name] = execute.run_chapter(name, {"preset": "smoke"}, out_dir=out)
+            _done[name] = notebook.run_chapter(name, {"preset": "smoke"}, out_dir=out)
     return _done[name]
 
 
@@ -39,9 +39,9 @@ def test_toc_lists_every_notebook():
 
 @pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
 def test_parameters_cell_convention(name):
-    cells = execute.parameters_cells(name)
+    cells = notebook.parameters_cells(name)
     assert len(cells) == 1, "exactly one cell tagged 'parameters'"
-    declared = execute.declared_parameters(name)
+    declared = notebook.declared_parameters(name)
     assert "preset" in declared and ast.literal_eval(declared["preset"]["default"]) == "quick"
     keys = set(presets.table(name)["paper"])
     for k, info in declared.items():
@@ -73,7 +73,7 @@ def test_config_comes_from_the_parameters_cell(name):
     call = f'cfg = presets.from_parameters("{name}", globals())'
     keys = set(presets.table(name)["paper"])
     bound = set()
-    for cell in jupytext.read(execute.notebook_path(name)).cells:
+    for cell in jupytext.read(notebook.notebook_path(name)).cells:
         if cell.cell_type != "code" or "parameters" in cell.metadata.get("tags", []):
             continue
         if call in cell.source:
@@ -90,7 +90,7 @@ def test_bad_input_is_refused_before_execution(name, tmp_path):
     for bad, match in [({"nonsense_parameter": 1}, "unknown parameter"),
                        ({"preset": "fastest"}, "unknown preset")]:
         with pytest.raises(ValueError, match=match):
-            execute.run_chapter(name, bad, out_dir=tmp_path)
+            notebook.run_chapter(name, bad, out_dir=tmp_path)
     assert not list(tmp_path.iterdir()), "nothing may be written for refused input"
 
 

@@ -29,13 +29,22 @@ def test_key_covers_every_field_and_fills_defaults():
     assert base == runs.key({**TINY, "betas": [0.9, 0.98], "embed": None})     # defaults made explicit
     assert base == runs.key({**TINY, "device": "cpu"})
     changes = dict(vocab_size=7, length=4, hidden=9, batch_size=9, steps=13, warmup=2, held_out=9,
-                   checkpoint_every=5, log_every=6, seed=8, core="gru", encoding="none", lr=2e-3,
+                   checkpoint_every=5, seed=8, core="gru", encoding="none", lr=2e-3,
                    betas=(0.9, 0.999), eps=1e-8, clip=0.5, weight_decay=0.1, task="sort", s4d_state=32,
                    input_mode="add", embed=8, dtype="float64", task_options={})
     keys = {runs.key({**TINY, k: v}) for k, v in changes.items() if v != TINY.get(k, train.DEFAULTS[k])}
     assert base not in keys and len(keys) == len(changes) - 1               # task_options {} is the default
     assert runs.key({**TINY, "task": "reverse_variable", "task_options": {"min_length": 2}}) != \
         runs.key({**TINY, "task": "reverse_variable", "task_options": {"min_length": 3}})
+
+
+def test_key_leaves_out_bookkeeping_and_follows_the_store_version(monkeypatch):
+    base = runs.key(TINY)
+    assert runs.key({**TINY, "log_every": 1}) == base                        # bookkeeping only
+    fields = runs.key_fields(TINY)
+    assert "log_every" not in fields and fields["device"] == "cpu" and fields["store_version"] >= 2
+    monkeypatch.setattr(runs, "STORE_VERSION", fields["store_version"] + 1)
+    assert runs.key(TINY) != base                                            # new code, new runs
 
 
 def test_killed_run_resumes_to_the_same_bits(tmp_path):
@@ -112,15 +121,15 @@ def test_key_findings_paper_preset_matches_the_paper():
     settings = claims.get("morita.settings").value
     assert (cfg.hidden, cfg.batch_size, cfg.steps, cfg.lr, cfg.warmup, len(cfg.seeds)) == \
         (settings["hidden"], settings["batch"], settings["steps"], settings["lr"], settings["warmup"], settings["seeds"])
-    configs = key_findings.run_configs(cfg)
+    configs = key_findings.analysis.run_configs(cfg)
     assert len(configs) == (4 + 7 + 7) * 2 * 5
     assert len({runs.key(c) for c in configs}) == len(configs)                 # no two share a result
-    smoke = key_findings.run_configs(presets.resolve("key_findings", "smoke"))
+    smoke = key_findings.analysis.run_configs(presets.resolve("key_findings", "smoke"))
     assert all(train.normalize(c)["steps"] == 20 for c in smoke)
 
 
 def test_usage_log_counts_reused_and_trained_runs(tmp_path, monkeypatch):
-    from penb import execute
+    from penb import notebook
 
     store, log = tmp_path / "store", tmp_path / "usage.jsonl"
     first = runs.sweep([TINY], store=store)[0]                                    # made before the chapter
@@ -133,6 +142,6 @@ def test_usage_log_counts_reused_and_trained_runs(tmp_path, monkeypatch):
                                                           (runs.key(other), False)]
     walls = {k: json.loads((store / k / "result.json").read_text())["wall_s"]
              for k in (first.key, runs.key(other))}
-    used = execute.run_usage(log)
+    used = notebook.run_usage(log)
     assert used == {"used": 2, "trained": 1, "training_s": round(sum(walls.values()), 1)}
-    assert execute.run_usage(tmp_path / "absent.jsonl") == {"used": 0, "trained": 0, "training_s": 0.0}
+    assert notebook.run_usage(tmp_path / "absent.jsonl") == {"used": 0, "trained": 0, "training_s": 0.0}
