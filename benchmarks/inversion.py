@@ -13,7 +13,7 @@ import argparse
 import os
 import time
 
-from penb import inversion
+from penb.chapters.invertibility import analysis
 
 
 def main() -> None:
@@ -21,12 +21,12 @@ def main() -> None:
     ap.add_argument("--inits", type=int, default=100)
     ap.add_argument("--iterations", type=int, default=20_000)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--dtype", default="float32", choices=sorted(inversion.DTYPES))
+    ap.add_argument("--dtype", default="float32", choices=sorted(analysis.DTYPES))
     args = ap.parse_args()
-    inversion.check_args(args.inits, args.iterations, 32, 100, 1e-3, None, -9999999.0, args.dtype)
+    analysis.check_args(args.inits, args.iterations, 32, 100, 1e-3, None, -9999999.0, args.dtype)
     wall, cpu = time.perf_counter(), time.process_time()
-    df = inversion.run_study(inits=args.inits, iterations=args.iterations, dtype=args.dtype, progress=False,
-                             threads=args.threads)
+    df = analysis.run_study(inits=args.inits, iterations=args.iterations, dtype=args.dtype, progress=False,
+                            threads=args.threads)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"inversion study: 9 x {args.inits} x {args.iterations} steps, {args.dtype}, {args.threads} thread(s): "

@@ -15,7 +15,8 @@ import time
 
 import torch
 
-from penb import models, stability
+from penb import models
+from penb.chapters.gradient_stability import similarity
 from penb.tasks import make_task
 
 VOCAB = {"gru": 64, "lstm": 1024, "s4d": 2048}
@@ -28,13 +29,13 @@ def seconds_per_checkpoint(core: str, pairs: int, hidden: int, length: int, engi
     task = make_task("dual_frequency", VOCAB[core], length)
     model = models.build(VOCAB[core], task.num_steps, core=core, hidden=hidden, device=device,
                          generator=torch.Generator().manual_seed(0)).eval()
-    sample = stability.make_pairs(task, pairs, torch.Generator().manual_seed(1),
-                                  stability.default_target_position(core, length))
+    sample = similarity.make_pairs(task, pairs, torch.Generator().manual_seed(1),
+                                   similarity.default_target_position(core, length))
     sample.a, sample.b = sample.a.to(device), sample.b.to(device)
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     start, cpu = time.perf_counter(), time.process_time()
-    stability.stability_at_checkpoint(model, sample, engine=engine, chunk=chunk)
+    similarity.stability_at_checkpoint(model, sample, engine=engine, chunk=chunk)
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     return time.perf_counter() - start, time.process_time() - cpu
@@ -46,7 +47,7 @@ def main() -> None:
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--length", type=int, default=64, help="input length L (T = 2L)")
     ap.add_argument("--cores", default="gru,lstm,s4d")
-    ap.add_argument("--engine", default="chain", choices=stability.ENGINES, help="GRU/LSTM Jacobian engine")
+    ap.add_argument("--engine", default="chain", choices=similarity.ENGINES, help="GRU/LSTM Jacobian engine")
     ap.add_argument("--chunk", type=int, default=64, help="pairs per Jacobian call")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--device", default="cpu")

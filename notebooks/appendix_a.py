@@ -79,9 +79,8 @@ workers: Optional[int] = None  # runs at a time; on the CPU each is a process wi
 # %%
 from myst_nb import glue
 
-from penb import appendix, presets
-from penb.chapters import appendix_a
-from penb.plots import appendix as plots
+from penb import presets
+from penb.chapters import appendix
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_a", globals())
@@ -100,9 +99,9 @@ presets.differences(cfg)
 # Finished runs are reused from the run store.
 
 # %%
-panels = appendix_a.panels(cfg)
-runs = appendix.run(cfg, panels, desc="App. A runs")
-summ = appendix.summary(runs, n_resamples=cfg.bootstrap)
+panels = appendix.appendix_a.panels(cfg)
+runs = appendix.appendix_a.run(cfg)
+summ = appendix.summary.summary(runs, n_resamples=cfg.bootstrap)
 glue("a_runs", len(runs), display=False)
 glue("a_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
 runs.drop(columns=["path", "key", "title", "label"]).round(4)
@@ -122,7 +121,7 @@ def figure(keys, metrics=("accuracy",)):
     if sub.empty:
         print(f"not run at this preset: {', '.join(keys)}")
         return None
-    fig = plots.vocab_panels(sub, metrics=metrics)
+    fig = appendix.plots.vocab_panels(sub, metrics=metrics)
     return stamp(fig, cfg)
 
 
@@ -150,21 +149,22 @@ print(provenance(cfg, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
 # figures print no values, so only the direction can be compared.
 
 # %%
-cmp = appendix.compare(summ, "sinusoidal", "vanilla")
+cmp = appendix.summary.compare(summ, "sinusoidal", "vanilla")
 claim_of = {"reverse_add": "morita.fig7", "sort": "morita.fig8", "predecessor": "morita.fig10"}
 task_of = {p.name: p.task for p in panels}
-rows = pd.concat([appendix.claim_rows(claim_of[task_of[r.panel]], cmp[cmp["panel"] == r.panel])
+rows = pd.concat([appendix.summary.claim_rows(claim_of[task_of[r.panel]],
+                                              cmp[cmp["panel"] == r.panel])
                   for r in cmp.itertuples()], ignore_index=True)
 display(rows.drop(columns=["paper", "better_variant", "worse_variant"]).set_index(["claim", "panel"]))
 print(provenance(cfg, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
 
 # %%
-every_v = appendix.compare(summ, "sinusoidal", "vanilla", vocab="all")
+every_v = appendix.summary.compare(summ, "sinusoidal", "vanilla", vocab="all")
 display(every_v.drop(columns=["panel", "better", "worse"]).round(4).set_index(["title", "vocab"]))
 grades = {}
 for key in ("morita.fig7", "morita.fig8", "morita.fig10"):
     got = rows[rows["claim"] == key]
-    grades[key] = appendix.worst(list(got["grade"]))
+    grades[key] = appendix.summary.worst(list(got["grade"]))
     glue(f"a_{key.split('.')[1]}", grades[key], display=False)
     glue(f"a_{key.split('.')[1]}_detail", "; ".join(f"{r.panel} V={r.vocab}: PE {r.better} vs. vanilla {r.worse}"
                                                       for r in got.itertuples()) or "not run", display=False)
@@ -180,12 +180,16 @@ pd.Series(grades, name="grade at this preset")
 # never trains them: run either of those chapters first.
 
 # %%
-reverse = [appendix.Panel("reverse-lstm", "Reverse ordering, LSTM", "reverse", "lstm", tuple(cfg.sort_lstm_vocab),
-                          appendix_a.VARIANTS, cfg.sort_length, cfg.sort_steps)]
+reverse = [appendix.common.Panel(
+    "reverse-lstm", "Reverse ordering, LSTM", "reverse", "lstm",
+    tuple(cfg.sort_lstm_vocab), appendix.appendix_a.VARIANTS, cfg.sort_length,
+    cfg.sort_steps)]
 sort_lstm = cmp[cmp["panel"] == "sort-lstm"]
-if "sort" in cfg.sections and "lstm" in cfg.sort_cores and appendix.stored(cfg, reverse):
-    rev = appendix.compare(appendix.summary(appendix.run(cfg, reverse, progress=False), n_resamples=cfg.bootstrap),
-                           "sinusoidal", "vanilla")
+sorted_by_lstm = "sort" in cfg.sections and "lstm" in cfg.sort_cores
+if sorted_by_lstm and appendix.common.stored(cfg, reverse):
+    rev_runs = appendix.common.run(cfg, reverse, progress=False)
+    rev_summ = appendix.summary.summary(rev_runs, n_resamples=cfg.bootstrap)
+    rev = appendix.summary.compare(rev_summ, "sinusoidal", "vanilla")
     both = pd.concat([sort_lstm, rev])[["title", "vocab", "better_acc", "worse_acc", "gain", "grade"]]
     display(both.round(4).set_index("title"))
     smaller = float(sort_lstm.gain.iloc[0]) < float(rev.gain.iloc[0])
@@ -220,9 +224,10 @@ else:
 #
 # ## Recap
 #
-# - `penb.appendix.run` trains or reuses one run per task, model, vocabulary, encoding and seed;
-#   `penb.appendix.summary` gives token accuracy and Damerau-Levenshtein distance with bootstrap intervals;
-#   `penb.appendix.compare` grades PE against vanilla.
+# - `penb.chapters.appendix.appendix_a.run` trains or reuses one run per task, model,
+#   vocabulary, encoding and seed; `penb.chapters.appendix.summary.summary` gives token
+#   accuracy and Damerau-Levenshtein distance with bootstrap intervals;
+#   `penb.chapters.appendix.summary.compare` grades PE against vanilla.
 # - The three tasks are `reverse_add`, `sort` and `predecessor` of `penb.tasks`.
 # - Worth changing next: the vocabularies (`add_vocab`, `sort_lstm_vocab`, `pred_vocab`) to see where the
 #   vanilla model starts failing, `add_steps` (the paper doubled the training for A.1), and `sections` to

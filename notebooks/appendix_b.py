@@ -61,9 +61,8 @@ workers: Optional[int] = None  # runs at a time; on the CPU each is a process wi
 # %%
 from myst_nb import glue
 
-from penb import appendix, presets
-from penb.chapters import appendix_b
-from penb.plots import appendix as plots
+from penb import presets
+from penb.chapters import appendix
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_b", globals())
@@ -79,10 +78,9 @@ presets.differences(cfg)
 # chapter. Finished runs are reused from the run store.
 
 # %%
-panels = appendix_b.panels(cfg)
-runs = appendix.run(cfg, panels, desc="App. B runs")
-summ = appendix.summary(runs, n_resamples=cfg.bootstrap)
-per_len = appendix.per_length(runs, n_resamples=cfg.bootstrap)
+runs = appendix.appendix_b.run(cfg)
+summ = appendix.summary.summary(runs, n_resamples=cfg.bootstrap)
+per_len = appendix.summary.per_length(runs, n_resamples=cfg.bootstrap)
 glue("b_runs", len(runs), display=False)
 glue("b_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
 runs.drop(columns=["path", "key", "title", "label"]).round(4)
@@ -96,28 +94,28 @@ runs.drop(columns=["path", "key", "title", "label"]).round(4)
 # which the held-out set (the same number of sequences per length) allows.
 
 # %% mystnb={"figure": {"caption": "Fig. 11 at this preset: token accuracy of the LSTM reversing sequences of variable length, vanilla vs. position-encoded, pooled over all lengths, with 95% bootstrap intervals over seeds x held-out sequences.", "name": "fig-appb-fig11"}}
-fig = plots.bars(summ, variants=appendix_b.VARIANTS)
+fig = appendix.plots.bars(summ, variants=appendix.appendix_b.VARIANTS)
 stamp(fig, cfg, lengths=f"{cfg.min_length}-{cfg.length}");
 
 # %% mystnb={"figure": {"caption": "Token accuracy per input length (not in the paper): vanilla vs. position-encoded, 95% bootstrap bands over seeds x the held-out sequences of each length.", "name": "fig-appb-lengths"}}
-fig = plots.length_curves(per_len, variants=appendix_b.VARIANTS)
+fig = appendix.plots.length_curves(per_len, variants=appendix.appendix_b.VARIANTS)
 stamp(fig, cfg, lengths=f"{cfg.min_length}-{cfg.length}");
 
 # %%
-display(appendix.ci_table(summ))
+display(appendix.summary.ci_table(summ))
 print(provenance(cfg, lengths=f"{cfg.min_length}-{cfg.length}", bootstrap=cfg.bootstrap))
 
 # %% [markdown]
 # ### The paper's claim beside ours
 
 # %%
-cmp = appendix.compare(summ, "sinusoidal", "vanilla")
-rows = appendix.claim_rows("morita.fig11", cmp)
+cmp = appendix.summary.compare(summ, "sinusoidal", "vanilla")
+rows = appendix.summary.claim_rows("morita.fig11", cmp)
 display(rows.drop(columns=["paper", "better_variant", "worse_variant"]).set_index(["claim", "panel"]))
-by_len = appendix.compare_lengths(per_len, "sinusoidal", "vanilla")
+by_len = appendix.summary.compare_lengths(per_len, "sinusoidal", "vanilla")
 display(by_len.drop(columns=["better", "worse"]).round(4).set_index(["panel", "length"]))
 print(provenance(cfg, lengths=f"{cfg.min_length}-{cfg.length}", bootstrap=cfg.bootstrap))
-grade = appendix.worst(list(rows["grade"]))
+grade = appendix.summary.worst(list(rows["grade"]))
 r = rows.iloc[0]
 glue("b_grade", grade, display=False)
 glue("b_pe", r.better, display=False)
@@ -140,7 +138,9 @@ glue("b_lengths_ahead", f"{int((by_len['gain'] > 0).sum())} of {len(by_len)}", d
 #
 # ## Recap
 #
-# - The `reverse_variable` task draws a length per sequence; `penb.appendix.per_length` scores each length
-#   separately, `penb.appendix.compare_lengths` compares the variants length by length.
+# - The `reverse_variable` task draws a length per sequence;
+#   `penb.chapters.appendix.summary.per_length` scores each length separately,
+#   `penb.chapters.appendix.summary.compare_lengths` compares the variants length by
+#   length.
 # - Worth changing next: `min_length` (a narrower range gives the encoding back more of the schedule),
 #   `vocab`, and the encodings of appendix D at variable length.

@@ -60,9 +60,8 @@ workers: Optional[int] = None  # runs at a time; on the CPU each is a process wi
 # %%
 from myst_nb import glue
 
-from penb import appendix, presets
-from penb.chapters import appendix_c
-from penb.plots import appendix as plots
+from penb import presets
+from penb.chapters import appendix
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_c", globals())
@@ -77,8 +76,8 @@ presets.differences(cfg)
 # parameter). The vanilla one has $4 \times$ hidden $\times$ embedding fewer weights.
 
 # %%
-panels = appendix_c.panels(cfg)
-counts = appendix.parameter_counts(cfg, panels)
+panels = appendix.appendix_c.panels(cfg)
+counts = appendix.common.parameter_counts(cfg, panels)
 display(counts.drop(columns=["variant"]).set_index(["panel", "vocab", "label"]))
 print(provenance(cfg, hidden=cfg.hidden))
 
@@ -91,8 +90,8 @@ print(provenance(cfg, hidden=cfg.hidden))
 # those back instead of training them again (the count below says how many were found).
 
 # %%
-runs = appendix.run(cfg, panels, desc="App. C runs")
-summ = appendix.summary(runs, n_resamples=cfg.bootstrap)
+runs = appendix.appendix_c.run(cfg)
+summ = appendix.summary.summary(runs, n_resamples=cfg.bootstrap)
 glue("c_runs", len(runs), display=False)
 glue("c_reused", int(runs["reused"].sum()), display=False)
 glue("c_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
@@ -105,11 +104,11 @@ runs.drop(columns=["path", "key", "title", "label"]).round(4)
 # ## Results
 
 # %% mystnb={"figure": {"caption": "Fig. 12 at this preset: token accuracy of the LSTM on reverse ordering and sorting, vanilla (grey), double vanilla (blue, the same parameter count as PE) and position-encoded (red), with 95% bootstrap intervals over seeds x held-out sequences.", "name": "fig-appc-fig12"}}
-fig = plots.bars(summ, variants=cfg.variants)
+fig = appendix.plots.bars(summ, variants=cfg.variants)
 stamp(fig, cfg, length=cfg.length, hidden=cfg.hidden);
 
 # %%
-display(appendix.ci_table(summ))
+display(appendix.summary.ci_table(summ))
 print(provenance(cfg, length=cfg.length, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
 
 # %% [markdown]
@@ -123,16 +122,21 @@ print(provenance(cfg, length=cfg.length, hidden=cfg.hidden, bootstrap=cfg.bootst
 # %%
 parts = []
 if {"double", "vanilla"} <= set(cfg.variants):
-    no_gain = appendix.claim_rows("morita.fig12", appendix.compare(summ, "double", "vanilla"),
-                                  part="double vanilla not above vanilla")
-    no_gain["grade"] = [appendix.no_gain_grade(g) for g in no_gain["grade"]]
+    no_gain = appendix.summary.claim_rows(
+        "morita.fig12", appendix.summary.compare(summ, "double", "vanilla"),
+        part="double vanilla not above vanilla")
+    no_gain["grade"] = [appendix.summary.no_gain_grade(g) for g in no_gain["grade"]]
     parts.append(no_gain)
 if {"sinusoidal", "double"} <= set(cfg.variants):
-    parts.append(appendix.claim_rows("morita.fig12", appendix.compare(summ, "sinusoidal", "double")))
-rows = pd.concat(parts, ignore_index=True) if parts else appendix.claim_rows("morita.fig12", pd.DataFrame())
+    parts.append(appendix.summary.claim_rows(
+        "morita.fig12", appendix.summary.compare(summ, "sinusoidal", "double")))
+if parts:
+    rows = pd.concat(parts, ignore_index=True)
+else:
+    rows = appendix.summary.claim_rows("morita.fig12", pd.DataFrame())
 display(rows.drop(columns=["paper", "better_variant", "worse_variant"]).set_index(["part", "panel"]))
 print(provenance(cfg, length=cfg.length, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
-grade = appendix.worst(list(rows["grade"]))
+grade = appendix.summary.worst(list(rows["grade"]))
 glue("c_grade", grade, display=False)
 glue("c_detail", "; ".join(f"{r.panel}: {r.part} -> {r.grade}" for r in rows.itertuples()) or "not run", display=False)
 
@@ -149,7 +153,9 @@ glue("c_detail", "; ".join(f"{r.panel}: {r.part} -> {r.grade}" for r in rows.ite
 #
 # ## Recap
 #
-# - `input_mode="double"` feeds $[e_t, e_t]$; `penb.appendix.parameter_counts` shows that it matches the
-#   position-encoded model's size; `penb.appendix.no_gain_grade` grades a "does not improve" claim.
+# - `input_mode="double"` feeds $[e_t, e_t]$;
+#   `penb.chapters.appendix.common.parameter_counts` shows that it matches the
+#   position-encoded model's size; `penb.chapters.appendix.summary.no_gain_grade` grades
+#   a "does not improve" claim.
 # - Worth changing next: `vocab` (does double vanilla stay level with vanilla as the vocabulary grows?) and
 #   `tasks` (sorting alone costs half).

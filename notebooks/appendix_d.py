@@ -66,9 +66,8 @@ workers: Optional[int] = None  # runs at a time; on the CPU each is a process wi
 # %%
 from myst_nb import glue
 
-from penb import appendix, presets
-from penb.chapters import appendix_d
-from penb.plots import appendix as plots
+from penb import presets
+from penb.chapters import appendix
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_d", globals())
@@ -85,10 +84,9 @@ presets.differences(cfg)
 # back when the settings coincide.
 
 # %%
-panels = appendix_d.panels(cfg)
-NAMES = {"sinusoidal": "sinusoidal PE"}  # legend names: here every model but vanilla is position-encoded
-runs = appendix.run(cfg, panels, desc="App. D runs")
-summ = appendix.summary(runs, n_resamples=cfg.bootstrap)
+NAMES = {"sinusoidal": "sinusoidal PE"}  # legends: all but vanilla are position-encoded
+runs = appendix.appendix_d.run(cfg)
+summ = appendix.summary.summary(runs, n_resamples=cfg.bootstrap)
 glue("d_runs", len(runs), display=False)
 glue("d_reused", int(runs["reused"].sum()), display=False)
 glue("d_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
@@ -101,20 +99,20 @@ runs.drop(columns=["path", "key", "title", "label"]).round(4)
 # ## Results
 
 # %% mystnb={"figure": {"caption": "Fig. 13 (left group) and Fig. 14 (right group) at this preset: token accuracy of the LSTM on reverse ordering at a fixed length and at variable length, without an encoding (grey) and with the sinusoidal (red), random (green) and learnable (purple) encodings, 95% bootstrap intervals over seeds x held-out sequences.", "name": "fig-appd-fig13-14"}}
-fig = plots.bars(summ, variants=cfg.variants, labels=NAMES)
+fig = appendix.plots.bars(summ, variants=cfg.variants, labels=NAMES)
 stamp(fig, cfg, length=cfg.length, hidden=cfg.hidden);
 
 # %% mystnb={"figure": {"caption": "Variable length (not in the paper): token accuracy per input length for each encoding, 95% bootstrap bands.", "name": "fig-appd-lengths"}}
 variable = runs[runs["panel"] == "variable"]
-per_len = appendix.per_length(variable, n_resamples=cfg.bootstrap) if len(variable) else None
-if per_len is not None:
-    fig = plots.length_curves(per_len, variants=cfg.variants, labels=NAMES)
+if len(variable):
+    per_len = appendix.summary.per_length(variable, n_resamples=cfg.bootstrap)
+    fig = appendix.plots.length_curves(per_len, variants=cfg.variants, labels=NAMES)
     stamp(fig, cfg, lengths=f"{cfg.min_length}-{cfg.length}")
 else:
     print("the variable-length setting is not run at these parameters")
 
 # %%
-display(appendix.ci_table(summ))
+display(appendix.summary.ci_table(summ))
 print(provenance(cfg, length=cfg.length, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
 
 # %% [markdown]
@@ -125,20 +123,28 @@ print(provenance(cfg, length=cfg.length, hidden=cfg.hidden, bootstrap=cfg.bootst
 # *direction only*: the order holds for the estimates only; *not reproduced*: it does not.
 
 # %%
-pairs = [("random", "vanilla"), ("learnable", "vanilla"), ("sinusoidal", "random"), ("sinusoidal", "learnable")]
-parts = [appendix.claim_rows("morita.fig13", appendix.compare(summ, b, w), labels=NAMES) for b, w in pairs
-         if {b, w} <= set(cfg.variants)]
-rows = pd.concat(parts, ignore_index=True) if parts else appendix.claim_rows("morita.fig13", pd.DataFrame())
+pairs = [("random", "vanilla"), ("learnable", "vanilla"), ("sinusoidal", "random"),
+         ("sinusoidal", "learnable")]
+parts = [appendix.summary.claim_rows(
+             "morita.fig13", appendix.summary.compare(summ, b, w), labels=NAMES)
+         for b, w in pairs if {b, w} <= set(cfg.variants)]
+if parts:
+    rows = pd.concat(parts, ignore_index=True)
+else:
+    rows = appendix.summary.claim_rows("morita.fig13", pd.DataFrame())
 display(rows.drop(columns=["paper", "better_variant", "worse_variant"]).set_index(["setting", "part"]))
 print(provenance(cfg, length=cfg.length, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
 help_parts = rows[rows["worse_variant"] == "vanilla"]
 best_parts = rows[rows["better_variant"] == "sinusoidal"]
 best = {s: best_parts[best_parts["setting"] == s] for s in ("fixed", "variable")}
-glue("d_help", appendix.worst(list(help_parts["grade"])), display=False)
-glue("d_best_fixed", appendix.worst(list(best["fixed"]["grade"])), display=False)
-glue("d_best_var", appendix.worst(list(best["variable"]["grade"])), display=False)
+glue("d_help", appendix.summary.worst(list(help_parts["grade"])), display=False)
+glue("d_best_fixed", appendix.summary.worst(list(best["fixed"]["grade"])),
+     display=False)
+glue("d_best_var", appendix.summary.worst(list(best["variable"]["grade"])),
+     display=False)
 lead = {s: best[s]["gain"].min() if len(best[s]) else float("nan") for s in best}
-clearer = appendix.clearer_grade(lead["variable"], lead["fixed"], list(best["variable"]["grade"]))
+clearer = appendix.summary.clearer_grade(lead["variable"], lead["fixed"],
+                                         list(best["variable"]["grade"]))
 glue("d_clearer", clearer, display=False)
 glue("d_lead_fixed", f"{lead['fixed']:+.3f}" if pd.notna(lead["fixed"]) else "n/a", display=False)
 glue("d_lead_var", f"{lead['variable']:+.3f}" if pd.notna(lead["variable"]) else "n/a", display=False)
@@ -165,5 +171,6 @@ glue("d_lead_var", f"{lead['variable']:+.3f}" if pd.notna(lead["variable"]) else
 # ## Recap
 #
 # - The encodings are keys of `penb.encodings` (`random` is fixed and unit-norm per position, `learnable`
-#   is a standard-normal parameter table); `penb.appendix` runs and grades them like the other appendices.
+#   is a standard-normal parameter table); `penb.chapters.appendix` runs and grades them
+#   like the other appendices.
 # - Worth changing next: `steps` (a learnable table needs training), `length` and `min_length`.

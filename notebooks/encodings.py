@@ -32,6 +32,7 @@
 # This chapter trains nothing. It defines every encoding the book uses in one registry
 # (`penb.encodings`, keyed by string), shows what the encodings look like (tables, similarities between
 # positions, 2-D PCA paths), and measures what the unit-norm scaling does next to the embedding.
+# The views and figures are in `penb.chapters.encodings` (`analysis`, `plots`).
 # The formulas are checked in `tests/test_encodings.py` against independent loops.
 
 # %% tags=["parameters"]
@@ -52,9 +53,9 @@ import pandas as pd
 import torch
 from myst_nb import glue
 
-from penb import encoding_views as views
-from penb import encodings, presets, report
-from penb.plots import encodings as plot
+import penb.encodings  # the registry; `encodings` below is this chapter's package
+from penb import presets, report
+from penb.chapters import encodings
 
 cfg = presets.from_parameters("encodings", globals())
 
@@ -102,8 +103,10 @@ presets.differences(cfg)
 # ones are `nn.Parameter`s.
 
 # %%
-registry = pd.DataFrame([dict(key=k, source=encodings.get(k).source, learnable=encodings.get(k).learnable,
-                              definition=encodings.get(k).description) for k in encodings.KEYS]).set_index("key")
+specs = [penb.encodings.get(k) for k in penb.encodings.KEYS]
+registry = pd.DataFrame([dict(key=s.key, source=s.source, learnable=s.learnable,
+                              definition=s.description)
+                         for s in specs]).set_index("key")
 registry
 
 # %% [markdown]
@@ -118,22 +121,25 @@ registry
 # %%
 P, D = cfg.num_positions, cfg.dim
 paper_tables = {
-    "sinusoidal (Eq. 1-2)": views.display_table("sinusoidal", P, D),
-    "sinusoidal, code's [sin, cos]": encodings.sinusoidal(P, D, layout="concat").double().numpy(),
-    "random": views.display_table("random", P, D, gen(1)),
-    "learnable (at init)": views.display_table("learnable", P, D, gen(2)),
+    "sinusoidal (Eq. 1-2)": encodings.analysis.display_table("sinusoidal", P, D),
+    "sinusoidal, code's [sin, cos]":
+        penb.encodings.sinusoidal(P, D, layout="concat").double().numpy(),
+    "random": encodings.analysis.display_table("random", P, D, gen(1)),
+    "learnable (at init)": encodings.analysis.display_table("learnable", P, D, gen(2)),
 }
 # a *_learned key shares its fixed counterpart's seed, so the two start from the same parameters
-blog_tables = {k: views.display_table(k, cfg.blog_positions, cfg.blog_dim,
-                                          gen(10 + encodings.BLOG_KEYS.index(k.removesuffix("_learned"))))
-               for k in encodings.BLOG_KEYS}
+blog_tables = {
+    k: encodings.analysis.display_table(
+        k, cfg.blog_positions, cfg.blog_dim,
+        gen(10 + penb.encodings.BLOG_KEYS.index(k.removesuffix("_learned"))))
+    for k in penb.encodings.BLOG_KEYS}
 
 # %% mystnb={"figure": {"caption": "The main paper's encodings as tables (positions down, dimensions across). The sinusoidal encoding's low dimensions oscillate fast and its high dimensions barely move; the official code's layout shows the same columns regrouped (sines left, cosines right). Random and learnable tables have no structure along positions; the learnable one is about sqrt(D) times larger (see the colour bars).", "name": "fig-enc-tables"}}
-fig = plot.heatmaps(paper_tables, ncols=2)
+fig = encodings.plots.heatmaps(paper_tables, ncols=2)
 report.stamp(fig, cfg, positions=P, dim=D);
 
 # %% mystnb={"figure": {"caption": "The blog's nine encodings (N positions, K dimensions). Every encoding except sincos is affine in a single scalar of the position (t = pos/N, or the normal quantile of t for normal and normal_learned): each column is a rescaled copy of one curve. The *_learned variants are shown at initialisation, drawn with the same seed as their fixed counterparts (so they look the same). Row 0 of normal and normal_learned is the blog's sentinel -9999999 and is left blank.", "name": "fig-enc-blog-tables"}}
-fig = plot.heatmaps(blog_tables, ncols=3)
+fig = encodings.plots.heatmaps(blog_tables, ncols=3)
 report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 
 # %% [markdown]
@@ -145,19 +151,21 @@ report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 # are nearly orthogonal to each other, with off-diagonal cosines of order $1/\sqrt{D}$.
 
 # %%
-paper_sims = {k: views.similarity(t) for k, t in paper_tables.items() if "code" not in k}
+paper_sims = {k: encodings.analysis.similarity(t)
+              for k, t in paper_tables.items() if "code" not in k}
 starts = [0, P // 4, P // 2 - 1] if P >= 8 else [0, 1]
 max_offset = min(P - 1 - max(starts), 64)
-dots = views.offset_dots(paper_tables["sinusoidal (Eq. 1-2)"], starts, max_offset)
+dots = encodings.analysis.offset_dots(paper_tables["sinusoidal (Eq. 1-2)"], starts,
+                                      max_offset)
 glue("sin_cos1", float(paper_sims["sinusoidal (Eq. 1-2)"][0, 1]), display=False)
 glue("sin_spread", float((dots.max(0) - dots.min(0)).max()), display=False)
-glue("rand_cos", views.max_offdiag(paper_sims["random"]), display=False)
+glue("rand_cos", encodings.analysis.max_offdiag(paper_sims["random"]), display=False)
 glue("inv_sqrt_d", D ** -0.5, display=False)
 glue("far_k", max_offset, display=False)
 glue("sin_far", float(dots[0, -1]), display=False)
 
 # %% mystnb={"figure": {"caption": "Cosine similarity between positions for the main paper's encodings. The sinusoidal matrix is constant along its diagonals (it depends only on the offset); random and learnable vectors are nearly orthogonal at every pair of distinct positions.", "name": "fig-enc-similarity"}}
-fig = plot.similarities(paper_sims)
+fig = encodings.plots.similarities(paper_sims)
 report.stamp(fig, cfg, positions=P, dim=D);
 
 # %% [markdown]
@@ -173,11 +181,12 @@ report.stamp(fig, cfg, positions=P, dim=D);
 # every pair; nearby positions are told apart by the fast dimensions only.
 
 # %% mystnb={"figure": {"caption": "Dot product between sinusoidal encodings of positions s and s+k against the offset k, from three start positions: the curves coincide, as Eq. 1-2 imply (the dot product is (2/D) times a sum of cos(k w_i)).", "name": "fig-enc-offset"}}
-fig = plot.offset_profile(dots, starts)
+fig = encodings.plots.offset_profile(dots, starts)
 report.stamp(fig, cfg, dim=D);
 
 # %% mystnb={"figure": {"caption": "Cosine similarity between positions for the blog's encodings. Apart from sincos, every encoding's rows lie on one straight line in R^K: direct1 and directN are multiples of one vector (cosine 1 everywhere); the linear encodings' line is offset by b and the normal ones' by mu, so their cosines change slowly and smoothly with position. sincos resembles the main paper's encoding. Blank: the sentinel row of normal and normal_learned, and position 0 of direct1 and directN (the zero vector, no cosine).", "name": "fig-enc-blog-similarity"}}
-fig = plot.similarities({k: views.similarity(t) for k, t in blog_tables.items()})
+fig = encodings.plots.similarities(
+    {k: encodings.analysis.similarity(t) for k, t in blog_tables.items()})
 report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 
 # %% [markdown]
@@ -188,17 +197,18 @@ report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 # explains.
 
 # %%
-paper_pca = {k: views.pca_2d(t) for k, t in paper_tables.items() if "code" not in k}
-blog_pca = {k: views.pca_2d(t) for k, t in blog_tables.items()}
+paper_pca = {k: encodings.analysis.pca_2d(t)
+             for k, t in paper_tables.items() if "code" not in k}
+blog_pca = {k: encodings.analysis.pca_2d(t) for k, t in blog_tables.items()}
 glue("sin_pca2", float(paper_pca["sinusoidal (Eq. 1-2)"][1].sum()), display=False)
 glue("rand_pca2", float(paper_pca["random"][1].sum()), display=False)
 
 # %% mystnb={"figure": {"caption": "2-D PCA paths of the main paper's encodings (star: position 0). The sinusoidal encoding moves along a smooth curve; random and learnable vectors jump between unrelated points, and two components capture little of their variance.", "name": "fig-enc-pca"}}
-fig = plot.pca_paths(paper_pca)
+fig = encodings.plots.pca_paths(paper_pca)
 report.stamp(fig, cfg, positions=P, dim=D);
 
 # %% mystnb={"figure": {"caption": "2-D PCA paths of the blog's encodings. All but sincos are one-dimensional: PC1 explains all the variance and the points lie on a line, evenly spaced for the affine encodings and spaced by normal quantiles (dense in the middle, sparse at the ends) for normal and normal_learned (position 0, the sentinel, is left out).", "name": "fig-enc-blog-pca"}}
-fig = plot.pca_paths(blog_pca)
+fig = encodings.plots.pca_paths(blog_pca)
 report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 
 # %% [markdown]
@@ -216,8 +226,9 @@ report.stamp(fig, cfg, positions=cfg.blog_positions, dim=cfg.blog_dim);
 # $W \in \mathbb{R}^{4H \times 2D}$ with PyTorch's initialisation, on sampled token-position pairs.
 
 # %%
-norms = views.norm_comparison(cfg.dim, cfg.vocab, cfg.num_positions, cfg.hidden, gen(3))
-shares = views.share_closed_form([2 ** k for k in range(1, 13)])
+norms = encodings.analysis.norm_comparison(cfg.dim, cfg.vocab, cfg.num_positions,
+                                           cfg.hidden, gen(3))
+shares = encodings.analysis.share_closed_form([2 ** k for k in range(1, 13)])
 glue("emb_norm", float(norms.norm_mean.iloc[0]), display=False)
 glue("cmd_norm", float(norms.norm_mean.iloc[1]), display=False)
 glue("sqrt_d", D ** 0.5, display=False)
@@ -232,7 +243,7 @@ norms.round(4)
 print(report.provenance(cfg, dim=D, vocab=cfg.vocab, hidden=cfg.hidden))
 
 # %% mystnb={"figure": {"caption": "Left: L2 norms of what the RNN reads (grey: token embeddings and the command vector; blue: encodings; log scale). Right: the encoding's share of the squared norm of the concatenated input against the dimension, closed forms (lines) and measured through an LSTM input matrix at the configured D (crosses).", "name": "fig-enc-norms"}}
-fig = plot.norms_figure(norms, shares, D)
+fig = encodings.plots.norms_figure(norms, shares, D)
 report.stamp(fig, cfg, dim=D, vocab=cfg.vocab);
 
 # %% [markdown]
@@ -257,16 +268,19 @@ report.stamp(fig, cfg, dim=D, vocab=cfg.vocab);
 import ipywidgets as widgets
 from IPython.display import display
 
-key_w = widgets.Dropdown(options=[k for k in encodings.KEYS if k != "none"], value="sinusoidal",
-                         description="encoding")
+key_w = widgets.Dropdown(options=[k for k in penb.encodings.KEYS if k != "none"],
+                         value="sinusoidal", description="encoding")
 dim_w = widgets.IntSlider(value=min(D, 512), min=2, max=512, step=2, description="dimension",
                           continuous_update=False)
-pos_w = widgets.IntSlider(value=min(P, 512), min=2, max=512, description="positions", continuous_update=False)
+pos_w = widgets.IntSlider(value=min(P, 512), min=2, max=512, description="positions",
+                          continuous_update=False)
 
 
 def show(key: str, dim: int, num_positions: int) -> None:
-    table = views.display_table(key, num_positions, dim, gen(20))
-    fig = plot.explorer_figure(table, views.similarity(table), *views.pca_2d(table), key)
+    table = encodings.analysis.display_table(key, num_positions, dim, gen(20))
+    sim = encodings.analysis.similarity(table)
+    coords, ratio = encodings.analysis.pca_2d(table)
+    fig = encodings.plots.explorer_figure(table, sim, coords, ratio, key)
     report.stamp(fig, cfg, positions=num_positions, dim=dim)
     plt.show()
 

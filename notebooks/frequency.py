@@ -77,8 +77,9 @@ per_core: Optional[dict] = None  # per-model overrides of hidden, batch_size, st
 # %%
 from myst_nb import glue
 
-from penb import frequency, per_core as per_model, presets
-from penb.plots import frequency as freq_plots
+from penb import presets
+from penb.chapters import frequency, rnn_common
+from penb.names import RNN_CORES, model_name
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("frequency", globals())
@@ -96,16 +97,17 @@ presets.differences(cfg)
 # same run keys, no retraining). Runs already in the run store are reused.
 
 # %%
-runs = frequency.run(cfg)
+runs = frequency.analysis.run(cfg)
 runs.drop(columns=["path", "key"]).round(4)
 
 # %%
-cells = frequency.cells(runs)
-quarter = frequency.by_quarter(cells, cfg.length, n_resamples=cfg.bootstrap)
-position = frequency.by_position(cells, n_resamples=cfg.bootstrap)
+cells = frequency.analysis.cells(runs)
+quarter = frequency.analysis.by_quarter(cells, cfg.length, n_resamples=cfg.bootstrap)
+position = frequency.analysis.by_position(cells, n_resamples=cfg.bootstrap)
 glue("fq_runs", len(runs), display=False)
 glue("fq_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
-glue("fq_tests", int(cells.groupby(["model", "variant", "seed"])["n"].sum().iloc[0]), display=False)
+tests_per_run = cells.groupby(["model", "variant", "seed"])["n"].sum()
+glue("fq_tests", int(tests_per_run.iloc[0]), display=False)
 
 # %% [markdown]
 # The {glue:text}`fq_runs` runs took {glue:text}`fq_run_minutes:.1f` minutes of training in all (counted
@@ -116,21 +118,21 @@ glue("fq_tests", int(cells.groupby(["model", "variant", "seed"])["n"].sum().iloc
 # Accuracy is the fraction of test sequences whose target token is reproduced at its output step. Every
 # interval is a 95% percentile bootstrap over the pooled test sequences of all seeds, as in Fig. 3's caption
 # (for right/wrong outcomes, a resampled mean of $n$ sequences with $k$ right is exactly a
-# Binomial$(n, k/n)/n$ draw, which `penb.frequency.proportion_ci` uses).
+# Binomial$(n, k/n)/n$ draw, which `penb.chapters.frequency.analysis.proportion_ci` uses).
 
 # %% mystnb={"figure": {"caption": "Fig. 3 at this preset: accuracy of the target token by quarter of its position t, for each condition (rows: target group, disturbant group) and model (columns), vanilla (grey) vs. position-encoded (red), with 95% bootstrap intervals over seeds x test sequences.", "name": "fig-fq-quarters"}}
-fig = freq_plots.quarter_bars(quarter, models=cfg.cores)
-stamp(fig, cfg, **per_model.provenance_extra(cfg));
+fig = frequency.plots.quarter_bars(quarter, models=cfg.cores)
+stamp(fig, cfg, **rnn_common.provenance_extra(cfg));
 
 # %%
 table = quarter.assign(ci=[f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(quarter.lo, quarter.hi)])
 display(table.pivot_table(index=["model", "target", "disturbants", "quarter"], columns="variant",
                           values="accuracy", sort=False).round(3))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **per_model.provenance_extra(cfg)))
+print(provenance(cfg, bootstrap=cfg.bootstrap, **rnn_common.provenance_extra(cfg)))
 
 # %% mystnb={"figure": {"caption": "Accuracy position by position: one row per model, one column per condition; lines are vanilla (grey) and position-encoded (red), bands their 95% bootstrap intervals over seeds x test sequences.", "name": "fig-fq-positions"}}
-fig = freq_plots.position_lines(position, models=cfg.cores)
-stamp(fig, cfg, **per_model.provenance_extra(cfg));
+fig = frequency.plots.position_lines(position, models=cfg.cores)
+stamp(fig, cfg, **rnn_common.provenance_extra(cfg));
 
 # %% [markdown]
 # ### How much RARE disturbants hurt
@@ -148,31 +150,32 @@ stamp(fig, cfg, **per_model.provenance_extra(cfg));
 # conditions, which is the comparison the paper's GRU statement makes.
 
 # %%
-harm = pd.concat([frequency.harm(cells, n_resamples=cfg.bootstrap, target=t) for t in ("frequent", "rare", "all")])
+harm = pd.concat([frequency.analysis.harm(cells, n_resamples=cfg.bootstrap, target=t)
+                  for t in ("frequent", "rare", "all")])
 display(harm.round(4).set_index(["target", "model", "variant"]))
-contrast = frequency.contrast(harm[harm.target == "frequent"])
-contrast_all = frequency.contrast(harm[harm.target == "all"])
-claims_table = frequency.claims_table(quarter, contrast)
+contrast = frequency.analysis.contrast(harm[harm.target == "frequent"])
+contrast_all = frequency.analysis.contrast(harm[harm.target == "all"])
+claims_table = frequency.analysis.claims_table(quarter, contrast)
 display(claims_table.set_index("model"))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **per_model.provenance_extra(cfg)))
+print(provenance(cfg, bootstrap=cfg.bootstrap, **rnn_common.provenance_extra(cfg)))
 
 # %%
-verdict = frequency.verdict(contrast)
+verdict = frequency.analysis.verdict(contrast)
 glue("fq_verdict", verdict, display=False)
-glue("fq_separated", ", ".join(frequency.MODELS[m] for m in contrast.model[contrast.separated]) or "none",
-     display=False)
-glue("fq_separated_all", ", ".join(frequency.MODELS[m] for m in contrast_all.model[contrast_all.separated])
-     or "none", display=False)
+for tag, table in (("", contrast), ("_all", contrast_all)):
+    which = ", ".join(map(model_name, table.model[table.separated])) or "none"
+    glue(f"fq_separated{tag}", which, display=False)
 for tag, table in (("", contrast), ("all_", contrast_all)):
     for c in table.itertuples():
-        glue(f"fq_{tag}{c.model}_van", f"{c.vanilla_harm:+.3f} [{c.vanilla_lo:+.3f}, {c.vanilla_hi:+.3f}]",
-             display=False)
-        glue(f"fq_{tag}{c.model}_pe", f"{c.pe_harm:+.3f} [{c.pe_lo:+.3f}, {c.pe_hi:+.3f}]", display=False)
-    for core in ("gru", "lstm", "s4d"):
+        van = f"{c.vanilla_harm:+.3f} [{c.vanilla_lo:+.3f}, {c.vanilla_hi:+.3f}]"
+        glue(f"fq_{tag}{c.model}_van", van, display=False)
+        pe = f"{c.pe_harm:+.3f} [{c.pe_lo:+.3f}, {c.pe_hi:+.3f}]"
+        glue(f"fq_{tag}{c.model}_pe", pe, display=False)
+    for core in RNN_CORES:
         if core not in set(table.model):
             glue(f"fq_{tag}{core}_van", "not run", display=False)
             glue(f"fq_{tag}{core}_pe", "not run", display=False)
-for core in ("gru", "lstm", "s4d"):
+for core in RNN_CORES:
     glue(f"fq_{core}_vocab", int(cfg[f"{core}_vocab"]), display=False)
 
 # %% [markdown]
@@ -198,9 +201,10 @@ for core in ("gru", "lstm", "s4d"):
 #
 # ## Recap
 #
-# - `penb.frequency.run(cfg)` trains (or reuses) one dual-frequency run per model, encoding and seed;
-#   `cells` counts right answers per condition and target position, `by_quarter` / `by_position` pool the
-#   seeds with bootstrap intervals, `harm` and `contrast` compare the damage RARE disturbants do.
+# - `penb.chapters.frequency.analysis.run(cfg)` trains (or reuses) one dual-frequency run per model,
+#   encoding and seed; `cells` counts right answers per condition and target position, `by_quarter` /
+#   `by_position` pool the seeds with bootstrap intervals, `harm` and `contrast` compare the damage RARE
+#   disturbants do; `penb.chapters.frequency.plots` draws Fig. 3 by quarter and by position.
 # - The same runs, with their checkpoints, feed the chapter "Gradient stability" (Fig. 5).
 # - Worth changing next: `rarity` (how rare RARE is), the vocabularies (`lstm_vocab`: the paper's 1,024),
 #   `per_cell` (narrower intervals), `steps`, and `-p preset paper -p device cuda` for the published setting.
@@ -226,6 +230,6 @@ for core in ("gru", "lstm", "s4d"):
 # no training cost, and a checkpoint every 300 updates gives the chapter "Gradient stability" its curves.
 
 # %%
-search = frequency.search_table()
+search = frequency.analysis.search_table()
 with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 250):
     display(search)

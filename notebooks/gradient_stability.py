@@ -52,7 +52,8 @@ pd.DataFrame([(fig5.key, fig5.where, fig5.statement, fig5.extra)], columns=["cla
 # $\alpha_i = |g_i| / \sum_k |g_k|$. Taken literally this is not a similarity: for $J_A = J_B$ it equals
 # $\sum_i |g_i|^4 / (\sum_k |g_k|)^2$, not 1, and it grows with the square of the Jacobians' scale. Applied
 # to unit rows it gives $\sum_i \alpha_i \beta_i c_i$, which for $J_A = J_B$ is $\sum_i \alpha_i^2$, between
-# $1/D$ and 1. Two repairs score a perfect alignment 1 (`penb.stability`, where the algebra is written out):
+# $1/D$ and 1. Two repairs score a perfect alignment 1 (`penb.chapters.gradient_stability.similarity`,
+# where the algebra is written out):
 #
 # | key | formula | what it is |
 # |---|---|---|
@@ -104,9 +105,8 @@ s4d_target: Optional[int] = None  # S4D target step t counted from 1, None for t
 # %%
 from myst_nb import glue
 
-from penb import frequency, per_core as per_model, presets
-from penb import stability_chapter as stab
-from penb.plots import stability as stab_plots
+from penb import presets
+from penb.chapters import gradient_stability, rnn_common
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("gradient_stability", globals())
@@ -120,7 +120,7 @@ presets.differences(cfg)
 # that chapter has not run). Each keeps a checkpoint every `checkpoint_every` updates.
 
 # %%
-runs = frequency.run(cfg)
+runs = gradient_stability.analysis.run(cfg)
 runs.drop(columns=["path", "key"]).round(4)
 
 # %% [markdown]
@@ -128,22 +128,25 @@ runs.drop(columns=["path", "key"]).round(4)
 #
 # For every run and checkpoint, `pairs` pairs (a quarter per target x disturbant condition, the same pairs
 # at every checkpoint) are scored with every reading. The Jacobians are exact derivatives through the
-# model's own weights (`penb.jacobians`, checked against finite differences in the tests): for the GRU and
-# LSTM by the chain rule over per-step Jacobians, rescaled by powers of two so that a vanishing Jacobian
-# stays resolved in float32; for the S4D the map from the state after the target to the layer's output at
-# $t = 2L$, the state's complex numbers taken as real pairs. Scores are cached in each run's folder.
+# model's own weights (`penb.chapters.gradient_stability.jacobians`, checked against finite differences
+# in the tests): for the GRU and LSTM by the chain rule over per-step Jacobians, rescaled by powers of two
+# so that a vanishing Jacobian stays resolved in float32; for the S4D the map from the state after the
+# target to the layer's output at $t = 2L$, the state's complex numbers taken as real pairs. Scores are
+# cached in each run's folder.
 
 # %%
-curves = stab.curves(cfg, runs)
-summary = stab.summarize(curves)
-positions = {core: stab.target_position(cfg, core) + 1 for core in cfg.cores}
+curves = gradient_stability.analysis.curves(cfg, runs)
+summary = gradient_stability.analysis.summarize(curves)
+positions = {core: gradient_stability.analysis.target_position(cfg, core) + 1
+             for core in cfg.cores}
 print("target step t per model:", positions)
 glue("gs_pairs", cfg.pairs, display=False)
 glue("gs_checkpoints", int(curves["step"].nunique()), display=False)
 
 # %% mystnb={"figure": {"caption": "Fig. 5 at this preset: similarity of the paired latent-to-latent Jacobians (the reading named on the axis) over training, per model (columns), vanilla (top) and position-encoded (bottom). Colour: target FREQUENT (blue) or RARE (orange); solid / dashed: FREQUENT / RARE disturbants. Each point averages the pairs of all seeds; bands are 95% normal intervals of that mean.", "name": "fig-gs-fig5"}}
-fig = stab_plots.over_training(summary, method=cfg.method, models=cfg.cores)
-stamp(fig, cfg, pairs=cfg.pairs, **per_model.provenance_extra(cfg));
+fig = gradient_stability.plots.over_training(summary, method=cfg.method,
+                                             models=cfg.cores)
+stamp(fig, cfg, pairs=cfg.pairs, **rnn_common.provenance_extra(cfg));
 
 # %% [markdown]
 # Each point averages {glue:text}`gs_pairs` pairs per seed; {glue:text}`gs_checkpoints` checkpoints per run.
@@ -155,10 +158,11 @@ stamp(fig, cfg, pairs=cfg.pairs, **per_model.provenance_extra(cfg));
 # vanilla GRU and LSTM and near zero for PE.
 
 # %%
-drops = stab.drops(summary, method=cfg.method)
-table = stab.claims_table(drops)
+drops = gradient_stability.analysis.drops(summary, method=cfg.method)
+table = gradient_stability.analysis.claims_table(drops)
 display(table.drop(columns="separated").set_index("model"))
-print(provenance(cfg, pairs=cfg.pairs, method=cfg.method, **per_model.provenance_extra(cfg)))
+print(provenance(cfg, pairs=cfg.pairs, method=cfg.method,
+                 **rnn_common.provenance_extra(cfg)))
 
 # %% [markdown]
 # ### The readings side by side
@@ -169,8 +173,9 @@ print(provenance(cfg, pairs=cfg.pairs, method=cfg.method, **per_model.provenance
 
 # %%
 last = summary[summary.step == summary.groupby("core").step.transform("max")]
-display(last.pivot_table(index=["core", "variant", "target", "disturbants"], columns="method", values="similarity",
-                         sort=False)[list(stab.stability.METHODS)])
+readings = last.pivot_table(index=["core", "variant", "target", "disturbants"],
+                            columns="method", values="similarity", sort=False)
+display(readings[list(gradient_stability.similarity.METHODS)])
 
 # %% [markdown]
 # **The printed Eq. 4 does not score identical Jacobians 1.** Below, one trained model's Jacobian $J$ (first
@@ -182,7 +187,7 @@ display(last.pivot_table(index=["core", "variant", "target", "disturbants"], col
 
 # %%
 first = runs.iloc[0]
-identity, pair_rows = stab.readings_check(first.path, cfg)
+identity, pair_rows = gradient_stability.analysis.readings_check(first.path, cfg)
 print(f"run: {first.model} / {first.variant}, seed {first.seed}, last checkpoint")
 display(identity.set_index("method"))
 display(pair_rows.round(6))
@@ -190,7 +195,7 @@ printed_one = float(identity.set_index("method").loc["printed", "J_vs_J"])
 glue("gs_printed_one", f"{printed_one:.3g}", display=False)
 
 # %%
-verdict = stab.verdict(table)
+verdict = gradient_stability.analysis.verdict(table)
 glue("gs_verdict", verdict, display=False)
 at_last = summary[(summary.method == cfg.method) & (summary.core.isin(["gru", "lstm"]))
                   & (summary.step == summary.groupby("core").step.transform("max"))]
@@ -232,9 +237,10 @@ for core in ("gru", "lstm", "s4d"):
 #
 # ## Recap
 #
-# - `penb.stability_chapter.curves` scores every kept checkpoint of the shared dual-frequency runs with all
-#   readings of Eq. 3-4 (`penb.stability`, Jacobians from `penb.jacobians`); `summarize` pools the seeds;
-#   `drops` and `claims_table` compare the damage RARE disturbants do; `penb.plots.stability` draws Fig. 5.
+# - `gradient_stability.analysis.curves` (package `penb.chapters.gradient_stability`) scores every kept
+#   checkpoint of the shared dual-frequency runs with all readings of Eq. 3-4 (`similarity`, Jacobians
+#   from `jacobians`); `summarize` pools the seeds; `drops` and `claims_table` compare the damage RARE
+#   disturbants do; `gradient_stability.plots.over_training` draws Fig. 5.
 # - The default reading, `weighted_rows`, is the official code's weighted mean of row cosines; `frobenius`
 #   is the cosine of the whole matrices; the printed formula is not a similarity.
 # - Worth changing next: `method`, `lstm_output` ("hc": the whole latent state as output), `s4d_output`

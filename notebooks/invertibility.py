@@ -31,8 +31,8 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims, inversion, inversion_checks as checks, presets, report
-from penb.plots import inversion as plot
+from penb import claims, presets, report
+from penb.chapters import invertibility
 
 pd.set_option("display.max_colwidth", 110)
 claim_table = pd.DataFrame([dict(key=c.key, where=c.where, statement=c.statement, value=c.value, unit=c.unit)
@@ -68,23 +68,24 @@ presets.differences(cfg)
 # %% [markdown]
 # ## Setup and run
 #
-# Every encoding is built by `penb.blog_encodings` (sine/cosine with raw integer positions, sines first then
+# Every encoding is built by `penb.encodings.blog` (sine/cosine with raw integer positions, sines first then
 # cosines as the original code, where the post's text interleaves them: for an affine inverter whose weights
 # start independent and identically distributed, the order of dimensions cannot matter; `normal` is $\mu_k + \sqrt{v_k}\,\mathrm{ndtri}(t)$ with $v_k = |z|$ a
 # variance, and position 0 set to the sentinel in every dimension). The inverter starts like Flax's
-# `nnx.Linear` (lecun-normal weights truncated at two standard deviations, zero bias). `penb.inversion`
-# trains all encodings and initialisations as *one* batched problem: every table except sine/cosine has rank
-# at most three, so the forward and backward passes are written by hand in that factored form, and one Adam
-# step (optax's defaults) updates every problem at once. `tests/test_inversion.py` checks that each problem
+# `nnx.Linear` (lecun-normal weights truncated at two standard deviations, zero bias).
+# `penb.chapters.invertibility` trains all encodings and initialisations as *one* batched problem
+# (`invertibility.batch.InversionBatch`): every table except sine/cosine has rank at most three, so the
+# forward and backward passes are written by hand in that factored form, and one Adam step (optax's
+# defaults) updates every problem at once. `tests/test_inversion.py` checks that each problem
 # follows the same losses and parameters as its own plain autograd run. The loss is recorded before each
 # update, as in the original.
 
 # %%
-fl = inversion.floors(cfg.length)  # the exact floors, derived below
+fl = invertibility.analysis.floors(cfg.length)  # the exact floors, derived below
 run = dict(inits=cfg.inits, iterations=cfg.iterations, dim=cfg.dim, length=cfg.length, lr=cfg.lr, seed=cfg.seed,
            device=cfg.device, dtype=cfg.dtype)
 t0 = time.time()
-study = inversion.simulate(sentinel=cfg.sentinel, **run)
+study = invertibility.analysis.simulate(sentinel=cfg.sentinel, **run)
 wall = time.time() - t0
 df = study.mean()
 last = int(df.index[-1])
@@ -104,7 +105,7 @@ print(f"{len(study.encodings)} encodings x {cfg.inits} initialisations x {cfg.it
 # whole run on a log scale, where all the late trends are visible at once.
 
 # %% mystnb={"figure": {"caption": "Mean MSE over initialisations per Adam step for the nine encodings (learned variants dashed, in their base's colour). (a) whole run; (b) early steps: normal and normal_learned drop first, sincos passes the linear encodings; (c) late steps: every encoding affine in the position settles on the affine floor (dotted) and normal on the normal floor (dashed), while sincos keeps falling; (d) log scale: sincos crosses the normal floor late in the run.", "name": "fig-inv-views"}}
-fig = plot.blog_views(df, fl)
+fig = invertibility.plots.blog_views(df, fl)
 report.stamp(fig, cfg);
 
 # %% [markdown]
@@ -113,12 +114,14 @@ report.stamp(fig, cfg);
 # Rank of each encoding (1 = lowest mean loss) at a few steps:
 
 # %%
-checks.rankings(df, [100, 400, 1200, 2000, 4000, 12000, last])
+invertibility.checks.rankings(df, [100, 400, 1200, 2000, 4000, 12000, last])
 
 # %%
-cross = {k: checks.crossing_step(df, "sincos", k) for k in ("normal", "normal_learned")}
-over = checks.overtake_step(df)
-settle = {k: checks.settle_step(df[k], fl["normal"]) for k in ("normal", "normal_learned")}
+cross = {k: invertibility.checks.crossing_step(df, "sincos", k)
+         for k in ("normal", "normal_learned")}
+over = invertibility.checks.overtake_step(df)
+settle = {k: invertibility.checks.settle_step(df[k], fl["normal"])
+          for k in ("normal", "normal_learned")}
 for name, value in [("cross_normal", cross["normal"]), ("cross_normal_learned", cross["normal_learned"]),
                     ("overtake", over), ("settle_normal", settle["normal"]),
                     ("settle_normal_learned", settle["normal_learned"])]:
@@ -139,7 +142,8 @@ pd.DataFrame({"blog": [claims.get("hansen.normal_best").value, claims.get("hanse
 # 400 and 300).
 
 # %% mystnb={"figure": {"caption": "sincos against normal around their crossing, log scale. The solid red line marks the first step from which sincos stays below normal in our run; the dotted one the post's 'around 12,000'. The dashed black line is the normal floor.", "name": "fig-inv-crossing"}}
-fig = plot.crossing_view(df, "sincos", "normal", cross["normal"], claims.get("hansen.normal_best").value, fl)
+fig = invertibility.plots.crossing_view(df, "sincos", "normal", cross["normal"],
+                                        claims.get("hansen.normal_best").value, fl)
 report.stamp(fig, cfg);
 
 # %% [markdown]
@@ -170,16 +174,18 @@ report.stamp(fig, cfg);
 #
 # which is lower because $\sigma(\alpha\,\mathrm{ndtri}(t) + \beta)$ with $\alpha = 1.7$ is already close to
 # the identity on $(0, 1)$ (the logistic function is close to the normal CDF). Both minima are two-parameter
-# least-squares problems; `inversion.floors` solves them with scipy:
+# least-squares problems; `invertibility.analysis.floors` solves them with scipy:
 
 # %%
-fit = inversion.sincos_best_fit(cfg.length, cfg.dim)
+fit = invertibility.analysis.sincos_best_fit(cfg.length, cfg.dim)
 final = df.iloc[-1]
+final_affine = final[list(invertibility.checks.AFFINE)]  # the six encodings affine in t
+final_normal = final[list(invertibility.checks.NORMAL)]
 floor_table = pd.DataFrame({
     "exact floor (scipy)": [fl["affine"], fl["normal"], None],
     "penb.claims value": [claims.get("hansen.floor_affine").value, claims.get("hansen.floor_normal").value, None],
-    "our final mean (min)": [final[list(checks.AFFINE)].min(), final[list(checks.NORMAL)].min(), final["sincos"]],
-    "our final mean (max)": [final[list(checks.AFFINE)].max(), final[list(checks.NORMAL)].max(), final["sincos"]],
+    "our final mean (min)": [final_affine.min(), final_normal.min(), final["sincos"]],
+    "our final mean (max)": [final_affine.max(), final_normal.max(), final["sincos"]],
 }, index=["affine in t (6 encodings)", "normal, normal_learned", "sincos (no two-parameter floor)"])
 for k in ("affine", "normal"):
     glue(f"floor_{k}", fl[k], display=False)
@@ -205,22 +211,24 @@ floor_table.style.format("{:.6e}", na_rep="")
 # the file is the true mean divided by 200. Two facts independent of any draw confirm the factor. At step 0 the
 # inverter of direct1 predicts $\sigma(w_1 t) \approx 1/2$ with small $w_1$, so its loss is close to
 # $\frac1N\sum_i (1/2 - t_i)^2$ (below, about 0.083), 200 times the file's value; and after convergence the six
-# affine encodings sit on the exact affine floor only once multiplied by 200. `inversion.load_published`
-# applies the correction. Our draws differ from the original's (torch, not JAX), so the early steps agree
-# only statistically; the late steps, governed by the floors, agree to several digits.
+# affine encodings sit on the exact affine floor only once multiplied by 200.
+# `invertibility.analysis.load_published` applies the correction. Our draws differ from the original's
+# (torch, not JAX), so the early steps agree only statistically; the late steps, governed by the floors,
+# agree to several digits.
 
 # %%
-published = inversion.load_published()
-anchors = inversion.load_anchor_table()
+published = invertibility.analysis.load_published()
+anchors = invertibility.analysis.load_anchor_table()
 if published is None:
     print("The published loss file is not available here (shared/anchors/pos-enc-invert); comparison skipped.")
 else:
-    raw = inversion.load_published(correct=False)
-    half = inversion.constant_prediction_loss(inversion.PUBLISHED_LENGTH)
+    raw = invertibility.analysis.load_published(correct=False)
+    half = invertibility.analysis.constant_prediction_loss(
+        invertibility.analysis.PUBLISHED_LENGTH)
     print(f"direct1 at step 0: file {raw.at[0, 'direct1']:.4e}, x 200 = {published.at[0, 'direct1']:.4e}, "
           f"ours {df.at[0, 'direct1']:.4e}, prediction 1/2 everywhere: {half:.4e}")
     steps = list(anchors.index) if anchors is not None else [0, 100, 400, 1200, 2000, 4000, 12000, 19999]
-    table = checks.compare(df, published, steps)
+    table = invertibility.checks.compare(df, published, steps)
     ratio = table["ours / published"].unstack("encoding")
     display(ratio.style.format("{:.3f}"))
     end = max(s for s in steps if s <= last)
@@ -236,7 +244,7 @@ else:
 
 # %% mystnb={"figure": {"caption": "Our mean loss (thin) over the published means times 200 (thick, pale), one panel per encoding, log scales (the step axis is linear below 10). Dotted and dashed lines: the affine and normal floors.", "name": "fig-inv-published"}}
 if published is not None:
-    fig = plot.published_overlay(df, published, fl)
+    fig = invertibility.plots.published_overlay(df, published, fl)
     report.stamp(fig, cfg)
 else:
     print("No published loss file: figure skipped.")
@@ -251,10 +259,12 @@ else:
 # $1/N$ on the loss) and can only be rescued by the pull of the other positions on $\sum_k w_k$:
 
 # %%
-state0 = inversion.initial_state(["normal", "normal_learned"], cfg.inits, cfg.dim, cfg.seed)
-p0 = pd.DataFrame({when: {k: int((inversion.position0(p[k], cfg.sentinel) > 0.5).sum())
-                          for k in ("normal", "normal_learned")}
-                   for when, p in (("at step 0", state0), ("after the run", study.final))})
+state0 = invertibility.analysis.initial_state(["normal", "normal_learned"], cfg.inits,
+                                              cfg.dim, cfg.seed)
+p0 = pd.DataFrame({
+    when: {k: int((invertibility.analysis.position0(p[k], cfg.sentinel) > 0.5).sum())
+           for k in ("normal", "normal_learned")}
+    for when, p in (("at step 0", state0), ("after the run", study.final))})
 p0.index.name = f"initialisations (of {cfg.inits}) predicting 1 at position 0"
 glue("p0_start", int(p0.at["normal", "at step 0"]), display=False)
 glue("p0_end", int(p0.at["normal", "after the run"]), display=False)
@@ -269,23 +279,26 @@ p0
 # draws and the finite sentinel.
 
 # %%
-alt = inversion.run_study(encodings=["normal", "normal_learned"], sentinel=cfg.alt_sentinel, **run)
+alt = invertibility.analysis.run_study(encodings=["normal", "normal_learned"],
+                                       sentinel=cfg.alt_sentinel, **run)
 frames = {f"{cfg.sentinel:.0f}" + (" (original)" if cfg.sentinel == -9999999 else ""): df[["normal", "normal_learned"]],
           f"{cfg.alt_sentinel:g}": alt}
-sentinel_table = pd.DataFrame({label: {**{f"{k}: step 0": f[k].iloc[0] for k in f.columns},
-                                       **{f"{k}: final": f[k].iloc[-1] for k in f.columns},
-                                       **{f"{k}: settles at": checks.settle_step(f[k], fl["normal"]) for k in f.columns}}
-                               for label, f in frames.items()})
+sentinel_table = pd.DataFrame({
+    label: {**{f"{k}: step 0": f[k].iloc[0] for k in f.columns},
+            **{f"{k}: final": f[k].iloc[-1] for k in f.columns},
+            **{f"{k}: settles at": invertibility.checks.settle_step(f[k], fl["normal"])
+               for k in f.columns}}
+    for label, f in frames.items()})
 glue("alt_sentinel", cfg.alt_sentinel, display=False)
 for label, name in zip(frames, ("main", "alt")):
     for k in ("normal", "normal_learned"):
-        step = checks.settle_step(frames[label][k], fl["normal"])
+        step = invertibility.checks.settle_step(frames[label][k], fl["normal"])
         glue(f"settle_{name}_{k}", "(not within this run)" if step is None else f"{step:,}", display=False)
         glue(f"final_{name}_{k}", float(frames[label][k].iloc[-1]), display=False)
 sentinel_table.style.format(lambda v: "not reached" if pd.isna(v) else (f"{v:,.0f}" if v >= 1 else f"{v:.4e}"))
 
 # %% mystnb={"figure": {"caption": "normal and normal_learned with the original sentinel and with a finite one, same draws (log scales; the step axis is linear below 10). The dashed black line is the normal floor.", "name": "fig-inv-sentinel"}}
-fig = plot.sentinel_view(frames, fl)
+fig = invertibility.plots.sentinel_view(frames, fl)
 report.stamp(fig, cfg, alt_sentinel=cfg.alt_sentinel);
 
 # %% [markdown]
@@ -309,10 +322,10 @@ study.final_spread().style.format("{:.4e}")
 # ## Verdict
 
 # %%
-verdict_table = checks.claim_checks(df, fl)
-glue("verdict", checks.verdict(verdict_table), display=False)
-pub_settle = (checks.claim_checks(published, fl).at["hansen.normal_faster", "ours"] if published is not None
-              else None)
+verdict_table = invertibility.checks.claim_checks(df, fl)
+glue("verdict", invertibility.checks.verdict(verdict_table), display=False)
+pub_settle = None if published is None else (
+    invertibility.checks.claim_checks(published, fl).at["hansen.normal_faster", "ours"])
 for name, st in (("ours", verdict_table.at["hansen.normal_faster", "ours"]), ("pub", pub_settle)):
     pair = st["linear_normal vs linear_uniform"] if st is not None else (None, None)
     for k, v in zip(("ln", "lu"), pair):

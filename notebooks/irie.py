@@ -68,9 +68,8 @@ workers: Optional[int] = None  # processes that train runs side by side (1: in t
 import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from penb import irie, irie_q4, presets
-from penb.plots import irie as irie_plots
-from penb.plots import irie_q4 as irie_q4_plots
+from penb import presets
+from penb.chapters import irie
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("irie", globals())
@@ -98,7 +97,7 @@ print(f"equal: max |difference| <= {cfg.tol_equal:g};  different: >= {cfg.tol_di
 # using the causal mask, breaks the symmetry.
 
 # %%
-q1 = irie.q1_table(cfg)
+q1 = irie.analysis.q1_table(cfg)
 display(q1)
 print(provenance(cfg, permutations=cfg.permutations))
 
@@ -125,10 +124,11 @@ glue("irie_q1_err", f"{row.loc[('full', 'none'), 'max_error']:.1e}", display=Fal
 # The column `agrees` counts positions where the numbers match a prediction made *without* weights:
 # the context of layer $l$ at position $t$ is the position's own layer-$(l-1)$ context (it reaches
 # the output through the query and the residual) together with the multiset of the layer-$(l-1)$
-# contexts that the model's attention mask lets it see (`penb.irie.context_ids`).
+# contexts that the model's attention mask lets it see
+# (`penb.chapters.irie.probes.context_ids`).
 
 # %%
-q35 = irie.q35_table(cfg)
+q35 = irie.analysis.q35_table(cfg)
 display(q35.drop(columns=["min_different", "max_equal"]))
 print(provenance(cfg, permutations=cfg.permutations))
 print(f"smallest 'different': {q35.min_different.min():.2e}; largest 'equal': {q35.max_equal.max():.2e}")
@@ -164,10 +164,10 @@ glue("irie_q3_min", f"{q35[q35.layers >= 2].min_different.min():.1e}", display=F
 # ## Figure 1: what each layer sees
 #
 # Irie's Fig. 1 compares $(a, b, c)$ with $(b, a, c)$ in a two-layer causal model. Here the sets are
-# computed by composing the model's own causal mask over its layers (`penb.irie.context_strings`),
-# and filled boxes mark sets that differ between the two inputs. Layer 1 differs only at $t=1$, while
-# layer 2 differs everywhere: each layer-1 context at position $s$ holds $s$ elements, so the set that
-# layer 2 gathers is in effect an ordered list.
+# computed by composing the model's own causal mask over its layers
+# (`penb.chapters.irie.probes.context_strings`), and filled boxes mark sets that differ between the
+# two inputs. Layer 1 differs only at $t=1$, while layer 2 differs everywhere: each layer-1 context
+# at position $s$ holds $s$ elements, so the set that layer 2 gathers is in effect an ordered list.
 #
 # One detail the figure leaves out: the output at a position also depends on that position's own
 # token, through its query and the residual connection. With it counted, layer 1 also differs at
@@ -176,12 +176,12 @@ glue("irie_q3_min", f"{q35[q35.layers >= 2].min_different.min():.1e}", display=F
 # is where a one-layer model is blind to order, which is Question 5's point.
 
 # %% mystnb={"figure": {"caption": "Irie's Fig. 1 recomputed: contexts seen by each layer of a two-layer causal Transformer without PE for (a, b, c) and (b, a, c), derived from the model's attention mask. Filled: the context set differs between the inputs; thick outline: the output differs once the position's own query is counted.", "name": "fig-irie-contexts"}}
-fig1 = irie.figure1(cfg)
-fig = stamp(irie_plots.context_sets(fig1), cfg)
+fig1 = irie.analysis.figure1(cfg)
+fig = stamp(irie.plots.context_sets(fig1), cfg)
 plt.show()
 
 # %%
-display(irie.figure1_table(fig1))
+display(irie.analysis.figure1_table(fig1))
 print(provenance(cfg))
 assert fig1["set_differs"].tolist() == [[True, True, False], [True, False, False], [True, True, True]]
 assert (fig1["reach_mask"] == fig1["reach_jacobian"]).all()   # the mask's composition is the model's Jacobian
@@ -196,12 +196,12 @@ assert (fig1["measured"][~fig1["query_differs"]] <= cfg.tol_equal).all()
 # ## Section 4: linear attention is a fast-weight programmer
 #
 # Dropping the softmax (and its scale) from causal attention gives $y_t = \sum_{s \le t} (q_t \cdot k_s)\, v_s$.
-# `penb.irie.fast_weight_recurrence` computes the same layer as Irie's Eq. 7-8, a loop that adds
-# $v_t \otimes k_t$ to a matrix $W$ and reads $W q_t$, using the layer's own weights. With softmax the
-# two must disagree.
+# `penb.chapters.irie.probes.fast_weight_recurrence` computes the same layer as Irie's Eq. 7-8, a
+# loop that adds $v_t \otimes k_t$ to a matrix $W$ and reads $W q_t$, using the layer's own weights.
+# With softmax the two must disagree.
 
 # %%
-lin = irie.linear_table(cfg)
+lin = irie.analysis.linear_table(cfg)
 display(lin)
 print(provenance(cfg), f"· relative tolerance {cfg.tol_equal:g}")
 lin_row = lin.set_index("attention")
@@ -230,7 +230,7 @@ glue("irie_lin_err", f"{lin_row.loc['linear (no softmax)', 'rel_error']:.1e}", d
 #   the multiset of the inputs and how many outputs it has written, so no training can take it above
 #   the *order-blind ceiling*, $\mathbb{E}[\max_v \mathrm{count}_v]/L$ (every arrangement of the multiset is
 #   equally likely, so the best guess is its most frequent token; computed exactly by
-#   `penb.irie_q4.blind_ceiling`). With a PE, one layer can read position $2L-1-t$ directly. The
+#   `penb.chapters.irie.q4.blind_ceiling`). With a PE, one layer can read position $2L-1-t$ directly. The
 #   predecessor query would be the weaker choice: its lookup (find the queried token, then read the
 #   token before it) needs two layers even with a PE, so it mixes depth with PE.
 # * **Small language models** on the offline WikiText-2 copy: trained on its *validation* split (the
@@ -241,8 +241,8 @@ glue("irie_lin_err", f"{lin_row.loc['linear (no softmax)', 'rel_error']:.1e}", d
 # The text each study uses, and the size of each model:
 
 # %%
-print(irie_q4.lm_task(cfg).describe())
-display(irie_q4.parameter_counts(cfg))
+print(irie.q4.lm_task(cfg).describe())
+display(irie.q4.parameter_counts(cfg))
 print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 
 # %% [markdown]
@@ -251,12 +251,13 @@ print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 # `penb.runs`, so running the chapter again reuses them; `workers` processes train side by side.
 
 # %%
-q4 = irie_q4.run(cfg)
-order = irie_q4.order_table(q4["order"], cfg)
-positions = irie_q4.position_accuracy(q4["order"])
-lm_tab = irie_q4.lm_table(q4["lm"])
-order_use = irie_q4.lm_order_use(q4["lm"], cfg)
-ceiling = irie_q4.blind_ceiling(cfg.q4_vocab, cfg.q4_length) if cfg.q4_task == "reverse" else None
+q4_runs = irie.q4.run(cfg)
+order = irie.q4.order_table(q4_runs["order"], cfg)
+positions = irie.q4.position_accuracy(q4_runs["order"])
+lm_tab = irie.q4.lm_table(q4_runs["lm"])
+order_use = irie.q4.lm_order_use(q4_runs["lm"], cfg)
+ceiling = (irie.q4.blind_ceiling(cfg.q4_vocab, cfg.q4_length)
+           if cfg.q4_task == "reverse" else None)
 
 # %% [markdown]
 # ### The order task
@@ -371,14 +372,15 @@ tail = (f"; without PE the {deep}-layer language model still has a higher perple
 glue("irie_q4_verdict", f"{label}: {parts[0]}, and {parts[1]}{tail}.", display=False)
 
 # %% mystnb={"figure": {"caption": "Question 4: causal Transformers trained with and without a sinusoidal PE added to the embedding. (a) Test token accuracy on the order task (95% CI over seeds; dotted: the order-blind ceiling, grey: chance 1/V). (b) The same per output step (band: range over seeds). (c) Language-model test perplexity (WikiText-2: trained on its validation split, scored on its test split; 95% CI over test paragraphs). (d) Nats a language model loses on the last token of a test window when the earlier inputs are shuffled (95% CI over windows).", "name": "fig-irie-q4"}}
-fig = irie_q4_plots.results(order, positions, lm_tab, order_use, ceiling, cfg.q4_vocab,
-                            f"{cfg.q4_task}, V={cfg.q4_vocab}, L={cfg.q4_length}",
-                            f"{cfg.lm_corpus} LM, test perplexity")
+fig = irie.plots.results(order, positions, lm_tab, order_use, ceiling, cfg.q4_vocab,
+                         f"{cfg.q4_task}, V={cfg.q4_vocab}, L={cfg.q4_length}",
+                         f"{cfg.lm_corpus} LM, test perplexity")
 stamp(fig, cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps, lm_seeds=cfg.lm_seeds)
 plt.show()
 
 # %% mystnb={"figure": {"caption": "Training curves of the Question 4 runs: (a) training token accuracy on the order task, (b) language-model training loss; one line per seed (dashed: one layer).", "name": "fig-irie-q4-training"}}
-fig = irie_q4_plots.training(irie_q4.curves(q4["order"]), irie_q4.curves(q4["lm"]))
+fig = irie.plots.training(irie.q4.curves(q4_runs["order"]),
+                          irie.q4.curves(q4_runs["lm"]))
 stamp(fig, cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps)
 plt.show()
 

@@ -76,9 +76,9 @@ per_core: Optional[dict] = None  # per-model overrides of hidden, batch_size, st
 import matplotlib.pyplot as plt
 from myst_nb import glue
 
-from penb import fig2, presets
+from penb import presets
 from penb.chapters import key_findings
-from penb.plots import rnn as rnn_plots
+from penb.names import RNN_CORES, model_name
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("key_findings", globals())
@@ -89,7 +89,7 @@ presets.differences(cfg)
 # The training settings of each model (the common ones, with `per_core` applied):
 
 # %%
-pd.DataFrame({fig2.MODELS[c]: key_findings.settings(cfg, c) for c in cfg.cores})
+pd.DataFrame({model_name(c): key_findings.analysis.settings(cfg, c) for c in cfg.cores})
 
 # %% [markdown]
 # ## Training
@@ -101,11 +101,11 @@ pd.DataFrame({fig2.MODELS[c]: key_findings.settings(cfg, c) for c in cfg.cores})
 # (same configuration, any chapter) are reused; interrupted ones resume from their last checkpoint.
 
 # %%
-runs = fig2.run(cfg)
+runs = key_findings.analysis.run(cfg)
 runs.drop(columns=["path", "key"]).round(4)
 
 # %%
-summ = fig2.summary(runs, n_resamples=cfg.bootstrap)
+summ = key_findings.analysis.summary(runs, n_resamples=cfg.bootstrap)
 glue("kf_runs", len(runs), display=False)
 glue("kf_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
 glue("kf_run_seconds", float(runs["wall_s"].mean()), display=False)
@@ -122,15 +122,16 @@ glue("kf_run_seconds", float(runs["wall_s"].mean()), display=False)
 # the held-out sequences of all seeds together, as the paper's caption describes.
 
 # %% mystnb={"figure": {"caption": "Fig. 2 at this preset: token accuracy (top) and mean Damerau-Levenshtein distance of the output sequences (bottom) against the vocabulary size, vanilla (grey circles) vs. position-encoded (red squares), with 95% bootstrap intervals over seeds x held-out sequences. The paper's panels use L = 64 and larger networks; see the provenance line for this run.", "name": "fig-kf-fig2"}}
-fig = rnn_plots.vocab_sweep(summ, models=cfg.cores)
-stamp(fig, cfg, **fig2.provenance_extra(cfg));
+fig = key_findings.plots.vocab_sweep(summ, models=cfg.cores)
+stamp(fig, cfg, **key_findings.analysis.provenance_extra(cfg));
 
 # %%
 table = summ.assign(accuracy_ci=[f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(summ.accuracy_lo, summ.accuracy_hi)],
                     distance_ci=[f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(summ.distance_lo, summ.distance_hi)])
 display(table[["model", "vocab", "variant", "seeds", "accuracy", "accuracy_ci", "distance", "distance_ci",
                "accuracy_per_seed"]].round(4).set_index(["model", "vocab", "variant"]))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **fig2.provenance_extra(cfg)))
+print(provenance(cfg, bootstrap=cfg.bootstrap,
+                 **key_findings.analysis.provenance_extra(cfg)))
 
 # %% [markdown]
 # ### The paper's claims beside ours
@@ -141,29 +142,36 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **fig2.provenance_extra(cfg)))
 # intervals that do not overlap.
 
 # %%
-claims_table = fig2.claims_table(summ, cfg)
+claims_table = key_findings.analysis.claims_table(summ, cfg)
 display(claims_table.set_index("claim"))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **fig2.provenance_extra(cfg)))
+print(provenance(cfg, bootstrap=cfg.bootstrap,
+                 **key_findings.analysis.provenance_extra(cfg)))
 
 # %%
-sep = fig2.separation(summ).set_index("model")
-verdict = fig2.verdict(summ)
+sep = key_findings.analysis.separation(summ).set_index("model")
+verdict = key_findings.analysis.verdict(summ)
 glue("kf_verdict", verdict, display=False)
 glue("kf_separated", f"{int(sep['separated'].sum())} of {len(sep)}", display=False)
-for model in fig2.MODELS:
+for model in RNN_CORES:
     s = sep.loc[model] if model in sep.index else None
-    glue(f"kf_{model}_v", int(s.vocab) if s is not None else "not run", display=False)
-    glue(f"kf_{model}_van", f"{s.vanilla:.3f} [{s.vanilla_lo:.3f}, {s.vanilla_hi:.3f}]" if s is not None else "",
-         display=False)
-    glue(f"kf_{model}_pe", f"{s.pe:.3f} [{s.pe_lo:.3f}, {s.pe_hi:.3f}]" if s is not None else "", display=False)
-    glue(f"kf_{model}_seeds", f"{s.pe_ahead_seeds} of {s.seeds}" if s is not None else "", display=False)
-glue("kf_sep_models", ", ".join(fig2.MODELS[m] for m in sep.index[sep["separated"]]) or "none", display=False)
-glue("kf_hidden", ", ".join(sorted({str(key_findings.settings(cfg, c)["hidden"]) for c in cfg.cores})), display=False)
+    ran = s is not None
+    van = f"{s.vanilla:.3f} [{s.vanilla_lo:.3f}, {s.vanilla_hi:.3f}]" if ran else ""
+    pe = f"{s.pe:.3f} [{s.pe_lo:.3f}, {s.pe_hi:.3f}]" if ran else ""
+    won = f"{s.pe_ahead_seeds} of {s.seeds}" if ran else ""
+    glue(f"kf_{model}_v", int(s.vocab) if ran else "not run", display=False)
+    glue(f"kf_{model}_van", van, display=False)
+    glue(f"kf_{model}_pe", pe, display=False)
+    glue(f"kf_{model}_seeds", won, display=False)
+separated = sep.index[sep["separated"]]
+glue("kf_sep_models", ", ".join(map(model_name, separated)) or "none", display=False)
+own = [key_findings.analysis.settings(cfg, c) for c in cfg.cores]
+glue("kf_hidden", ", ".join(sorted({str(o["hidden"]) for o in own})), display=False)
 glue("kf_length", cfg.length, display=False)
-glue("kf_steps", ", ".join(sorted({f"{key_findings.settings(cfg, c)['steps']:,}" for c in cfg.cores})), display=False)
-every_v = fig2.separation(summ, vocab="all")
+glue("kf_steps", ", ".join(sorted({f"{o['steps']:,}" for o in own})), display=False)
+every_v = key_findings.analysis.separation(summ, vocab="all")
 display(every_v.round(4).set_index(["model", "vocab"]))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **fig2.provenance_extra(cfg)))
+print(provenance(cfg, bootstrap=cfg.bootstrap,
+                 **key_findings.analysis.provenance_extra(cfg)))
 
 # %% [markdown]
 # `pe_ahead_seeds` pairs the runs by seed: in how many trials the position-encoded model beat the vanilla
@@ -196,9 +204,10 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **fig2.provenance_extra(cfg)))
 #
 # ## Recap
 #
-# - `penb.fig2.run(cfg)` trains (or reuses) one run per model, vocabulary, encoding and seed;
-#   `penb.fig2.summary` gives token accuracy and Damerau-Levenshtein distance with bootstrap intervals over
-#   seeds x held-out sequences; `penb.plots.rnn.vocab_sweep` draws Fig. 2's layout.
+# - `penb.chapters.key_findings.analysis.run(cfg)` trains (or reuses) one run per model, vocabulary,
+#   encoding and seed; `analysis.summary` gives token accuracy and Damerau-Levenshtein distance with
+#   bootstrap intervals over seeds x held-out sequences; `penb.chapters.key_findings.plots.vocab_sweep`
+#   (the shared `penb.plotting.vocab_sweep`) draws Fig. 2's layout.
 # - At `quick` the comparison is about direction: a smaller, shorter, briefly trained version of the paper's
 #   experiment, chosen by the search in the appendix; `per_core` gives each model its own batch, updates
 #   or learning rate.
@@ -230,6 +239,6 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **fig2.provenance_extra(cfg)))
 # (`r7`, `r8`) gave the widest gaps that fit the budget.
 
 # %%
-search = fig2.search_table()
+search = key_findings.analysis.search_table()
 with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 250):
     display(search)

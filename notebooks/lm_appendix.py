@@ -31,8 +31,8 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims, lm_appendix, presets, report
-from penb.plots import lm as plot
+from penb import claims, presets, report
+from penb.chapters import lm_appendix
 
 claim = claims.get("morita.table1")
 paper_table = pd.DataFrame(claim.value).T.rename(index={"vanilla": "vanilla LSTM", "pe": "position-encoded LSTM"})
@@ -88,7 +88,7 @@ presets.differences(cfg)
 # which files were read.
 
 # %%
-data = lm_appendix.prepare(cfg)
+data = lm_appendix.analysis.prepare(cfg)
 glue("train_text", data.train_label, display=False)
 glue("test_text", data.test_label, display=False)
 glue("train_paragraphs", f"{data.train_paragraphs:,}", display=False)
@@ -114,7 +114,7 @@ print(f"{cfg.steps:,} updates x {cfg.batch_size} paragraphs = {passes:.1f} draws
 # sequence of training batches, so their curves can be compared seed by seed.
 
 # %%
-frame = lm_appendix.run(cfg, data=data)
+frame = lm_appendix.analysis.run(cfg, data=data)
 frame[["variant", "seed", "perplexity", "n_tokens", "train_perplexity", "wall_s"]].round(3)
 
 # %%
@@ -124,10 +124,10 @@ print(report.provenance(cfg, corpus=f"train {data.train_label} / test {data.test
 # ## Fig. 15: training perplexity
 
 # %%
-curve = lm_appendix.curves(frame)
-gap = lm_appendix.paired_gap(curve)
-summ = lm_appendix.summary(frame)
-v = lm_appendix.verdict(frame, curve, cfg.steps)
+curve = lm_appendix.analysis.curves(frame)
+gap = lm_appendix.analysis.paired_gap(curve)
+summ = lm_appendix.analysis.summary(frame)
+v = lm_appendix.analysis.verdict(frame, curve, cfg.steps)
 glue("early_gap", v["early_gap"], display=False)
 glue("late_gap", v["late_gap"], display=False)
 glue("early_from", v["early_range"][0], display=False)
@@ -139,7 +139,7 @@ glue("first_gap", float(gap.drop(columns="mean").iloc[0].abs().max()), display=F
 glue("first_step", int(gap.index[0]), display=False)
 
 # %% mystnb={"figure": {"caption": "Left: training perplexity (exp of the mean cross-entropy over each logging interval) of every seed, vanilla (grey) and position-encoded (red), against the update, as Fig. 15; the dotted line ends the warm-up. Right: log(vanilla / position-encoded) training perplexity per seed (thin) and its mean (thick); above zero the position-encoded model is ahead.", "name": "fig-lm-curves"}}
-fig = plot.training_curves(curve, gap, warmup=cfg.warmup)
+fig = lm_appendix.plots.training_curves(curve, gap, warmup=cfg.warmup)
 report.stamp(fig, cfg, corpus=data.train_label);
 
 # %% [markdown]
@@ -157,7 +157,7 @@ report.stamp(fig, cfg, corpus=data.train_label);
 # ## Table 1: test perplexity
 
 # %%
-t1 = lm_appendix.table1(summ)
+t1 = lm_appendix.analysis.table1(summ)
 glue("van_mean", float(summ.loc["none", "mean"]), display=False)
 glue("pe_mean", float(summ.loc["sinusoidal", "mean"]), display=False)
 glue("test_ratio", 100 * (v["test_ratio"] - 1), display=False)
@@ -170,7 +170,7 @@ t1.round(3)
 print(report.provenance(cfg, test=f"{data.test_label}, {int(summ.loc['none', 'n_tokens']):,} scored tokens per run"))
 
 # %% mystnb={"figure": {"caption": "Test perplexity: left, Table 1 (bar: min to max over five seeds; dot: mean); right, this run's seeds (crosses), their range and mean. The two panels use different corpora and model sizes, so only the order of the two models can be compared.", "name": "fig-lm-table1"}}
-fig = plot.test_perplexities(frame, claim.value)
+fig = lm_appendix.plots.test_perplexities(frame, claim.value)
 report.stamp(fig, cfg, test=data.test_label);
 
 # %% [markdown]
@@ -183,7 +183,7 @@ report.stamp(fig, cfg, test=data.test_label);
 # ## Verdict
 
 # %%
-label = lm_appendix.verdict_label(v)
+label = lm_appendix.analysis.verdict_label(v)
 glue("verdict", label, display=False)
 glue("test_worse", v["test_worse"], display=False)
 glue("fraction", 100 * cfg.steps / claims.get("morita.settings").value["steps"], display=False)

@@ -96,8 +96,9 @@ class RunFailed(RuntimeError):
 def _stop(pool: cf.ProcessPoolExecutor) -> None:
     """Cancel every queued job and terminate the workers at once (finished runs are already on disk; a run
     cut off mid-way resumes from its last checkpoint next time)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())     # shutdown forgets them
     pool.shutdown(wait=False, cancel_futures=True)
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    for proc in procs:
         if proc.is_alive():
             proc.terminate()
 

@@ -148,11 +148,11 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
         from penb.device import check_device
 
         check_device(values["device"])
-    cross_check(chapter, values)
     cfg = Config(values, chapter, preset)
     check = getattr(mod, "check", None)
     if check is not None:
         check(cfg)
+    cross_check(chapter, values)
     return cfg
 
 

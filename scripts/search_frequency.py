@@ -6,7 +6,7 @@ order they were run; never edit a round that has run, append a new one.
 
     .venv/bin/python scripts/search_frequency.py --list              # rounds and their runs
     .venv/bin/python scripts/search_frequency.py --round f1          # train one round
-    .venv/bin/python scripts/search_frequency.py --csv               # write penb/data/frequency_search.csv
+    .venv/bin/python scripts/search_frequency.py --csv               # write penb/chapters/frequency/search_log.csv
 
 The CSV has one row per probe and model: the settings, token accuracy over the test grid (both variants),
 the accuracy with RARE disturbants, the harm for FREQUENT targets (accuracy with FREQUENT disturbants minus
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from penb import frequency, presets, runs  # noqa: E402
-from penb.chapters.frequency import run_configs  # noqa: E402
+from penb import presets, runs  # noqa: E402
+from penb.chapters.frequency import analysis  # noqa: E402
 
-CSV = Path(__file__).resolve().parents[1] / "penb" / "data" / "frequency_search.csv"
+CSV = analysis.SEARCH_LOG                           # penb/chapters/frequency/search_log.csv
 FIELDS = ("round", "model", "vocab", "rarity", "length", "hidden", "batch_size", "steps", "lr", "seeds",
           "acc_vanilla", "acc_pe", "rare_vanilla", "rare_pe", "harm_vanilla", "harm_vanilla_ci", "harm_pe",
           "harm_pe_ci", "separated", "harm_vanilla_all", "harm_pe_all", "wall_s_per_run", "note")
@@ -60,13 +60,13 @@ def cfg_of(p: dict, **extra):
 
 def rows_of(name: str, p: dict) -> list[dict]:
     cfg = cfg_of(p)
-    if any(runs.status(c) != "done" for c in run_configs(cfg)):
+    if any(runs.status(c) != "done" for c in analysis.run_configs(cfg)):
         return []
-    frame = frequency.run(cfg, progress=False)
-    cells = frequency.cells(frame)
-    contrast = frequency.contrast(frequency.harm(cells, n_resamples=cfg.bootstrap, target="frequent"))
+    frame = analysis.run(cfg, progress=False)
+    cells = analysis.cells(frame)
+    contrast = analysis.contrast(analysis.harm(cells, n_resamples=cfg.bootstrap, target="frequent"))
     contrast = contrast.set_index("model")
-    pooled = frequency.contrast(frequency.harm(cells, n_resamples=cfg.bootstrap)).set_index("model")
+    pooled = analysis.contrast(analysis.harm(cells, n_resamples=cfg.bootstrap)).set_index("model")
     out = []
     for core in cfg.cores:
         acc = frame[frame.model == core].groupby("variant").token_accuracy.mean()
@@ -93,12 +93,12 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     if a.list:
         for name, probes in ROUNDS.items():
-            n = sum(len(run_configs(cfg_of(p))) for p in probes)
-            done = sum(runs.status(c) == "done" for p in probes for c in run_configs(cfg_of(p)))
+            n = sum(len(analysis.run_configs(cfg_of(p))) for p in probes)
+            done = sum(runs.status(c) == "done" for p in probes for c in analysis.run_configs(cfg_of(p)))
             print(f"{name}: {len(probes)} probes, {n} runs ({done} done)")
     if a.round:
         for p in ROUNDS[a.round]:
-            frequency.run(cfg_of(p, **({"workers": a.workers} if a.workers else {})))
+            analysis.run(cfg_of(p, **({"workers": a.workers} if a.workers else {})))
     if a.csv:
         rows = [r for name, probes in ROUNDS.items() for p in probes for r in rows_of(name, p)]
         tmp = CSV.with_suffix(".tmp")

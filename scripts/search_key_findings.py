@@ -7,7 +7,7 @@ through the run store (``penb.runs.sweep``), so rerunning a round reuses finishe
 
     .venv/bin/python scripts/search_key_findings.py --list             # the rounds and their cost
     .venv/bin/python scripts/search_key_findings.py --round r1         # train one round (2 worker processes)
-    .venv/bin/python scripts/search_key_findings.py --csv              # write penb/data/key_findings_search.csv
+    .venv/bin/python scripts/search_key_findings.py --csv              # write penb/chapters/key_findings/search_log.csv
 
 The CSV has one row per probe and vocabulary: token accuracy of both variants (mean over seeds and
 per seed) and the mean wall time of one run (one CPU thread, two runs at a time, other work on the
@@ -26,9 +26,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from penb import runs  # noqa: E402
+from penb.chapters.key_findings import analysis  # noqa: E402
 from penb.executors import ProcessExecutor  # noqa: E402
 
-CSV = Path(__file__).resolve().parents[1] / "penb" / "data" / "key_findings_search.csv"
+CSV = analysis.SEARCH_LOG                           # penb/chapters/key_findings/search_log.csv
 FIELDS = ("round", "model", "length", "hidden", "batch_size", "steps", "lr", "warmup", "vocab", "seeds",
           "acc_vanilla", "acc_pe", "acc_vanilla_per_seed", "acc_pe_per_seed", "wall_s_per_run", "note")
 COMMON = dict(task="reverse", betas=(0.9, 0.98), held_out=1024, checkpoint_every=1000, device="cpu")
@@ -183,7 +184,7 @@ def rows() -> list[dict]:
                             break
                         r = runs.load(c)
                         found.append(r.metrics["token_accuracy"])
-                        wall.append(_wall(r))
+                        wall.append(float(r.wall_s))
                     acc[enc] = found
                 if any(len(a) < len(p["seeds"]) for a in acc.values()):
                     continue
@@ -196,12 +197,6 @@ def rows() -> list[dict]:
                                 acc_pe_per_seed="/".join(f"{a:.3f}" for a in acc["sinusoidal"]),
                                 wall_s_per_run=round(float(np.mean(wall)), 1), note=p["note"]))
     return out
-
-
-def _wall(r) -> float:
-    import json
-
-    return float(json.loads((r.path / "result.json").read_text()).get("wall_s", float("nan")))
 
 
 def write_csv(path: Path = CSV) -> Path:

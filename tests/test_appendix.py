@@ -1,5 +1,6 @@
 """Appendix chapters A-D: the tasks as the chapters configure them, the parameter control, the
 summaries against plain loops, the grades, and bad options refused before any training."""
+import json
 from collections import Counter
 
 import numpy as np
@@ -7,9 +8,10 @@ import pandas as pd
 import pytest
 import torch
 
-from penb import appendix, presets, runs, train
-from penb.appendix import Panel
-from penb.chapters import appendix_a, appendix_b, appendix_c, appendix_d, key_findings
+from penb import presets, runs, train
+from penb.chapters import key_findings
+from penb.chapters.appendix import appendix_a, appendix_b, appendix_c, appendix_d, common, summary
+from penb.chapters.appendix.common import Panel
 from penb.tasks import IGNORE, make_task
 
 
@@ -20,7 +22,7 @@ def task_of(config: dict):
 
 def panel_config(cfg, panels, name, **change):
     p = next(p for p in panels if p.name == name)
-    return appendix.run_config(cfg, p, p.vocabs[-1], "sinusoidal", cfg.seeds[0]) | change
+    return common.run_config(cfg, p, p.vocabs[-1], "sinusoidal", cfg.seeds[0]) | change
 
 
 def gen(seed=0):
@@ -67,7 +69,7 @@ def test_predecessor_inputs_distinct_and_target_is_the_predecessor():
 
 def test_variable_length_held_out_masks_per_length():
     cfg = presets.resolve("appendix_b", "smoke", min_length=3, length=7, held_out=5)
-    task = task_of(appendix.run_configs(cfg, appendix_b.panels(cfg))[0])
+    task = task_of(common.run_configs(cfg, appendix_b.panels(cfg))[0])
     test = task.held_out(5, gen())
     assert Counter(test.lengths.tolist()) == {n: 5 for n in range(3, 8)}
     for inp, tgt, n in zip(test.inputs.tolist(), test.targets.tolist(), test.lengths.tolist()):
@@ -82,7 +84,7 @@ def test_variable_length_held_out_masks_per_length():
 @pytest.mark.parametrize("hidden, vocab", [(16, 16), (24, 50)])
 def test_double_vanilla_has_the_parameter_count_of_pe(hidden, vocab):
     cfg = presets.resolve("appendix_c", "smoke", hidden=hidden, vocab=vocab)
-    counts = appendix.parameter_counts(cfg, appendix_c.panels(cfg)).set_index(["panel", "variant"])["parameters"]
+    counts = common.parameter_counts(cfg, appendix_c.panels(cfg)).set_index(["panel", "variant"])["parameters"]
     H = E = hidden
     lstm = lambda n_in: 4 * H * n_in + 4 * H * H + 8 * H                   # weights + two bias vectors
     closed = {"vanilla": (vocab + 1) * E + lstm(E) + H * vocab + vocab,
@@ -112,10 +114,10 @@ def test_reverse_runs_coincide_with_key_findings_runs():
                          hidden=cfg.hidden, batch_size=cfg.batch_size, steps=cfg.steps, warmup=cfg.warmup,
                          lr=cfg.lr, betas=cfg.betas, held_out=cfg.held_out, checkpoint_every=cfg.checkpoint_every,
                          seeds=cfg.seeds, device=cfg.device, amp=cfg.amp, encodings=("none", "sinusoidal"))
-    ours = {runs.key(c) for c in appendix.run_configs(cfg, appendix_c.panels(cfg))
+    ours = {runs.key(c) for c in common.run_configs(cfg, appendix_c.panels(cfg))
             if c["task"] == "reverse" and c["input_mode"] == "concat"}
     assert len(ours) == 2 * len(cfg.seeds)
-    assert ours == {runs.key(c) for c in key_findings.run_configs(kf)}
+    assert ours == {runs.key(c) for c in key_findings.analysis.run_configs(kf)}
 
 
 # --- summaries against plain loops ----------------------------------------------------------------
@@ -124,6 +126,7 @@ def fake_run(tmp_path, name, pred, target, lengths):
     d = tmp_path / name
     d.mkdir()
     np.savez(d / "predictions.npz", predictions=pred, targets=target, lengths=lengths)
+    (d / "result.json").write_text(json.dumps(dict(status="done", config={}, metrics={}, history=[])))
     return str(d)
 
 
@@ -140,11 +143,11 @@ def test_summary_and_per_length_match_plain_loops(tmp_path):
             pred = np.where(rng.random((n, T)) < 0.6, target, 7)
             data[var, seed] = (pred, target, lengths)
             rows.append(dict(panel="p", title="P", task="reverse_variable", model="lstm", vocab=3, variant=var,
-                             label=appendix.LABELS[var], seed=seed,
+                             label=common.LABELS[var], seed=seed,
                              path=fake_run(tmp_path, f"{var}{seed}", pred, target, lengths)))
     frame = pd.DataFrame(rows)
-    summ = appendix.summary(frame, n_resamples=200).set_index("variant")
-    pl = appendix.per_length(frame, n_resamples=200).set_index(["variant", "length"])
+    summ = summary.summary(frame, n_resamples=200).set_index("variant")
+    pl = summary.per_length(frame, n_resamples=200).set_index(["variant", "length"])
     for var in ("vanilla", "sinusoidal"):
         correct = scored = 0
         per = {}
@@ -164,16 +167,16 @@ def test_summary_and_per_length_match_plain_loops(tmp_path):
 
 
 def test_grades():
-    assert appendix.grade(0.8, 0.85, 0.6, 0.7) == "reproduced"
-    assert appendix.grade(0.65, 0.72, 0.6, 0.7) == "direction only"
-    assert appendix.grade(0.5, 0.6, 0.6, 0.7) == "not reproduced"
-    assert appendix.no_gain_grade("reproduced") == "not reproduced"
-    assert appendix.no_gain_grade("not reproduced") == "reproduced"
-    assert appendix.worst(["reproduced", "direction only"]) == "direction only"
-    assert appendix.worst([]) == "not run"
-    assert appendix.clearer_grade(0.2, 0.1, ["reproduced", "reproduced"]) == "reproduced"
-    assert appendix.clearer_grade(0.2, 0.1, ["reproduced", "direction only"]) == "direction only"
-    assert appendix.clearer_grade(0.05, 0.1, ["reproduced"]) == "not reproduced"
+    assert summary.grade(0.8, 0.85, 0.6, 0.7) == "reproduced"
+    assert summary.grade(0.65, 0.72, 0.6, 0.7) == "direction only"
+    assert summary.grade(0.5, 0.6, 0.6, 0.7) == "not reproduced"
+    assert summary.no_gain_grade("reproduced") == "not reproduced"
+    assert summary.no_gain_grade("not reproduced") == "reproduced"
+    assert summary.worst(["reproduced", "direction only"]) == "direction only"
+    assert summary.worst([]) == "not run"
+    assert summary.clearer_grade(0.2, 0.1, ["reproduced", "reproduced"]) == "reproduced"
+    assert summary.clearer_grade(0.2, 0.1, ["reproduced", "direction only"]) == "direction only"
+    assert summary.clearer_grade(0.05, 0.1, ["reproduced"]) == "not reproduced"
 
 
 def test_compare_picks_the_largest_vocabulary():
@@ -181,10 +184,10 @@ def test_compare_picks_the_largest_vocabulary():
                               accuracy_lo=a - 0.01, accuracy_hi=a + 0.01)
                          for v, var, a in [(8, "vanilla", 0.9), (8, "sinusoidal", 0.9),
                                            (64, "vanilla", 0.3), (64, "sinusoidal", 0.6)]])
-    c = appendix.compare(summ, "sinusoidal", "vanilla")
+    c = summary.compare(summ, "sinusoidal", "vanilla")
     assert c["vocab"].tolist() == [64] and c["grade"].tolist() == ["reproduced"]
     assert c["gain"].iloc[0] == pytest.approx(0.3)
-    assert len(appendix.compare(summ, "sinusoidal", "vanilla", vocab="all")) == 2
+    assert len(summary.compare(summ, "sinusoidal", "vanilla", vocab="all")) == 2
 
 
 # --- bad options, refused before any training -----------------------------------------------------
@@ -211,10 +214,10 @@ def test_validate_reaches_the_task_registry():
     cfg = presets.resolve("appendix_c", "smoke")
     bad = Panel("x", "X", "nope", "lstm", (16,), ("vanilla",), 4, 10)
     with pytest.raises(ValueError, match=r"panel 'x'.*unknown task 'nope'"):
-        appendix.validate(cfg, [bad])
+        common.validate(cfg, [bad])
     pred = Panel("q", "Q", "predecessor", "lstm", (8,), ("vanilla",), 9, 10)
     with pytest.raises(ValueError, match="vocab_size >= length"):
-        appendix.validate(cfg, [pred])
+        common.validate(cfg, [pred])
 
 
 def test_every_preset_resolves_and_expands():
@@ -224,7 +227,7 @@ def test_every_preset_resolves_and_expands():
                          ("appendix_d", appendix_d)):
         for preset in ("smoke", "quick", "paper"):
             cfg = presets.resolve(chapter, preset, device="cpu")
-            configs = appendix.run_configs(cfg, mod.panels(cfg))
+            configs = common.run_configs(cfg, mod.panels(cfg))
             assert len({runs.key(c) for c in configs}) == len(configs)
         assert len(configs) == expected[chapter]                            # the paper preset's runs
 
@@ -233,7 +236,7 @@ def test_every_preset_resolves_and_expands():
 def test_appendix_d_reuses_the_runs_of_appendix_b_and_c(preset):
     """D's vanilla/sinusoidal runs at variable length are among B's, and at fixed length among C's."""
     b, c, d = (presets.resolve(ch, preset, device="cpu") for ch in ("appendix_b", "appendix_c", "appendix_d"))
-    keys = lambda cfg, mod, pick: {runs.key(x) for x in appendix.run_configs(cfg, mod.panels(cfg)) if pick(x)}
+    keys = lambda cfg, mod, pick: {runs.key(x) for x in common.run_configs(cfg, mod.panels(cfg)) if pick(x)}
     pe_or_vanilla = lambda x: x["encoding"] in ("none", "sinusoidal") and x["input_mode"] == "concat"
     d_var = keys(d, appendix_d, lambda x: x["task"] == "reverse_variable" and pe_or_vanilla(x))
     d_fix = keys(d, appendix_d, lambda x: x["task"] == "reverse" and pe_or_vanilla(x))

@@ -6,8 +6,8 @@ import pytest
 import scipy.special
 import torch
 
-from penb import encoding_views as V
 from penb import encodings as E
+from penb.chapters.encodings import analysis as V
 from tests.util import gen
 
 
@@ -144,7 +144,7 @@ def test_every_key_builds_with_right_shape_and_flags(key):
 
 
 def test_blog_registry_matches_blog_module():
-    blog = pytest.importorskip("penb.blog_encodings")
+    blog = pytest.importorskip("penb.encodings.blog")
     assert tuple(blog.KEYS) == E.BLOG_KEYS
     assert {k for k in E.BLOG_KEYS if E.get(k).learnable} == set(blog.LEARNED)
 
@@ -152,7 +152,7 @@ def test_blog_registry_matches_blog_module():
 # --- the blog's encodings against independent numpy formulas ---------------------------------------------
 
 def test_blog_direct_and_sincos():
-    pytest.importorskip("penb.blog_encodings")
+    pytest.importorskip("penb.encodings.blog")
     n, k = 100, 32
     t = np.arange(n) / n
     d1 = np.zeros((n, k)); d1[:, 0] = t
@@ -167,7 +167,7 @@ def test_blog_direct_and_sincos():
 
 
 def test_blog_linear_and_normal_use_their_parameters():
-    pytest.importorskip("penb.blog_encodings")
+    pytest.importorskip("penb.encodings.blog")
     n, k = 50, 6
     t = np.arange(n) / n
     lin = E.build("linear_normal", n, k, gen(5))

@@ -7,9 +7,9 @@ import pytest
 import torch
 from scipy import stats
 
-from penb import claims, frequency, presets, runs, train
-from penb.chapters import frequency as chapter
-from penb.chapters import gradient_stability as gs_chapter
+from penb import claims, presets, runs, train
+from penb.chapters import frequency, gradient_stability
+from penb.chapters.frequency import analysis
 from penb.tasks import IGNORE, make_task
 
 
@@ -46,7 +46,7 @@ def test_frequent_token_seven_times_a_rare_one():
 # -- the test grid the chapter's runs hold -----------------------------------------------------------------------
 def test_chapter_runs_hold_the_structured_grid():
     cfg = presets.resolve("frequency", "smoke", length=8, per_cell=5, gru_vocab=12, cores=("gru",))
-    (config,) = [c for c in chapter.run_configs(cfg) if c["encoding"] == "none"]
+    (config,) = [c for c in analysis.run_configs(cfg) if c["encoding"] == "none"]
     assert config["held_out"] == 4 * 8 * 5 and config["task_options"] == {"rarity": 0.125}
     test = train.Trainer(config).test
     V, L = 12, 8
@@ -75,16 +75,16 @@ def test_cell_counts_and_quarters_against_a_hand_count():
     pred[wrong[:, None] & scored] = -1                                      # a token no target holds
     data = {"predictions": pred, "targets": test.targets.numpy(),
             **{k: v.numpy() for k, v in test.info.items()}}
-    counts = frequency.cell_counts(data)
+    counts = analysis.cell_counts(data)
     assert len(counts) == 4 * L and (counts.n == per).all()
     hand = {}
     for i in range(len(test)):
-        key = (frequency.LABELS[data["target_rare"][i]], frequency.LABELS[data["disturbants_rare"][i]],
+        key = (analysis.LABELS[data["target_rare"][i]], analysis.LABELS[data["disturbants_rare"][i]],
                data["target_position"][i] + 1)
         hand[key] = hand.get(key, 0) + int(not wrong[i])
     assert {(r.target, r.disturbants, r.position): r.correct for r in counts.itertuples()} == hand
     cells = counts.assign(model="gru", vocab=10, encoding="none", variant="vanilla", seed=1)
-    q = frequency.by_quarter(pd.concat([cells, cells.assign(seed=2)]), L, n_resamples=50)
+    q = analysis.by_quarter(pd.concat([cells, cells.assign(seed=2)]), L, n_resamples=50)
     assert sorted(q.quarter.unique()) == ["1-2", "3-4", "5-6", "7-8"]
     for r in q.itertuples():
         lo, hi = map(int, r.quarter.split("-"))
@@ -94,14 +94,14 @@ def test_cell_counts_and_quarters_against_a_hand_count():
 
 
 def test_quarters():
-    assert frequency.quarters(64) == [(1, 16), (17, 32), (33, 48), (49, 64)]          # the paper's
-    assert frequency.quarters(16) == [(1, 4), (5, 8), (9, 12), (13, 16)]
-    assert frequency.quarter_label(np.array([1, 16, 17, 64]), 64).tolist() == ["1-16", "1-16", "17-32", "49-64"]
+    assert analysis.quarters(64) == [(1, 16), (17, 32), (33, 48), (49, 64)]          # the paper's
+    assert analysis.quarters(16) == [(1, 4), (5, 8), (9, 12), (13, 16)]
+    assert analysis.quarter_label(np.array([1, 16, 17, 64]), 64).tolist() == ["1-16", "1-16", "17-32", "49-64"]
     for bad in (10, 0, 2, 6.0, True):
         with pytest.raises(ValueError, match="multiple of 4"):
-            frequency.quarters(bad)
+            analysis.quarters(bad)
     with pytest.raises(ValueError, match="positions"):
-        frequency.quarter_label(np.array([0, 3]), 16)
+        analysis.quarter_label(np.array([0, 3]), 16)
 
 
 # -- intervals ------------------------------------------------------------------------------------------------
@@ -110,10 +110,10 @@ def test_proportion_ci_matches_scipy_bootstrap():
     values = np.r_[np.ones(k), np.zeros(n - k)]
     ref = stats.bootstrap((values,), np.mean, n_resamples=20_000, method="percentile",
                           random_state=np.random.default_rng(1)).confidence_interval
-    est, lo, hi = frequency.proportion_ci([k], [n], n_resamples=20_000, seed=2)
+    est, lo, hi = analysis.proportion_ci([k], [n], n_resamples=20_000, seed=2)
     assert est[0] == k / n
     assert lo[0] == pytest.approx(ref.low, abs=0.012) and hi[0] == pytest.approx(ref.high, abs=0.012)
-    est, lo, hi = frequency.proportion_ci([0, 5], [5, 5])                   # degenerate cells
+    est, lo, hi = analysis.proportion_ci([0, 5], [5, 5])                   # degenerate cells
     assert (lo == est).all() and (hi == est).all()
 
 
@@ -123,13 +123,13 @@ def test_harm_and_contrast():
         for d, k in (("frequent", kf), ("rare", kr)):
             rows.append(dict(model="gru", variant=variant, target="frequent", disturbants=d, position=1,
                              correct=k, n=100))
-    h = frequency.harm(pd.DataFrame(rows), n_resamples=2000)
+    h = analysis.harm(pd.DataFrame(rows), n_resamples=2000)
     van = h.set_index("variant").loc["vanilla"]
     assert van.harm == pytest.approx(0.7) and van.harm_lo < 0.7 < van.harm_hi
-    c = frequency.contrast(h)
-    assert bool(c.separated.iloc[0]) and frequency.verdict(c) == "direction reproduced"
+    c = analysis.contrast(h)
+    assert bool(c.separated.iloc[0]) and analysis.verdict(c) == "direction reproduced"
     with pytest.raises(ValueError, match="both disturbant groups"):
-        frequency.harm(pd.DataFrame(rows[:1] + rows[2:3]))
+        analysis.harm(pd.DataFrame(rows[:1] + rows[2:3]))
 
 
 def test_harm_by_target_group():
@@ -140,30 +140,30 @@ def test_harm_by_target_group():
             rows.append(dict(model="gru", variant=variant, target="frequent", disturbants=d, position=1, correct=k, n=100))
             rows.append(dict(model="gru", variant=variant, target="rare", disturbants=d, position=1, correct=0, n=300))
     cells = pd.DataFrame(rows)
-    pooled = frequency.harm(cells, n_resamples=500).set_index("variant")
+    pooled = analysis.harm(cells, n_resamples=500).set_index("variant")
     assert pooled.loc["vanilla", "harm"] == pytest.approx(80 / 400 - 40 / 400)
-    freq = frequency.harm(cells, n_resamples=500, target="frequent").set_index("variant")
+    freq = analysis.harm(cells, n_resamples=500, target="frequent").set_index("variant")
     assert freq.loc["vanilla", "harm"] == pytest.approx(0.4) and freq.loc["position-encoded", "harm"] == 0
     assert (freq["target"] == "frequent").all()
-    rare = frequency.harm(cells, n_resamples=500, target="rare")
+    rare = analysis.harm(cells, n_resamples=500, target="rare")
     assert (rare["harm"] == 0).all()
-    c = frequency.contrast(frequency.harm(cells, n_resamples=500, target="frequent"))
+    c = analysis.contrast(analysis.harm(cells, n_resamples=500, target="frequent"))
     assert c.target.iloc[0] == "frequent" and bool(c.separated.iloc[0])
     with pytest.raises(ValueError, match="target must be"):
-        frequency.harm(cells, target="common")
+        analysis.harm(cells, target="common")
 
 
 def test_bad_input_refused():
     with pytest.raises(ValueError, match="correct"):
-        frequency.proportion_ci([3], [2])
+        analysis.proportion_ci([3], [2])
     with pytest.raises(ValueError, match="one shape"):
-        frequency.proportion_ci([1, 2], [3])
+        analysis.proportion_ci([1, 2], [3])
     with pytest.raises(ValueError, match="missing"):
-        frequency.cell_counts({"predictions": np.zeros((2, 4)), "targets": np.zeros((2, 4))})
+        analysis.cell_counts({"predictions": np.zeros((2, 4)), "targets": np.zeros((2, 4))})
     grid = {"predictions": np.zeros((1, 4), int), "targets": np.zeros((1, 4), int), "target_rare": np.zeros(1, int),
             "disturbants_rare": np.zeros(1, int), "target_position": np.zeros(1, int)}
     with pytest.raises(ValueError, match="exactly one scored"):
-        frequency.cell_counts(grid)
+        analysis.cell_counts(grid)
 
 
 # -- presets ---------------------------------------------------------------------------------------------------
@@ -179,11 +179,11 @@ def test_paper_preset_is_the_published_setting():
 
 @pytest.mark.parametrize("preset", presets.PRESETS)
 def test_both_chapters_share_their_runs(preset):
-    a = chapter.run_configs(presets.resolve("frequency", preset))
-    b = chapter.run_configs(presets.resolve("gradient_stability", preset))
+    a = analysis.run_configs(presets.resolve("frequency", preset))
+    b = analysis.run_configs(presets.resolve("gradient_stability", preset))
     assert [runs.key(c) for c in a] == [runs.key(c) for c in b]
     assert len({runs.key(c) for c in a}) == len(a)
-    assert set(chapter.TRAINING_KEYS) <= set(gs_chapter.PAPER)
+    assert set(frequency.presets.TRAINING_KEYS) <= set(gradient_stability.presets.PAPER)
 
 
 @pytest.mark.parametrize("override,match", [

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from penb import frequency, presets
-from penb import stability_chapter as sc
+from penb import presets
+from penb.chapters import frequency
+from penb.chapters.gradient_stability import analysis as sc
 
 
 def per_seed_rows(raw: dict) -> pd.DataFrame:
@@ -68,12 +69,12 @@ def test_target_positions_and_bad_presets():
 
 def test_scoring_the_shared_runs(tmp_path):
     cfg = presets.resolve("gradient_stability", "smoke", cores=("gru", "lstm"))
-    runs = frequency.run(cfg, store=tmp_path, progress=False)
+    runs = frequency.analysis.run(cfg, store=tmp_path, progress=False)
     assert len(runs) == 2 * len(cfg.seeds) * len(cfg.encodings)
     curves = sc.curves(cfg, runs, progress=False)
     steps = list(range(cfg.checkpoint_every, cfg.steps + 1, cfg.checkpoint_every))
     assert sorted(curves.step.unique()) == steps
-    assert (curves.n == cfg.pairs // 4).all() and set(curves.method) == set(sc.stability.METHODS)
+    assert (curves.n == cfg.pairs // 4).all() and set(curves.method) == set(sc.similarity.METHODS)
     assert len(curves) == len(runs) * len(steps) * 4 * 4
     files = [sc.cache_path(p, sc.options(cfg, m)) for p, m in zip(runs.path, runs.model)]
     assert all(f.exists() for f in files)
@@ -87,7 +88,7 @@ def test_scoring_the_shared_runs(tmp_path):
 
 def test_readings_check_on_a_trained_model(tmp_path):
     cfg = presets.resolve("gradient_stability", "smoke", cores=("lstm",), encodings=("none",))
-    runs = frequency.run(cfg, store=tmp_path, progress=False)
+    runs = frequency.analysis.run(cfg, store=tmp_path, progress=False)
     identity, pairs = sc.readings_check(runs.path[0], cfg, n=4)
     ident = identity.set_index("method")
     for m in ("weighted_rows", "frobenius", "mean_rows"):

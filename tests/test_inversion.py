@@ -11,10 +11,10 @@ import pytest
 import torch
 from scipy.special import expit, ndtri
 
-from penb import blog_encodings as be
-from penb import inversion as inv
-from penb import inversion_checks as ic
 from penb import presets
+from penb.chapters.invertibility import analysis as inv
+from penb.chapters.invertibility import checks as ic
+from penb.encodings import blog as be
 
 N, K = 100, 32
 

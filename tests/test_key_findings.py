@@ -1,12 +1,13 @@
 """Chapter "Key findings" (Fig. 2): presets -> run configs, CIs and verdicts on synthetic runs, bad input."""
 import importlib.util
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from penb import fig2, paths, presets, runs, train
-from penb.chapters import key_findings
+from penb import names, paths, presets, runs, train
+from penb.chapters.key_findings import analysis
 
 IGNORE = -100
 
@@ -15,7 +16,7 @@ IGNORE = -100
 @pytest.mark.parametrize("preset", presets.PRESETS)
 def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
     cfg = presets.resolve("key_findings", preset)
-    configs = key_findings.run_configs(cfg)
+    configs = analysis.run_configs(cfg)
     n_vocab = sum(len(cfg[f"{c}_vocab"]) for c in cfg.cores)
     assert len(configs) == n_vocab * len(cfg.encodings) * len(cfg.seeds)
     assert len({runs.key(c) for c in configs}) == len(configs)
@@ -25,14 +26,14 @@ def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
     for c in configs:
         n = train.normalize(c)
         assert n["task"] == "reverse" and n["input_mode"] == "concat" and n["embed"] is None
-        own = key_findings.settings(cfg, c["core"])
+        own = analysis.settings(cfg, c["core"])
         assert (n["length"], n["hidden"], n["batch_size"], n["steps"], n["lr"], n["warmup"], n["betas"]) == \
             (cfg.length, own["hidden"], own["batch_size"], own["steps"], own["lr"], own["warmup"], tuple(cfg.betas))
 
 
 def test_per_core_overrides_reach_only_their_model():
     cfg = presets.resolve("key_findings", "smoke", per_core={"gru": {"batch_size": 3, "steps": 7}})
-    for c in key_findings.run_configs(cfg):
+    for c in analysis.run_configs(cfg):
         if c["core"] == "gru":
             assert (c["batch_size"], c["steps"]) == (3, 7)
         else:
@@ -54,13 +55,13 @@ def test_quick_preset_is_the_confirmed_search_round():
     spec = importlib.util.spec_from_file_location("search", paths.REPO / "scripts" / "search_key_findings.py")
     search = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(search)
-    quick = key_findings.run_configs(presets.resolve("key_findings", "quick"))
+    quick = analysis.run_configs(presets.resolve("key_findings", "quick"))
     confirm = [c for p in search.ROUNDS["confirm"] for c in search.configs(p)]
     assert {runs.key(c) for c in confirm} == {runs.key(c) for c in quick}
 
 
 def test_search_table_is_shipped_and_complete():
-    table = fig2.search_table()
+    table = analysis.search_table()
     assert {"model", "length", "hidden", "batch_size", "steps", "lr", "vocab", "seeds", "acc_vanilla", "acc_pe",
             "wall_s_per_run"} <= set(table.columns)
     assert {"gru", "lstm", "s4d"} <= set(table["model"])
@@ -110,16 +111,18 @@ def fake_run(folder, correct_per_row, T=4, rng=None):
     folder.mkdir(parents=True)
     with open(folder / "predictions.npz", "wb") as f:
         np.savez(f, predictions=pred, targets=targets)
+    # a finished run as the store writes it (runs.RunResult reads result.json first)
+    (folder / "result.json").write_text(json.dumps(dict(status="done", config={}, metrics={}, history=[])))
     return folder
 
 
 def frame(tmp_path, cells):
-    """cells: {(model, vocab, encoding): [correct_per_row for each seed]} -> a frame like fig2.run's."""
+    """cells: {(model, vocab, encoding): [correct_per_row for each seed]} -> a frame like analysis.run's."""
     rows = []
     for (model, vocab, enc), per_seed in cells.items():
         for seed, correct in enumerate(per_seed):
             path = fake_run(tmp_path / f"{model}-{vocab}-{enc}-{seed}", correct)
-            rows.append(dict(model=model, vocab=vocab, encoding=enc, variant=fig2.VARIANTS[enc], seed=seed,
+            rows.append(dict(model=model, vocab=vocab, encoding=enc, variant=names.VARIANT_LABELS[enc], seed=seed,
                              path=str(path)))
     return pd.DataFrame(rows)
 
@@ -127,7 +130,7 @@ def frame(tmp_path, cells):
 def test_summary_estimates_match_closed_forms(tmp_path):
     rng = np.random.default_rng(1)
     per_seed = [rng.integers(0, 5, 40) for _ in range(3)]    # 0..4 of T=4 correct per sequence
-    summ = fig2.summary(frame(tmp_path, {("lstm", 8, "none"): per_seed}), n_resamples=500)
+    summ = analysis.summary(frame(tmp_path, {("lstm", 8, "none"): per_seed}), n_resamples=500)
     row = summ.iloc[0]
     allc = np.concatenate(per_seed)
     assert row.accuracy == pytest.approx(allc.sum() / (4 * allc.size))
@@ -142,7 +145,7 @@ def test_ci_against_a_plain_loop_bootstrap(tmp_path):
     """Token-accuracy interval vs. a percentile bootstrap written as a loop over resamples."""
     rng = np.random.default_rng(2)
     per_seed = [rng.integers(0, 5, 60) for _ in range(3)]
-    summ = fig2.summary(frame(tmp_path, {("gru", 8, "none"): per_seed}), n_resamples=4000)
+    summ = analysis.summary(frame(tmp_path, {("gru", 8, "none"): per_seed}), n_resamples=4000)
     c = np.concatenate(per_seed).astype(float)
     boot = np.array([c[idx].sum() / (4 * c.size) for idx in
                      (np.random.default_rng(s).integers(0, c.size, c.size) for s in range(4000))])
@@ -158,24 +161,24 @@ def test_separation_and_verdict(tmp_path):
     cells = {("gru", 8, "none"): half, ("gru", 8, "sinusoidal"): most,
              ("gru", 4, "none"): most, ("gru", 4, "sinusoidal"): most,
              ("lstm", 16, "none"): half, ("lstm", 16, "sinusoidal"): noisy}
-    summ = fig2.summary(frame(tmp_path, cells), n_resamples=500)
-    sep = fig2.separation(summ).set_index("model")
+    summ = analysis.summary(frame(tmp_path, cells), n_resamples=500)
+    sep = analysis.separation(summ).set_index("model")
     assert list(sep.index) == ["gru", "lstm"] and sep.loc["gru", "vocab"] == 8          # the largest V
     assert sep.loc["gru", "vanilla"] == 0.5 and sep.loc["gru", "pe"] == 1.0
     assert bool(sep.loc["gru", "separated"]) and not bool(sep.loc["lstm", "separated"])
-    assert fig2.verdict(summ) == "not reproduced"
-    assert fig2.verdict(summ[summ.model == "gru"]) == "reproduced"                       # PE at 1.0 > 0.95
+    assert analysis.verdict(summ) == "not reproduced"
+    assert analysis.verdict(summ[summ.model == "gru"]) == "reproduced"                       # PE at 1.0 > 0.95
     assert sep.loc["gru", "pe_ahead_seeds"] == 3
     assert sep.loc["lstm", "pe_ahead_seeds"] == sum(np.mean(n) / 4 > 0.5 for n in noisy)   # vanilla: 0.5 per seed
-    assert len(fig2.separation(summ, vocab="all")) == 3
+    assert len(analysis.separation(summ, vocab="all")) == 3
     with pytest.raises(ValueError, match="largest"):
-        fig2.separation(summ, vocab="smallest")
+        analysis.separation(summ, vocab="smallest")
 
 
 def test_verdict_direction_only(tmp_path):
     cells = {("s4d", 8, "none"): [np.full(20, 1)] * 3, ("s4d", 8, "sinusoidal"): [np.full(20, 3)] * 3}
-    summ = fig2.summary(frame(tmp_path, cells), n_resamples=200)
-    assert fig2.verdict(summ) == "direction only"                                        # 0.75 < 0.95
+    summ = analysis.summary(frame(tmp_path, cells), n_resamples=200)
+    assert analysis.verdict(summ) == "direction only"                                        # 0.75 < 0.95
 
 
 def test_process_executor_keeps_the_order_of_items():

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from penb import corpus, lm_appendix, presets, runs
+from penb import corpus, presets, runs
+from penb.chapters.lm_appendix import analysis as lm_appendix
 from penb.tasks import lm as lm_task
 from tests import lm_reference as lm
 from penb.tasks import make_task

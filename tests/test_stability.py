@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from penb import models, runs
-from penb import stability as st
+from penb.chapters.gradient_stability import similarity as st
 from penb.tasks import make_task
 
 

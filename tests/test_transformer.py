@@ -1,4 +1,5 @@
-"""penb.transformer and penb.irie: Irie's claims as checks that a wrong mask or depth would fail.
+"""penb.transformer and penb.chapters.irie (probes, analysis): Irie's claims as checks that a wrong mask
+or depth would fail.
 
 Every expectation is independent of the code under test: plain loops over the attention equations,
 closed-form reachability (lower triangle, bands), or the pattern drawn in Irie's Fig. 1.
@@ -9,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import irie, presets
+from penb import presets
+from penb.chapters.irie import analysis, probes
 from penb.transformer import SelfAttention, Transformer, attention_mask
 
 EQ, NE = 1e-10, 1e-6   # float64: "equal" and "different" thresholds on max |difference|
@@ -22,8 +24,8 @@ def cfg():
 
 def setup(cfg, keep_last=True):
     g = torch.Generator().manual_seed(1)
-    tokens = irie.distinct_tokens(cfg.vocab, cfg.length, g)
-    return tokens, irie.random_permutations(cfg.permutations, cfg.length, g, keep_last=keep_last)
+    tokens = probes.distinct_tokens(cfg.vocab, cfg.length, g)
+    return tokens, probes.random_permutations(cfg.permutations, cfg.length, g, keep_last=keep_last)
 
 
 def band(T, width):
@@ -85,7 +87,7 @@ def test_causal_outputs_ignore_later_tokens(cfg, norm):
     later = tokens.clone()
     later[t + 1:] = (later[t + 1:] + 1) % cfg.vocab
     for mask, unchanged in (("causal", True), ("full", False)):
-        model = irie.make_model(cfg, 2, mask=mask, norm=norm)
+        model = probes.make_model(cfg, 2, mask=mask, norm=norm)
         with torch.no_grad():
             a, b = model(tokens[None])[0], model(later[None])[0]
         early = (a[: t + 1] - b[: t + 1]).abs().max().item()
@@ -100,10 +102,10 @@ def test_reach_from_jacobian_and_mask_match_closed_forms(cfg, layers):
     for mask, expected in (("causal", lambda l: np.tri(T, dtype=bool)),
                            ("full", lambda l: np.ones((T, T), bool)),
                            (torch.from_numpy(band(T, 1)), lambda l: band(T, l))):  # self + previous token
-        model = irie.make_model(cfg, layers, mask=mask)
-        jac = irie.reach_from_jacobian(model, tokens)
+        model = probes.make_model(cfg, layers, mask=mask)
+        jac = probes.reach_from_jacobian(model, tokens)
         m = attention_mask(mask, T).numpy()
-        from_mask = irie.reach_from_mask(m, layers)
+        from_mask = probes.reach_from_mask(m, layers)
         for layer in range(layers + 1):
             want = np.eye(T, dtype=bool) if layer == 0 else expected(layer)
             assert (jac[layer] == want).all() and (from_mask[layer] == want).all(), (mask, layer)
@@ -114,24 +116,24 @@ def test_reach_from_jacobian_and_mask_match_closed_forms(cfg, layers):
 def test_q1_no_mask_no_pe_is_permutation_equivariant(cfg):
     tokens, perms = setup(cfg, keep_last=False)
     n = len(perms)
-    good = irie.equivariance(irie.make_model(cfg, 2, mask="full"), tokens, perms, EQ)
+    good = probes.equivariance(probes.make_model(cfg, 2, mask="full"), tokens, perms, EQ)
     assert good["equivariant"] == n and good["multiset_invariant"] == n
     for kw in (dict(mask="full", encoding="sinusoidal"), dict(mask="causal")):
-        bad = irie.equivariance(irie.make_model(cfg, 2, **kw), tokens, perms, EQ)
+        bad = probes.equivariance(probes.make_model(cfg, 2, **kw), tokens, perms, EQ)
         assert bad["equivariant"] == 0 and bad["multiset_invariant"] == 0, kw
 
 
 @pytest.mark.parametrize("softmax", [True, False])
 def test_q5_one_layer_last_position_is_invariant_two_layers_are_not(cfg, softmax):
     tokens, perms = setup(cfg)
-    first = irie.first_change(perms)
+    first = probes.first_change(perms)
     n = len(perms)
-    one = irie.sensitivity(irie.differences(irie.make_model(cfg, 1, softmax=softmax), tokens, perms)[:, 1],
-                           first, EQ, NE)
+    one = probes.sensitivity(probes.differences(probes.make_model(cfg, 1, softmax=softmax), tokens, perms)[:, 1],
+                             first, EQ, NE)
     assert one["last_equal"] == n and one["unclear"] == 0
     for layers in (2, 3):
-        model = irie.make_model(cfg, layers, softmax=softmax)
-        deep = irie.sensitivity(irie.differences(model, tokens, perms)[:, layers], first, EQ, NE)
+        model = probes.make_model(cfg, layers, softmax=softmax)
+        deep = probes.sensitivity(probes.differences(model, tokens, perms)[:, layers], first, EQ, NE)
         # Irie Q3: fully position-sensitive from the first changed position on; equal before it
         assert deep["equal"] == 0 and deep["different"] == deep["checked"] and deep["unclear"] == 0
         assert deep["before_equal"] == deep["before"] and deep["last_equal"] == 0
@@ -139,29 +141,29 @@ def test_q5_one_layer_last_position_is_invariant_two_layers_are_not(cfg, softmax
 
 def test_q3_fails_without_the_causal_mask_and_q5_fails_with_pe(cfg):
     tokens, perms = setup(cfg)
-    first = irie.first_change(perms)
-    full = irie.sensitivity(irie.differences(irie.make_model(cfg, 2, mask="full"), tokens, perms)[:, 2],
-                            first, EQ, NE)
+    first = probes.first_change(perms)
+    full = probes.sensitivity(probes.differences(probes.make_model(cfg, 2, mask="full"), tokens, perms)[:, 2],
+                              first, EQ, NE)
     assert full["last_equal"] == len(perms) and full["equal"] > 0        # not position-sensitive
-    pe = irie.sensitivity(irie.differences(irie.make_model(cfg, 1, encoding="sinusoidal"), tokens, perms)[:, 1],
-                          first, EQ, NE)
+    pe = probes.sensitivity(
+        probes.differences(probes.make_model(cfg, 1, encoding="sinusoidal"), tokens, perms)[:, 1], first, EQ, NE)
     assert pe["equal"] == 0 and pe["last_equal"] == 0                     # a PE restores order in one layer
 
 
 def test_numbers_agree_with_the_mask_composed_contexts(cfg):
-    table = irie.q35_table(cfg.replace(permutations=60))
+    table = analysis.q35_table(cfg.replace(permutations=60))
     assert (table["agrees"] == table["positions"]).all(), table
 
 
 def test_linear_attention_is_the_fast_weight_recurrence(cfg):
-    table = irie.linear_table(cfg.replace(length=7, dim=12, heads=3)).set_index("attention")
+    table = analysis.linear_table(cfg.replace(length=7, dim=12, heads=3)).set_index("attention")
     assert table.loc["linear (no softmax)", "rel_error"] < 1e-12
     assert table.loc["softmax", "rel_error"] > 1e-2
 
 
 def test_figure1_matches_irie(cfg):
     """The pattern drawn in Irie's Fig. 1 for (a, b, c) vs (b, a, c), two layers."""
-    d = irie.figure1(cfg)
+    d = analysis.figure1(cfg)
     assert d["sets"][0][1] == ["{a}", "{a,b}", "{a,b,c}"]
     assert d["sets"][1][2][0] == "{{b}}"
     assert d["set_differs"].tolist() == [[True, True, False], [True, False, False], [True, True, True]]

@@ -1,6 +1,6 @@
 """The engine's ``transformer`` core: causal, encoding added, parameters in closed form, Irie's one-layer
 blindness on the engine's own model, RNN run keys unchanged, bad settings refused, a tiny run learns;
-and the order-blind ceiling of penb.irie_q4 against brute-force enumeration."""
+and the order-blind ceiling of penb.chapters.irie.q4 against brute-force enumeration."""
 import collections
 import hashlib
 import itertools
@@ -10,7 +10,8 @@ import math
 import pytest
 import torch
 
-from penb import encodings, irie_q4, models, runs, train
+from penb import encodings, models, runs, train
+from penb.chapters.irie import q4
 from tests.util import gen
 
 TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
@@ -94,8 +95,11 @@ def test_seeded_initialisation_with_default_distributions():
 
 
 def canonical_key(config: dict) -> str:
-    """The run key computed by hand: sha256 of the canonical JSON of the old field set."""
-    full = {**ORIGINAL_FIELDS, **config}
+    """The run key computed by hand: sha256 of the canonical JSON of the store version and the old field set
+    without the bookkeeping ``log_every`` (penb.identity, store version 2), the device as its type."""
+    full = {"store_version": 2, **ORIGINAL_FIELDS, **config}
+    del full["log_every"]
+    full["device"] = full["device"].split(":")[0]
     for k in ("lr", "eps", "weight_decay", "clip"):
         full[k] = float(full[k])
     full["betas"] = [float(b) for b in full["betas"]]
@@ -151,6 +155,6 @@ def test_a_tiny_transformer_learns_to_reverse_and_resumes(tmp_path):
 def test_blind_ceiling_matches_enumeration():
     for V, L in ((3, 4), (2, 5), (5, 2), (4, 3), (1, 3)):
         best = sum(max(collections.Counter(s).values()) for s in itertools.product(range(V), repeat=L))
-        assert irie_q4.blind_ceiling(V, L) == pytest.approx(best / V ** L / L, rel=1e-12)
+        assert q4.blind_ceiling(V, L) == pytest.approx(best / V ** L / L, rel=1e-12)
     with pytest.raises(ValueError):
-        irie_q4.blind_ceiling(0, 3)
+        q4.blind_ceiling(0, 3)

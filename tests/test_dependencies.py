@@ -1,0 +1,48 @@
+"""pyproject's dependencies cover every third-party import of penb, and requirements.txt pins each exactly."""
+import ast
+import re
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].strip().lower().replace("_", "-")
+
+
+def imported_modules() -> set[str]:
+    """Top-level names of every module that a file under penb/ imports (lazy imports included)."""
+    found = set()
+    for path in (ROOT / "penb").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                found |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return found - set(sys.stdlib_module_names) - {"penb", "__future__"}
+
+
+def test_pyproject_declares_every_third_party_import():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = [d for group in project.get("optional-dependencies", {}).values() for d in group]
+    declared = {_name(d) for d in project["dependencies"] + extras}
+    providers = metadata.packages_distributions()
+    missing = {}
+    for module in sorted(imported_modules()):
+        dists = {_name(d) for d in providers.get(module, [module])}
+        if not dists & declared:
+            missing[module] = sorted(dists)
+    assert not missing, f"imported by penb but not in pyproject's dependencies: {missing}"
+
+
+def test_requirements_pin_every_package_exactly():
+    lines = [x.split("#")[0].strip() for x in (ROOT / "requirements.txt").read_text().splitlines()]
+    reqs = [x for x in lines if x]
+    loose = [r for r in reqs if "==" not in r]
+    assert not loose, f"unpinned in requirements.txt: {loose}"
+    pinned = {_name(r) for r in reqs}
+    declared = {_name(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
+    assert declared <= pinned, f"in pyproject but not pinned in requirements.txt: {sorted(declared - pinned)}"

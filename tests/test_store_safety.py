@@ -1,0 +1,140 @@
+"""The run store under stress: divergence, crafted pickles, two processes, SIGKILL mid-sweep, fail-fast pools."""
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from penb import runs, train
+from penb.executors import ProcessExecutor, RunFailed
+from tests.store_worker import TINY, configs, fail_on_three, poison_at
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _worker(store, seeds, log=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if log is not None:
+        env["PENB_RUN_LOG"] = str(log)
+    return subprocess.Popen([sys.executable, "-m", "tests.store_worker", str(store), *map(str, seeds)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_run_whose_loss_turns_nan_is_stored_as_diverged(tmp_path):
+    config = {**TINY, "seed": 1}
+    d = runs.run_dir(config, tmp_path)
+    train.train(config, d, callback=poison_at(12), progress=False)     # weights NaN after update 12
+    assert runs.status(config, tmp_path) == "done"                     # final: not retrained every time
+    r = runs.load(config, tmp_path)
+    assert r.diverged and r.metrics == {}
+    assert r.divergence["step"] == 15 and r.divergence["since"] == 10    # caught at the next log (every 5)
+    assert r.divergence["last_finite_loss"] == r.history[-1]["loss"] and r.history[-1]["step"] == 10
+    assert all(np.isfinite(h["loss"]) for h in r.history)
+    assert not (d / "predictions.npz").exists()
+    with pytest.raises(ValueError, match="diverged"):
+        r.predictions()
+    valid, diverged = runs.split_diverged([r, runs.sweep([{**TINY, "seed": 2}], store=tmp_path, progress=False)[0]])
+    assert [x.key for x in diverged] == [r.key] and len(valid) == 1 and not valid[0].diverged
+
+
+class _Plant:
+    """A pickle that would create a file when unpickled with weights_only=False."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.marker),))
+
+
+def test_a_crafted_pickle_in_the_store_is_refused(tmp_path):
+    r = runs.sweep([{**TINY, "seed": 3}], store=tmp_path, progress=False)[0]
+    marker = tmp_path / "code-ran"
+    last = r.checkpoints()[-1][1]
+    last.write_bytes(pickle.dumps({"model": _Plant(marker)}))
+    with pytest.raises(pickle.UnpicklingError, match="[Ww]eights only load failed"):
+        r.load_model()
+    trainer = train.Trainer(r.config)
+    with pytest.warns(UserWarning, match="unreadable checkpoint"):
+        assert trainer.resume(r.path)                                    # falls back to the one before
+    assert trainer.step == r.checkpoints()[-2][0]
+    assert not marker.exists()
+
+
+def test_resume_falls_back_when_the_last_checkpoint_is_torn(tmp_path):
+    config = {**TINY, "seed": 4}
+    whole = runs.sweep([config], store=tmp_path / "a", progress=False)[0]
+    d = runs.run_dir(config, tmp_path / "b")
+
+    def stop(trainer):
+        if trainer.step == 7:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        train.train(config, d, callback=stop, progress=False)
+    last = train.checkpoints(d)[-1][1]
+    last.write_bytes(last.read_bytes()[:100])                            # a torn file under the final name
+    (d / ".result.json.x.tmp").write_text("")                            # a kill's leftover
+    with pytest.warns(UserWarning, match="unreadable checkpoint"):
+        resumed = runs.run(config, tmp_path / "b", progress=False)
+    assert resumed.metrics == whole.metrics and not list(d.glob(".*.tmp"))
+
+
+def test_an_empty_result_file_does_not_count_as_done(tmp_path):
+    r = runs.sweep([{**TINY, "seed": 5}], store=tmp_path, progress=False)[0]
+    (r.path / "result.json").write_text("")
+    assert runs.status(r.config, tmp_path) == "partial"
+    (r.path / "result.json").unlink()
+    assert runs.run(r.config, tmp_path, progress=False).metrics == r.metrics
+
+
+def test_two_processes_on_one_store_train_each_run_once(tmp_path):
+    store, seeds = tmp_path / "store", (11, 12, 13)
+    logs = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    procs = [_worker(store, seeds, log) for log in logs]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outs]
+    lines = [[json.loads(x) for x in out.splitlines()] for out, _ in outs]
+    assert lines[0] == lines[1] and len(lines[0]) == 3                   # identical results in both
+    trained = [json.loads(x)["key"] for log in logs for x in log.read_text().splitlines()
+               if json.loads(x)["trained"]]
+    assert sorted(trained) == sorted(x["key"] for x in lines[0])         # each run trained exactly once
+
+
+def test_sigkill_mid_sweep_then_rerun_gives_the_same_bits(tmp_path):
+    seeds = (21, 22)
+    reference = runs.sweep(configs(seeds), store=tmp_path / "ref", progress=False)
+    store = tmp_path / "killed"
+    for wanted in (3, 9, 17):                                            # kill after so many checkpoints
+        p = _worker(store, seeds)
+        deadline = time.time() + 120
+        while len(list(store.glob("*/checkpoints/step-*.pt"))) < wanted and p.poll() is None:
+            assert time.time() < deadline
+            time.sleep(0.01)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    p = _worker(store, seeds)
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err[-2000:]
+    again = runs.sweep(configs(seeds), store=store, progress=False)
+    for a, b in zip(reference, again):
+        assert a.key == b.key and a.metrics == b.metrics and a.history == b.history
+        pa, pb = a.predictions(), b.predictions()
+        assert all(np.array_equal(pa[k], pb[k]) for k in pa)
+        sa, sb = a.load_model().state_dict(), b.load_model().state_dict()
+        assert all(torch.equal(sa[k], sb[k]) for k in sa)
+    assert not list(store.glob("**/.*.tmp"))
+
+
+def test_a_failing_job_ends_the_sweep_at_once():
+    start = time.time()
+    with pytest.raises(RunFailed, match="boom") as err:
+        ProcessExecutor(workers=2, threads=1).map(fail_on_three, [1, 3, 2, 4, 5, 6])
+    assert err.value.item == 3
+    assert time.time() - start < 45                                      # the 60 s jobs were not awaited
