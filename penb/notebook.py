@@ -171,7 +171,11 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
     start = time.time()
     from penb.runs import USAGE_LOG
 
-    with tempfile.TemporaryDirectory() as tmp, _env(USAGE_LOG, str(Path(tmp) / "runs.jsonl")):
+    from penb.claims import scorecard
+
+    scorecard.clear(name, out_dir)                  # a page never shows a verdict of an earlier build
+    with tempfile.TemporaryDirectory() as tmp, _env(USAGE_LOG, str(Path(tmp) / "runs.jsonl")), \
+            _env("PENB_EXECUTED_DIR", str(out_dir)):
         src = to_ipynb(name, Path(tmp) / f"{name}.ipynb")
         done = Path(tmp) / f"{name}.out.ipynb"
         papermill.execute_notebook(

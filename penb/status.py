@@ -56,6 +56,10 @@ def render(rows: list[dict]) -> str:
 
 
 def write_page(out_dir: Path | None = None) -> Path:
-    """Write ``status.md`` into the executed folder (it is part of the book's toc)."""
+    """Write ``status.md`` and the scorecard (``scorecard.md``) into the executed folder (both are in the
+    book's toc)."""
+    from penb.claims import scorecard
+
     out_dir = Path(out_dir or paths.executed_dir())
+    scorecard.write_page(out_dir)
     return atomic.write_text(out_dir / "status.md", render(collect(out_dir)))
