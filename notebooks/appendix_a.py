@@ -16,68 +16,77 @@
 #
 # ## Overview
 #
-# Morita's appendix A asks whether the help that positional encoding (PE) gives an RNN with a large
-# vocabulary is particular to reversal. It tries three more tasks, each with and without the sinusoidal
-# encoding concatenated to the token embedding:
+# Morita's appendix A asks whether the help that positional encoding (PE) gives an RNN
+# with a large vocabulary is particular to reversal. It tries three more tasks, each
+# with and without the sinusoidal encoding concatenated to the token embedding:
 #
-# - **A.1, reverse ordering + delayed addition (Fig. 6-7).** During the output phase the network receives a
-#   second random sequence $y_1, \dots, y_L$ and must emit $(x_{L+1-i} + y_i) \bmod V$: the reversed input
-#   plus the new token, modulo the vocabulary size. LSTM only (the GRU failed even at $L = 16$), $L = 16$,
-#   $V$ from 896 to 1,088, 600,000 updates. PE helps more as the vocabulary grows.
-# - **A.2, sorting (Fig. 8).** Output the inputs in ascending order (ties kept). Order carries no
-#   information here, yet PE still helps the GRU and the LSTM at large vocabularies, by less than in the
-#   reversal task. $L = 64$.
-# - **A.3, predecessor query (Fig. 9-10).** After $L = 16$ distinct tokens, one of $x_2, \dots, x_L$ is shown
-#   again and the network must name the token that preceded it. LSTM, 300,000 updates. PE helps at the
-#   larger vocabularies.
+# - **A.1, reverse ordering + delayed addition (Fig. 6-7).** During the output phase the
+#   network receives a second random sequence $y_1, \dots, y_L$ and must emit
+#   $(x_{L+1-i} + y_i) \bmod V$. LSTM only, $L$ = {glue:text}`a_add_length`, $V$ from
+#   {glue:text}`a_add_vocab`, {glue:text}`a_add_steps` updates. PE helps, more as the
+#   vocabulary grows.
+# - **A.2, sorting (Fig. 8).** Output the inputs in ascending order (ties kept), at
+#   $L$ = {glue:text}`a_sort_length`. Order carries no information here, yet PE still
+#   helps the GRU and the LSTM at large vocabularies, by less than in reversal.
+# - **A.3, predecessor query (Fig. 9-10).** After $L = 16$ distinct tokens, one of
+#   $x_2, \dots, x_L$ is shown again and the network must name the token that preceded
+#   it. PE helps the LSTM at the larger vocabularies.
 #
-# The figures print no numbers, and the text does not give the vocabularies of Fig. 8 and 10; the `paper`
-# preset uses those of Fig. 2 there (GRU 32-256, LSTM 256-16,384). Error bars in the paper are 95%
-# bootstrap intervals (10,000 resamples) over five seeds x 1,024 held-out sequences, which is what we
-# compute too. The claims as recorded in `penb.claims`:
+# The figures print no numbers, and the text gives the vocabularies of neither Fig. 8
+# nor Fig. 10 (the `paper` preset uses those of Fig. 2 there). Each claim, its measure
+# and the rule that grades it were written in the claims registry (`penb.claims`) before
+# the confirmation runs:
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import display
+from myst_nb import glue
 
 from penb import claims
 
 pd.set_option("display.max_colwidth", None)
-pd.DataFrame([(c.key, c.where, c.statement, c.extra) for c in map(claims.get, ("morita.fig7", "morita.fig8",
-                                                                                "morita.fig10"))],
-             columns=["claim", "where", "statement", "settings"]).set_index("claim")
+CLAIMS = claims.of_chapter("appendix_a")
+fig7 = claims.get("morita.fig7").extra
+glue("a_add_length", fig7["length"], display=False)
+glue("a_add_vocab", f"{fig7['vocab'][0]:,} to {fig7['vocab'][-1]:,}", display=False)
+glue("a_add_steps", f"{fig7['steps']:,}", display=False)
+glue("a_sort_length", claims.get("morita.fig8").extra["length"], display=False)
+pd.DataFrame([(c.key, c.where, c.statement, c.measure, c.rule.text) for c in CLAIMS],
+             columns=["claim", "where", "statement", "measure", "rule"]
+             ).set_index("claim")
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick or paper
 device: Optional[str] = None  # auto, cpu or cuda
-seeds: Optional[tuple] = None  # one training-test trial per seed, e.g. (111, 222, 333)
-sections: Optional[tuple] = None  # which of add (A.1), sort (A.2), predecessor (A.3) to run
+seeds: Optional[tuple] = None  # one training-test trial per seed
+sections: Optional[tuple] = None  # which of add (A.1), sort (A.2), predecessor (A.3)
 add_length: Optional[int] = None  # A.1: input length L
-add_vocab: Optional[tuple] = None  # A.1: vocabulary sizes (also the modulus of the addition)
+add_vocab: Optional[tuple] = None  # A.1: vocabulary sizes (also the modulus)
 add_steps: Optional[int] = None  # A.1: training updates per run
-sort_length: Optional[int] = None  # A.2: input length L
+sort_length: Optional[int] = None  # A.2: input length L (also of its reversal runs)
 sort_cores: Optional[tuple] = None  # A.2: models among gru and lstm
 sort_gru_vocab: Optional[tuple] = None  # A.2: vocabulary sizes of the GRU
 sort_lstm_vocab: Optional[tuple] = None  # A.2: vocabulary sizes of the LSTM
 sort_steps: Optional[int] = None  # A.2: training updates per run
-pred_length: Optional[int] = None  # A.3: input length L (at most the smallest vocabulary)
+gru_batch_size: Optional[int] = None  # A.2: the GRU's sequences per update
+pred_length: Optional[int] = None  # A.3: input length L (at most the smallest V)
 pred_vocab: Optional[tuple] = None  # A.3: vocabulary sizes
 pred_steps: Optional[int] = None  # A.3: training updates per run
 hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
-batch_size: Optional[int] = None  # sequences per update
+batch_size: Optional[int] = None  # sequences per update (the LSTM's)
 warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 lr: Optional[float] = None  # peak learning rate of Adam
-betas: Optional[tuple] = None  # Adam betas, the official code's (0.9, 0.98) or the text's (0.9, 0.999)
+betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per trial, never trained on
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
-workers: Optional[int] = None  # runs at a time; on the CPU each is a process with one thread
+workers: Optional[int] = None  # runs at a time; on the CPU one process, one thread
 
 # %%
-from myst_nb import glue
+import matplotlib.pyplot as plt
 
 from penb import presets
 from penb.chapters import appendix
@@ -88,147 +97,155 @@ print(cfg)
 presets.differences(cfg)
 
 # %% [markdown]
-# ## Training
+# ## Setup and run
 #
-# Each (task, model, vocabulary, encoding, seed) is one run of `penb.train`, set up as in the key-findings
-# chapter: an embedding of $V + 1$ rows (row $V$ is the learnable command fed when a step has no input
-# token), the sinusoidal encoding of the positions concatenated to it or not, a single-layer core and a
-# linear readout, Adam with warm-up and cosine decay, fresh random sequences every update with the held-out
-# ones excluded. In the delayed-addition task the output phase is fed the second sequence instead of the
-# command; in the predecessor query the sequence has $L + 1$ steps and only the last one is scored.
-# Finished runs are reused from the run store.
+# Each (task, model, vocabulary, encoding, seed) is one run of `penb.train`, set up as
+# in the key-findings chapter: an embedding of $V + 1$ rows (row $V$ is the learnable
+# command fed when a step has no input token), the sinusoidal encoding of the positions
+# concatenated to it or not, a single-layer core and a linear readout, Adam with warm-up
+# and cosine decay, fresh random sequences every update with the held-out ones excluded.
+# In the delayed-addition task the output phase is fed the second sequence instead of
+# the command; in the predecessor query the sequence has $L + 1$ steps and only the last
+# one is scored. For the sorting claim the chapter also trains (or finds in the run
+# store) the reversal runs of the same models, settings and seeds, at the largest
+# sorting vocabulary. Finished runs are reused from the run store.
 
 # %%
 panels = appendix.appendix_a.panels(cfg)
-runs = appendix.appendix_a.run(cfg)
-summ = appendix.summary.summary(runs, n_resamples=cfg.bootstrap)
-glue("a_runs", len(runs), display=False)
-glue("a_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
-runs.drop(columns=["path", "key", "title", "label"]).round(4)
+frame = appendix.appendix_a.run(cfg)
+
+# %% tags=["hide-input"]
+summ = appendix.summary.summary(frame, n_resamples=cfg.bootstrap)
+glue("a_runs", len(frame), display=False)
+glue("a_diverged", int(frame["diverged"].sum()), display=False)
+glue("a_reused", int(frame["reused"].sum()), display=False)
+glue("a_minutes", f"{frame['wall_s'].sum() / 60:.1f}", display=False)
+glue("a_seeds", len(cfg.seeds), display=False)
+
+
+def show(fig, names):
+    """Stamp ``fig`` with the preset and each panel's L and updates, show it and print
+    the same line under it."""
+    extra = appendix.appendix_a.describe(cfg, names)
+    stamp(fig, cfg, **extra)
+    display(fig)
+    plt.close(fig)
+    print(provenance(cfg, **extra))
+
+
+def figure(section, names, metrics=("accuracy",)):
+    sub = summ[summ["panel"].isin(names)]
+    if sub.empty:
+        why = appendix.appendix_a.skipped(cfg, section)
+        fig = appendix.plots.placeholder(f"not run at this preset: {why}")
+        return show(fig, [])
+    fig = appendix.plots.vocab_panels(sub, frame, metrics,
+                                      appendix.appendix_a.describe(cfg, names))
+    show(fig, names)
+
 
 # %% [markdown]
-# The {glue:text}`a_runs` runs took {glue:text}`a_run_minutes:.1f` minutes of training in all (counted where
-# they were made, one CPU thread each on the CPU).
+# The chapter used {glue:text}`a_runs` runs ({glue:text}`a_reused` of them found in the
+# run store), {glue:text}`a_seeds` seeds per cell; {glue:text}`a_diverged` diverged.
+# Together they took {glue:text}`a_minutes` minutes of training where they were made.
 #
 # ## Results
 #
-# Token accuracy is the fraction of scored output tokens predicted correctly; each 95% interval resamples
-# the held-out sequences of all seeds together.
+# Token accuracy is the fraction of scored output tokens predicted correctly. Each
+# figure draws every seed's value as a dot and, over it, the mean over seeds with its
+# 95% bootstrap interval over seeds (the seed is the independent unit).
 
-# %% mystnb={"figure": {"caption": "Fig. 7 at this preset: token accuracy of the LSTM on reverse ordering + delayed addition against the vocabulary size (also the modulus), vanilla (grey) vs. position-encoded (red), with 95% bootstrap intervals over seeds x held-out sequences.", "name": "fig-appa-fig7"}}
-def figure(keys, metrics=("accuracy",)):
-    sub = summ[summ["panel"].isin(keys)]
-    if sub.empty:
-        print(f"not run at this preset: {', '.join(keys)}")
-        return None
-    fig = appendix.plots.vocab_panels(sub, metrics=metrics)
-    return stamp(fig, cfg)
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 7 at this preset: token accuracy of the LSTM on reverse ordering + delayed addition against the vocabulary size (also the modulus), vanilla (grey) vs. position-encoded (red); dots: seeds, bars: mean over seeds and its 95% interval.", "name": "fig-appa-fig7"}}
+figure("add", ["add"])
 
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 8 at this preset: sorting with the GRU and the LSTM, and, beside each, reversal with the same model, settings and seeds (the reference of the claim), token accuracy (top) and mean Damerau-Levenshtein distance to the target (bottom); dots: seeds, bars: mean over seeds and its 95% interval.", "name": "fig-appa-fig8"}}
+figure("sort", [p.name for p in panels if p.task in ("sort", "reverse")],
+       ("accuracy", "distance"))
 
-figure(["add"]);
-
-# %% mystnb={"figure": {"caption": "Fig. 8 at this preset: sorting with the GRU and the LSTM, token accuracy (top) and mean Damerau-Levenshtein distance between predicted and sorted sequences (bottom), vanilla vs. position-encoded, 95% bootstrap intervals.", "name": "fig-appa-fig8"}}
-figure([p.name for p in panels if p.task == "sort"], metrics=("accuracy", "distance"));
-
-# %% mystnb={"figure": {"caption": "Fig. 10 at this preset: accuracy of the LSTM on the predecessor query (one scored token per sequence), vanilla vs. position-encoded, 95% bootstrap intervals.", "name": "fig-appa-fig10"}}
-figure(["predecessor"]);
-
-# %%
-table = summ.assign(accuracy_ci=[f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(summ.accuracy_lo, summ.accuracy_hi)],
-                    distance_ci=[f"[{lo:.2f}, {hi:.2f}]" for lo, hi in zip(summ.distance_lo, summ.distance_hi)])
-display(table[["title", "vocab", "label", "seeds", "accuracy", "accuracy_ci", "distance", "distance_ci",
-               "accuracy_per_seed"]].round(4).set_index(["title", "vocab", "label"]))
-print(provenance(cfg, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 10 at this preset: accuracy of the LSTM on the predecessor query (one scored token per sequence), vanilla vs. position-encoded; dots: seeds, bars: mean over seeds and its 95% interval.", "name": "fig-appa-fig10"}}
+figure("predecessor", ["predecessor"])
 
 # %% [markdown]
-# ### The paper's claims beside ours
-#
-# One row per claim and panel, at the panel's largest vocabulary: position-encoded (`better`) against vanilla
-# (`worse`), token accuracy with 95% intervals. `grade` is *reproduced* when PE is ahead with disjoint
-# intervals, *direction only* when it is ahead but the intervals overlap, *not reproduced* otherwise. The
-# figures print no values, so only the direction can be compared.
+# The summary per panel, vocabulary and variant: the mean over the valid seeds with its
+# 95% interval over seeds, each seed's accuracy, and, as a secondary column only, the
+# interval that resamples the held-out sequences of all seeds pooled (the paper's error
+# bars).
 
-# %%
-cmp = appendix.summary.compare(summ, "sinusoidal", "vanilla")
-claim_of = {"reverse_add": "morita.fig7", "sort": "morita.fig8", "predecessor": "morita.fig10"}
-task_of = {p.name: p.task for p in panels}
-rows = pd.concat([appendix.summary.claim_rows(claim_of[task_of[r.panel]],
-                                              cmp[cmp["panel"] == r.panel])
-                  for r in cmp.itertuples()], ignore_index=True)
-display(rows.drop(columns=["paper", "better_variant", "worse_variant"]).set_index(["claim", "panel"]))
-print(provenance(cfg, hidden=cfg.hidden, bootstrap=cfg.bootstrap))
-
-# %%
-every_v = appendix.summary.compare(summ, "sinusoidal", "vanilla", vocab="all")
-display(every_v.drop(columns=["panel", "better", "worse"]).round(4).set_index(["title", "vocab"]))
-grades = {}
-for key in ("morita.fig7", "morita.fig8", "morita.fig10"):
-    got = rows[rows["claim"] == key]
-    grades[key] = appendix.summary.worst(list(got["grade"]))
-    glue(f"a_{key.split('.')[1]}", grades[key], display=False)
-    glue(f"a_{key.split('.')[1]}_detail", "; ".join(f"{r.panel} V={r.vocab}: PE {r.better} vs. vanilla {r.worse}"
-                                                      for r in got.itertuples()) or "not run", display=False)
-pd.Series(grades, name="grade at this preset")
-
-# %% [markdown]
-# ### Sorting against reversal
-#
-# Fig. 8's text adds that the gain from PE in sorting is smaller than in reversal. Our sorting LSTM runs
-# use the settings of the LSTM reversal runs of the key-findings chapter and appendix C (same length,
-# vocabulary, network, updates and seeds), so when those runs are in the run store this cell reads them and
-# compares the two gains (PE minus vanilla token accuracy, at the sorting LSTM's largest vocabulary). It
-# never trains them: run either of those chapters first.
-
-# %%
-reverse = [appendix.common.Panel(
-    "reverse-lstm", "Reverse ordering, LSTM", "reverse", "lstm",
-    tuple(cfg.sort_lstm_vocab), appendix.appendix_a.VARIANTS, cfg.sort_length,
-    cfg.sort_steps)]
-sort_lstm = cmp[cmp["panel"] == "sort-lstm"]
-sorted_by_lstm = "sort" in cfg.sections and "lstm" in cfg.sort_cores
-if sorted_by_lstm and appendix.common.stored(cfg, reverse):
-    rev_runs = appendix.common.run(cfg, reverse, progress=False)
-    rev_summ = appendix.summary.summary(rev_runs, n_resamples=cfg.bootstrap)
-    rev = appendix.summary.compare(rev_summ, "sinusoidal", "vanilla")
-    both = pd.concat([sort_lstm, rev])[["title", "vocab", "better_acc", "worse_acc", "gain", "grade"]]
-    display(both.round(4).set_index("title"))
-    smaller = float(sort_lstm.gain.iloc[0]) < float(rev.gain.iloc[0])
-    glue("a_sort_vs_reverse", f"the sorting gain ({sort_lstm.gain.iloc[0]:+.3f}) is "
-         f"{'smaller' if smaller else 'not smaller'} than the reversal gain ({rev.gain.iloc[0]:+.3f})", display=False)
-else:
-    glue("a_sort_vs_reverse", "not compared (the reversal runs at these settings are not in the run store)",
-         display=False)
+# %% tags=["hide-input"]
+display(appendix.summary.table(summ))
+print(provenance(cfg, **appendix.appendix_a.describe(cfg, list(summ["panel"]))))
 
 # %% [markdown]
 # ## Verdict
 #
-# At this preset, grading each claim by its weakest panel:
+# Each claim is graded by its registered rule on per-seed evidence: Fig. 7 and Fig. 10
+# at the panel's largest vocabulary (PE against vanilla, paired by seed); Fig. 7's trend
+# on the slope, per seed, of the PE-minus-vanilla gap against $\log_2 V$; Fig. 8 on the
+# sorting gain of PE per model and seed, and then on that gain against the reversal gain
+# of the same model and seed.
+
+# %% tags=["hide-input"]
+grades = appendix.analysis.grade_a(frame, cfg, panels,
+                                   lambda s: appendix.appendix_a.skipped(cfg, s))
+for g in grades:
+    glue(f"a_{g.claim.replace('.', '_')}", g.verdict, display=False)
+    glue(f"a_{g.claim.replace('.', '_')}_why", g.reason, display=False)
+display(claims.table(grades))
+print(provenance(cfg, **appendix.appendix_a.describe(cfg, [p.name for p in panels])))
+
+# %% [markdown]
+# At this preset, Fig. 7 is graded {glue:text}`a_morita_fig7`
+# ({glue:text}`a_morita_fig7_why`) and its trend {glue:text}`a_morita_fig7_trend`
+# ({glue:text}`a_morita_fig7_trend_why`). Fig. 8 is graded {glue:text}`a_morita_fig8`
+# ({glue:text}`a_morita_fig8_why`); Fig. 10 {glue:text}`a_morita_fig10`
+# ({glue:text}`a_morita_fig10_why`).
 #
-# | claim | paper | ours (largest vocabulary, token accuracy [95% CI]) | grade |
-# |---|---|---|---|
-# | Fig. 7, delayed addition | PE helps the LSTM as V grows (896-1,088) | {glue:text}`a_fig7_detail` | {glue:text}`a_fig7` |
-# | Fig. 8, sorting | PE helps GRU and LSTM, less than in reversal | {glue:text}`a_fig8_detail` | {glue:text}`a_fig8` |
-# | Fig. 10, predecessor query | PE helps the LSTM at large V | {glue:text}`a_fig10_detail` | {glue:text}`a_fig10` |
-#
-# Fig. 8's second statement, that sorting gains less from PE than reversal: at this preset
-# {glue:text}`a_sort_vs_reverse`.
-#
-# What the `quick` preset can and cannot show: it trains networks an eighth of the paper's width on shorter
-# sequences for less than a hundredth of its updates, at vocabularies far below the paper's. A *reproduced*
-# grade means that the direction the paper reports shows up, with disjoint intervals, in this scaled-down
-# version of the experiment; it says nothing about the paper's levels (its figures print none). A *not
-# reproduced* grade means the effect did not appear at this size, where both variants may simply be too
-# little trained: the predecessor query scores one token per sequence where the other tasks score $L$, so at
-# equal updates it gets far less training signal. The `paper` preset on a GPU
+# The evidence behind the two comparative claims, one row per unit: Fig. 8 pairs each
+# model and seed's sorting gain (PE minus vanilla) with its reversal gain; the trend
+# reads the gap at every vocabulary of A.1.
+
+# %% tags=["hide-input"]
+by_unit = {g.claim: g.evidence for g in grades if g.evidence}
+if "morita.fig8" in by_unit:
+    ev = by_unit["morita.fig8"]
+    gains = pd.DataFrame({"unit": ev["seeds"], "PE (sorting)": ev["a"],
+                          "vanilla (sorting)": ev["b"]}).set_index("unit")
+    gains["sorting gain"] = gains["PE (sorting)"] - gains["vanilla (sorting)"]
+    gains["reversal gain"] = ev["ref_gain"]
+    display(gains.round(4))
+if "morita.fig7.trend" in by_unit:
+    ev = by_unit["morita.fig7.trend"]
+    gaps = pd.DataFrame(ev["gaps"], index=pd.Index(ev["seeds"], name="seed"),
+                        columns=[f"V={v}" for v in ev["x"]])
+    display(gaps.round(4))
+print(provenance(cfg, **appendix.appendix_a.describe(cfg, [p.name for p in panels])))
+
+# %% [markdown]
+# What the `quick` preset can and cannot show: it trains networks an eighth of the
+# paper's width on shorter sequences for less than a hundredth of its updates, at
+# vocabularies far below the paper's. A claim that holds here holds for this
+# scaled-down version of the experiment; one that fails here may fail because both
+# variants are too little trained. The `paper` preset on a GPU
 # (`-p preset paper -p device cuda`) runs the published settings.
 #
+# ## Runs
+#
+# Every run of the chapter, with its own headline metrics; {glue:text}`a_diverged` of
+# {glue:text}`a_runs` diverged (a diverged run has no metrics, is left out of every
+# summary and counted in the grades).
+
+# %% tags=["hide-input"]
+display(appendix.common.run_table(frame))
+print(provenance(cfg, **appendix.appendix_a.describe(cfg, [p.name for p in panels])))
+
+# %% [markdown]
 # ## Recap
 #
 # - `penb.chapters.appendix.appendix_a.run` trains or reuses one run per task, model,
-#   vocabulary, encoding and seed; `penb.chapters.appendix.summary.summary` gives token
-#   accuracy and Damerau-Levenshtein distance with bootstrap intervals;
-#   `penb.chapters.appendix.summary.compare` grades PE against vanilla.
+#   vocabulary, encoding and seed, the reversal references included;
+#   `penb.chapters.appendix.summary.summary` summarises them over seeds, and
+#   `penb.chapters.appendix.analysis.grade_a` grades the claims through `penb.claims`.
 # - The three tasks are `reverse_add`, `sort` and `predecessor` of `penb.tasks`.
-# - Worth changing next: the vocabularies (`add_vocab`, `sort_lstm_vocab`, `pred_vocab`) to see where the
-#   vanilla model starts failing, `add_steps` (the paper doubled the training for A.1), and `sections` to
-#   run one task only.
+# - Worth changing next: the vocabularies (`add_vocab`, `sort_lstm_vocab`,
+#   `pred_vocab`) to see where the vanilla model starts failing, `add_steps` (the paper
+#   doubled the training for A.1), and `sections` to run one task only.

@@ -16,37 +16,70 @@
 #
 # ## Overview
 #
-# **Claim (Morita, Sec. 4.2, Fig. 3).** A larger vocabulary makes each token rarer. To separate the two, the
-# paper splits the vocabulary into a FREQUENT and a RARE half and trains the reverse-ordering task ($L = 64$)
-# on sequences whose positions hold a RARE token with probability 1/8, so that each FREQUENT token is
-# $7/8 \cdot 2/K$ likely and each RARE one $1/8 \cdot 2/K$: 7 times less ($K$ = 64 for the GRU, 1,024 for
-# the LSTM, 2,048 for the S4D). The test sequences hold one scored *target* token (FREQUENT or RARE) at a
-# position $t$ among 63 *disturbants* that are all FREQUENT or all RARE. The paper reports:
+# **Claim (Morita, Sec. 4.2, Fig. 3).** A larger vocabulary makes each token rarer. To
+# separate the two, the paper splits the vocabulary into a FREQUENT and a RARE half and
+# trains the reverse-ordering task ($L$ = {glue:text}`fq_paper_length`) on sequences
+# whose positions hold a RARE token with probability {glue:text}`fq_paper_rarity`, so
+# that each FREQUENT token is {glue:text}`fq_paper_ratio` times as likely as each RARE
+# one. The vocabularies are {glue:text}`fq_paper_vocab_gru` tokens for the GRU,
+# {glue:text}`fq_paper_vocab_lstm` for the LSTM and {glue:text}`fq_paper_vocab_s4d` for
+# the S4D. Each test sequence holds one scored *target* token (FREQUENT or RARE) at a
+# position $t$ among *disturbants* that are all FREQUENT or all RARE. The paper reports:
 #
-# - the frequency of the **disturbants**, not of the target, decides the vanilla models' accuracy: RARE
-#   targets are retrieved among FREQUENT disturbants, while RARE disturbants hurt the vanilla GRU (FREQUENT
-#   targets), the vanilla LSTM (most with the target in the first quarter, $1 \le t \le 16$) and the vanilla
-#   S4D (worst for $17 \le t \le 32$);
-# - the position-encoded (PE) RNNs are nearly perfect in most conditions; the exception is the GRU on
-#   all-RARE data with the target in the first half. PE also makes the S4D more resilient.
+# - the frequency of the **disturbants**, not of the target, decides the vanilla models'
+#   accuracy: RARE targets are retrieved among FREQUENT disturbants, while RARE
+#   disturbants hurt the vanilla GRU (FREQUENT targets), the vanilla LSTM (most with the
+#   target in the first quarter of the positions) and the vanilla S4D (worst in the
+#   second quarter);
+# - the position-encoded (PE) RNNs are nearly perfect in most conditions, the exception
+#   being the GRU on all-RARE data with the target in the first half; PE also makes the
+#   S4D more resilient.
 #
-# Fig. 3's intervals are 95% bootstrap intervals (10,000 resamples) over five seeds x 4,096 test sequences,
-# 16 per condition and target position. Two details of the paper disagree with each other or with the code:
-# Fig. 3's caption says the FREQUENT group was sampled "three times" more often, while the text (7/8 vs. 1/8,
-# i.e. 7 times per token) and the official code (rarity 1/8) agree on 7; we follow the text and the code
-# (`rarity`). The official code builds **4** test sequences per condition and position, the caption says 16;
-# we use at least 16 (`per_cell`).
+# Fig. 3's intervals are 95% bootstrap intervals over the test sequences of
+# {glue:text}`fq_paper_seeds` seeds x {glue:text}`fq_paper_tests` test sequences
+# ({glue:text}`fq_paper_per_cell` per condition and target position). Two details of
+# the paper disagree with each other or with the code: Fig. 3's caption says the
+# FREQUENT group was sampled "three times" more often, while the text and the official
+# code agree on the probabilities above; we follow the text and the code (`rarity`). The
+# official code builds 4 test sequences per condition and position, the caption says
+# {glue:text}`fq_paper_per_cell`; the `paper` preset follows the caption (`per_cell`).
 #
-# The claim as recorded in `penb.claims`:
+# **How the claims are graded.** The registry `penb.claims` holds each claim below with
+# its measure and rule, written before the confirmation runs. The *harm* of RARE
+# disturbants to one run is its accuracy with FREQUENT disturbants minus its accuracy
+# with RARE ones, over all targets and positions. Each claim reads one number per seed
+# (the seed is the independent unit), pairs the variants by seed, and uses 95% bootstrap
+# intervals over seeds. The graded presets train confirmation seeds that no regime
+# search used (`paper` keeps the published seeds). A run whose loss turns non-finite is
+# kept as diverged: shown, counted, never averaged in.
 
-# %%
+# %% tags=["hide-input"]
+from fractions import Fraction
+
+import matplotlib.pyplot as plt
 import pandas as pd
+from myst_nb import glue
 
-from penb import claims
+from penb import claims, presets
+from penb.chapters import frequency
 
 pd.set_option("display.max_colwidth", None)
-fig3 = claims.get("morita.fig3")
-pd.DataFrame([(fig3.key, fig3.where, fig3.statement, fig3.extra)], columns=["claim", "where", "statement", "extra"])
+fq_keys = [c.key for c in claims.of_chapter("frequency")]
+fq_keys.append(frequency.analysis.EXCEPTION)
+display(frequency.analysis.registry(fq_keys))
+
+fq_harm = claims.get(frequency.analysis.HARM["gru"])
+fq_paper = presets.resolve("frequency", "paper")
+fq_rarity = Fraction(fq_harm.extra["rare_probability"]).limit_denominator(1000)
+glue("fq_paper_rarity", str(fq_rarity), display=False)
+glue("fq_paper_ratio", int((1 - fq_rarity) / fq_rarity), display=False)
+for core, v in fq_harm.extra["vocab"].items():
+    glue(f"fq_paper_vocab_{core}", f"{v:,}", display=False)
+glue("fq_paper_length", fq_harm.extra["length"], display=False)
+glue("fq_paper_per_cell", fq_harm.extra["test_sequences_per_condition_position"],
+     display=False)
+glue("fq_paper_tests", f"{4 * fq_paper.length * fq_paper.per_cell:,}", display=False)
+glue("fq_paper_seeds", claims.get("morita.settings").value["seeds"], display=False)
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -55,30 +88,27 @@ preset: str = "quick"  # smoke, quick or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 cores: Optional[tuple] = None  # models among gru, lstm and s4d
-gru_vocab: Optional[int] = None  # vocabulary size of the GRU (FREQUENT + RARE halves)
+gru_vocab: Optional[int] = None  # vocabulary of the GRU (FREQUENT + RARE halves)
 lstm_vocab: Optional[int] = None  # vocabulary size of the LSTM
 s4d_vocab: Optional[int] = None  # vocabulary size of the S4D
-rarity: Optional[float] = None  # probability that a training position holds a RARE token
+rarity: Optional[float] = None  # probability that a training position is RARE
 per_cell: Optional[int] = None  # test sequences per target x disturbants x position
-length: Optional[int] = None  # input length L (a multiple of 4: four quarters of positions)
+length: Optional[int] = None  # input length L (a multiple of 4: four quarters)
 hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
 batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
 warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 lr: Optional[float] = None  # peak learning rate of Adam
-betas: Optional[tuple] = None  # Adam betas, the official code's (0.9, 0.98) or the text's (0.9, 0.999)
+betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
-checkpoint_every: Optional[int] = None  # updates between kept checkpoints (scored by "Gradient stability")
+checkpoint_every: Optional[int] = None  # updates between kept checkpoints (Fig. 5)
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
-workers: Optional[int] = None  # runs at a time; on the CPU each is a process with one thread
-per_core: Optional[dict] = None  # per-model overrides of hidden, batch_size, steps, lr or warmup
+workers: Optional[int] = None  # runs at a time; on the CPU one thread each
+per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 
 # %%
-from myst_nb import glue
-
-from penb import presets
-from penb.chapters import frequency, rnn_common
+from penb.chapters import rnn_common
 from penb.names import RNN_CORES, model_name
 from penb.report import provenance, stamp
 
@@ -86,150 +116,271 @@ cfg = presets.from_parameters("frequency", globals())
 print(cfg)
 presets.differences(cfg)
 
+# %% tags=["hide-input"]
+extra = rnn_common.provenance_extra(cfg)
+glue("fq_preset", cfg.preset, display=False)
+glue("fq_seed_count", len(cfg.seeds), display=False)
+glue("fq_seed_list", ", ".join(map(str, cfg.seeds)), display=False)
+for core in RNN_CORES:
+    glue(f"fq_vocab_{core}",
+         f"{cfg[f'{core}_vocab']:,}" if core in cfg.cores else "not run", display=False)
+
 # %% [markdown]
 # ## Training
 #
-# One run of `penb.train` per (model, encoding, seed) on the `dual_frequency` task: reverse ordering, each
-# training position RARE with probability `rarity`, the token uniform within its half. Before training,
-# each run draws its test grid (FREQUENT/RARE target x all-FREQUENT/all-RARE disturbants x target position
-# $1..L$, `per_cell` sequences each), which is excluded from training; only the target's output step is
-# scored. The runs keep their checkpoints: the chapter "Gradient stability" scores them (same settings,
-# same run keys, no retraining). Runs already in the run store are reused.
+# One run of `penb.train` per (model, encoding, seed) on the `dual_frequency` task:
+# reverse ordering, each training position RARE with probability `rarity`, the token
+# uniform within its half. Before training, each run draws its test grid (FREQUENT/RARE
+# target x all-FREQUENT/all-RARE disturbants x target position $1..L$, `per_cell`
+# sequences each), which is excluded from training; only the target's output step is
+# scored. The runs keep their checkpoints: the chapter "Gradient stability" scores them
+# (same settings, same run keys, no retraining). Runs already in the run store are
+# reused.
 
 # %%
-runs = frequency.analysis.run(cfg)
-runs.drop(columns=["path", "key"]).round(4)
+run_frame = frequency.analysis.run(cfg)
 
-# %%
-cells = frequency.analysis.cells(runs)
-quarter = frequency.analysis.by_quarter(cells, cfg.length, n_resamples=cfg.bootstrap)
-position = frequency.analysis.by_position(cells, n_resamples=cfg.bootstrap)
-glue("fq_runs", len(runs), display=False)
-glue("fq_run_minutes", float(runs["wall_s"].sum() / 60), display=False)
-tests_per_run = cells.groupby(["model", "variant", "seed"])["n"].sum()
-glue("fq_tests", int(tests_per_run.iloc[0]), display=False)
+# %% tags=["hide-input"]
+cells = frequency.analysis.cells(run_frame)
+glue("fq_runs", len(run_frame), display=False)
+glue("fq_diverged", int(run_frame["diverged"].sum()), display=False)
+glue("fq_run_minutes", float(run_frame["wall_s"].sum() / 60), display=False)
+glue("fq_tests", 4 * cfg.length * cfg.per_cell, display=False)
 
 # %% [markdown]
-# The {glue:text}`fq_runs` runs took {glue:text}`fq_run_minutes:.1f` minutes of training in all (counted
-# where they were made). Each run was tested on {glue:text}`fq_tests` sequences.
+# The {glue:text}`fq_runs` runs ({glue:text}`fq_seed_count` seeds per model and variant:
+# {glue:text}`fq_seed_list`) took {glue:text}`fq_run_minutes:.1f` minutes of training in
+# all (counted where they were made); each was tested on {glue:text}`fq_tests`
+# sequences. **{glue:text}`fq_diverged` of them diverged**: they have no predictions,
+# are listed in the run table at the end, are left out of every mean and interval, and
+# are passed to the grading rules, for which a comparison with a diverged run decides
+# nothing.
 #
 # ## Results
 #
-# Accuracy is the fraction of test sequences whose target token is reproduced at its output step. Every
-# interval is a 95% percentile bootstrap over the pooled test sequences of all seeds, as in Fig. 3's caption
-# (for right/wrong outcomes, a resampled mean of $n$ sequences with $k$ right is exactly a
-# Binomial$(n, k/n)/n$ draw, which `penb.chapters.frequency.analysis.proportion_ci` uses).
+# Accuracy is the fraction of test sequences whose target token is predicted at its
+# output step. Each run gives one accuracy per condition and quarter of target
+# positions; bars show the mean over seeds with its 95% bootstrap interval over seeds,
+# points each seed's own value.
 
-# %% mystnb={"figure": {"caption": "Fig. 3 at this preset: accuracy of the target token by quarter of its position t, for each condition (rows: target group, disturbant group) and model (columns), vanilla (grey) vs. position-encoded (red), with 95% bootstrap intervals over seeds x test sequences.", "name": "fig-fq-quarters"}}
-fig = frequency.plots.quarter_bars(quarter, models=cfg.cores)
-stamp(fig, cfg, **rnn_common.provenance_extra(cfg));
-
-# %%
-table = quarter.assign(ci=[f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(quarter.lo, quarter.hi)])
-display(table.pivot_table(index=["model", "target", "disturbants", "quarter"], columns="variant",
-                          values="accuracy", sort=False).round(3))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **rnn_common.provenance_extra(cfg)))
-
-# %% mystnb={"figure": {"caption": "Accuracy position by position: one row per model, one column per condition; lines are vanilla (grey) and position-encoded (red), bands their 95% bootstrap intervals over seeds x test sequences.", "name": "fig-fq-positions"}}
-fig = frequency.plots.position_lines(position, models=cfg.cores)
-stamp(fig, cfg, **rnn_common.provenance_extra(cfg));
+# %% tags=["hide-input"]
+quarter = frequency.analysis.by_quarter(cells, cfg.length, n_resamples=cfg.bootstrap)
+fig = frequency.plots.quarter_bars(
+    quarter, frequency.analysis.quarter_seeds(cells, cfg.length), models=cfg.cores)
+stamp(fig, cfg, **extra)
+glue("fq_fig_quarters", fig, display=False)
+plt.close(fig)
 
 # %% [markdown]
-# ### How much RARE disturbants hurt
+# ```{glue:figure} fq_fig_quarters
+# :name: fig-fq-quarters
 #
-# The *harm* of RARE disturbants is the accuracy with FREQUENT disturbants minus the accuracy with RARE
-# ones (positions pooled), with a 95% bootstrap interval (the two groups resampled independently). The
-# paper's claim, in this form: the harm is large for vanilla models and small for PE.
+# Fig. 3 at this preset: accuracy of the target token by quarter of its position $t$,
+# per condition (rows: target group, disturbant group) and model (columns), vanilla
+# (grey) vs. position-encoded (red). Bars and error bars: mean over seeds and its 95%
+# bootstrap interval over seeds; points: one seed each.
+# ```
+
+# %% tags=["hide-input"]
+print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+
+# %% [markdown]
+# Position by position, the same accuracies: lines and bands are the mean over seeds and
+# its interval over seeds, dots each seed's value.
+
+# %% tags=["hide-input"]
+position = frequency.analysis.by_position(cells, n_resamples=cfg.bootstrap)
+fig = frequency.plots.position_lines(
+    position, frequency.analysis.position_seeds(cells), models=cfg.cores)
+stamp(fig, cfg, **extra)
+glue("fq_fig_positions", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fq_fig_positions
+# :name: fig-fq-positions
 #
-# We compute it for FREQUENT targets, for RARE targets and for both pooled, and grade the claim on the
-# FREQUENT targets. The paper's converged models retrieve RARE targets as well as FREQUENT ones (among
-# FREQUENT disturbants), so there the target's group does not matter and pooling is harmless. Our briefly
-# trained models have not yet learned the RARE tokens well (see the tables above): a RARE target is often
-# lost whatever surrounds it, and pooling would mix that effect of the *target's* frequency into a measure
-# meant for the *disturbants'*. With a FREQUENT target only the disturbants change between the two
-# conditions, which is the comparison the paper's GRU statement makes.
+# Accuracy position by position: one row per model, one column per condition; vanilla
+# (grey) and position-encoded (red) means over seeds with 95% bootstrap bands over
+# seeds, and one dot per seed.
+# ```
 
-# %%
-harm = pd.concat([frequency.analysis.harm(cells, n_resamples=cfg.bootstrap, target=t)
-                  for t in ("frequent", "rare", "all")])
-display(harm.round(4).set_index(["target", "model", "variant"]))
-contrast = frequency.analysis.contrast(harm[harm.target == "frequent"])
-contrast_all = frequency.analysis.contrast(harm[harm.target == "all"])
-claims_table = frequency.analysis.claims_table(quarter, contrast)
-display(claims_table.set_index("model"))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **rnn_common.provenance_extra(cfg)))
+# %% tags=["hide-input"]
+print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 
-# %%
-verdict = frequency.analysis.verdict(contrast)
-glue("fq_verdict", verdict, display=False)
-for tag, table in (("", contrast), ("_all", contrast_all)):
-    which = ", ".join(map(model_name, table.model[table.separated])) or "none"
-    glue(f"fq_separated{tag}", which, display=False)
-for tag, table in (("", contrast), ("all_", contrast_all)):
-    for c in table.itertuples():
-        van = f"{c.vanilla_harm:+.3f} [{c.vanilla_lo:+.3f}, {c.vanilla_hi:+.3f}]"
-        glue(f"fq_{tag}{c.model}_van", van, display=False)
-        pe = f"{c.pe_harm:+.3f} [{c.pe_lo:+.3f}, {c.pe_hi:+.3f}]"
-        glue(f"fq_{tag}{c.model}_pe", pe, display=False)
-    for core in RNN_CORES:
-        if core not in set(table.model):
-            glue(f"fq_{tag}{core}_van", "not run", display=False)
-            glue(f"fq_{tag}{core}_pe", "not run", display=False)
-for core in RNN_CORES:
-    glue(f"fq_{core}_vocab", int(cfg[f"{core}_vocab"]), display=False)
+# %% [markdown]
+# ### The graded measure: the harm of RARE disturbants
+#
+# Per run, the accuracy with FREQUENT disturbants minus the accuracy with RARE ones,
+# over both target groups and all positions. The paper's claim in this form: the harm
+# is positive for the vanilla models (the harm claims) and larger than for PE (the
+# robustness claims).
+
+# %% tags=["hide-input"]
+sh = frequency.analysis.seed_harm(cells, target="all")
+sh_summary = frequency.analysis.harm_summary(sh, n_resamples=cfg.bootstrap)
+fig = frequency.plots.harm_points(sh, sh_summary, models=cfg.cores)
+stamp(fig, cfg, **extra)
+glue("fq_fig_harm", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fq_fig_harm
+# :name: fig-fq-harm
+#
+# The harm of RARE disturbants per seed (accuracy with FREQUENT minus with RARE
+# disturbants, all targets), vanilla vs. position-encoded; a grey line joins the two
+# runs of one seed; diamonds and bars: mean over seeds and its 95% bootstrap interval
+# over seeds.
+# ```
+
+# %% tags=["hide-input"]
+print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+
+# %% [markdown]
+# The same as a table: the harm per model and variant (mean over seeds, interval over
+# seeds), and the paired gap, vanilla harm minus PE harm, with the number of seeds in
+# which the vanilla model was hurt more.
+
+# %% tags=["hide-input"]
+display(frequency.analysis.harm_table(sh_summary, sh, n_resamples=cfg.bootstrap))
+print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 
 # %% [markdown]
 # ## Verdict
 #
-# **At this preset: {glue:text}`fq_verdict`.** For FREQUENT targets, RARE disturbants hurt the vanilla model
-# more than the position-encoded one, with disjoint 95% intervals, for: {glue:text}`fq_separated` (with both
-# target groups pooled: {glue:text}`fq_separated_all`). Harm (accuracy with FREQUENT disturbants minus
-# accuracy with RARE ones) with 95% intervals:
-#
-# | model | vocabulary | vanilla, FREQUENT targets | PE, FREQUENT targets | vanilla, pooled | PE, pooled |
-# |---|---|---|---|---|---|
-# | GRU | {glue:text}`fq_gru_vocab` | {glue:text}`fq_gru_van` | {glue:text}`fq_gru_pe` | {glue:text}`fq_all_gru_van` | {glue:text}`fq_all_gru_pe` |
-# | LSTM | {glue:text}`fq_lstm_vocab` | {glue:text}`fq_lstm_van` | {glue:text}`fq_lstm_pe` | {glue:text}`fq_all_lstm_van` | {glue:text}`fq_all_lstm_pe` |
-# | S4D | {glue:text}`fq_s4d_vocab` | {glue:text}`fq_s4d_van` | {glue:text}`fq_s4d_pe` | {glue:text}`fq_all_s4d_van` | {glue:text}`fq_all_s4d_pe` |
-#
-# The verdict checks the direction only ("direction reproduced": every model; "partly": some). The `quick`
-# preset trains small networks on sequences a quarter of the paper's length for about a hundredth of its
-# updates, with smaller vocabularies (see the appendix), so its accuracies are not comparable with the
-# paper's near-perfect PE values; the paper preset on a GPU tests those. A negative harm means the models
-# did *better* among RARE disturbants, which happens in briefly trained models (see the appendix). The
-# per-quarter table shows where, along the sequence, each model loses its targets.
-#
-# ## Recap
-#
-# - `penb.chapters.frequency.analysis.run(cfg)` trains (or reuses) one dual-frequency run per model,
-#   encoding and seed; `cells` counts right answers per condition and target position, `by_quarter` /
-#   `by_position` pool the seeds with bootstrap intervals, `harm` and `contrast` compare the damage RARE
-#   disturbants do; `penb.chapters.frequency.plots` draws Fig. 3 by quarter and by position.
-# - The same runs, with their checkpoints, feed the chapter "Gradient stability" (Fig. 5).
-# - Worth changing next: `rarity` (how rare RARE is), the vocabularies (`lstm_vocab`: the paper's 1,024),
-#   `per_cell` (narrower intervals), `steps`, and `-p preset paper -p device cuda` for the published setting.
-#
-# ## Appendix: how the `quick` preset was chosen
-#
-# The table lists every configuration tried, in the order tried, made by `scripts/search_frequency.py`:
-# overrides of this chapter's preset, two seeds each, scored like the chapter (harm for FREQUENT targets in
-# `harm_vanilla` / `harm_pe`; `separated` when the vanilla interval lies wholly above the PE one;
-# `wall_s_per_run` is one run's training time on one CPU thread, on a machine that other work shared).
-#
-# What it showed. The first draft (round `f0`: the paper's vocabularies scaled to GRU 64, LSTM and S4D 256,
-# at the key-findings regime of hidden 64, batch 64, 3,000 updates) left the GRU and the LSTM near 0.2
-# accuracy, too untrained to show anything, with no harm pattern. Smaller vocabularies (round `f1`) train the
-# models to 0.4-0.9 on FREQUENT targets; there the GRU at 32 tokens shows the paper's GRU effect (RARE
-# disturbants cost the vanilla GRU accuracy on FREQUENT targets and cost the PE GRU none), while the LSTM
-# (64 tokens) and the S4D (256) lose about as much with or without PE. Round `f2` made RARE four times rarer
-# (rarity 1/32): the GRU effect grew, and the LSTM's intervals parted too, but with both harms negative (both
-# LSTMs did better among RARE disturbants, the vanilla one less so), and the RARE targets were then barely
-# learned at all. The preset keeps
-# the paper's rarity of 1/8 and the `f1` vocabularies: GRU 32, LSTM 64 (with the key-findings batch of 128
-# and 2,000 updates, `per_core`), S4D 256. `per_cell` = 32 (twice the paper's 16) narrows the intervals at
-# no training cost, and a checkpoint every 300 updates gives the chapter "Gradient stability" its curves.
+# Each claim graded by its registered rule on this preset's runs: `ours` gives the
+# seed-level numbers behind the verdict, `why` the rule's reason.
 
 # %%
+grades = frequency.analysis.grade_claims(cfg, run_frame, sh)
+display(claims.table(grades))
+print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+
+# %% tags=["hide-input"]
+for g in grades:
+    glue("fq_v_" + g.claim.removeprefix("morita.fig3.").replace(".", "_"), g.verdict,
+         display=False)
+rule = claims.get(frequency.analysis.ROBUST["gru"]).rule
+glue("fq_margin", rule.params["baseline_margin"], display=False)
+glue("fq_min_seeds", rule.params["min_seeds"], display=False)
+glue("fq_agree", f"{rule.params['min_agree']:.0%}", display=False)
+
+# %% [markdown]
+# At preset {glue:text}`fq_preset`, the harm claims (RARE disturbants lower the vanilla
+# accuracy) read: GRU ($V$ = {glue:text}`fq_vocab_gru`) **{glue:text}`fq_v_harm_gru`**,
+# LSTM ($V$ = {glue:text}`fq_vocab_lstm`) **{glue:text}`fq_v_harm_lstm`**, S4D ($V$ =
+# {glue:text}`fq_vocab_s4d`) **{glue:text}`fq_v_harm_s4d`**. The robustness claims (PE
+# is hurt less than vanilla) read: GRU **{glue:text}`fq_v_pe_robust_gru`**, LSTM
+# **{glue:text}`fq_v_pe_robust_lstm`**, S4D **{glue:text}`fq_v_pe_robust_s4d`**. Every
+# rule asks for a seed-level interval of the paired difference above 0 with at least
+# {glue:text}`fq_agree` of the seeds agreeing, and at least {glue:text}`fq_min_seeds`
+# valid seeds. A robustness claim also needs a harm to be robust against: when the
+# vanilla model's mean harm is within {glue:text}`fq_margin` of 0, its rule decides
+# nothing (the rule's reason then speaks of a trivial baseline: there is no harm for PE
+# to reduce). The GRU exception is left untested by the registry, for the reason in the
+# table. The `quick` networks are small and briefly trained on sequences a quarter of
+# the paper's length, with smaller vocabularies (see below), so their accuracies are not
+# the paper's near-perfect PE values; the `paper` preset on a GPU tests those.
+#
+# ## Exploratory (not graded)
+#
+# **What was chosen after seeing which data.** The registered measure pools both target
+# groups, as the chapter first graded it. After the regime search's first rounds came
+# back (rounds `f0` and `f1` of the table below, search seeds 111 and 222), two choices
+# were made with those numbers in view:
+#
+# - the harm was restricted to FREQUENT targets, because the briefly trained models had
+#   not learned the RARE tokens (a RARE target was often lost whatever surrounded it);
+# - the GRU vocabulary of `quick` was set to 32 tokens, the size at which the vanilla
+#   GRU's FREQUENT-target harm showed in round `f1` (not at 16 tokens; at 64, round
+#   `f0`, the GRU was too untrained to show anything). The LSTM's 64 and the S4D's 256
+#   tokens were kept for the accuracy they reached, although neither showed the
+#   FREQUENT-target effect in the search.
+#
+# The FREQUENT-target harm is therefore exploratory and grades nothing. The graded
+# claims above use the pre-registered measure on confirmation seeds that the search
+# never saw; the GRU vocabulary stays a choice informed by the search's data, which is
+# why its harm is worth reading with that in mind.
+
+# %% tags=["hide-input"]
+sh_freq = frequency.analysis.seed_harm(cells, target="frequent")
+freq_summary = frequency.analysis.harm_summary(sh_freq, n_resamples=cfg.bootstrap)
+display(frequency.analysis.harm_table(freq_summary, sh_freq, n_resamples=cfg.bootstrap))
+print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+fig = frequency.plots.harm_points(sh_freq, freq_summary, models=cfg.cores)
+fig.axes[0].set_ylabel("harm, FREQUENT targets only\n(accuracy, FREQUENT - RARE)")
+stamp(fig, cfg, **extra)
+glue("fq_fig_harm_frequent", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fq_fig_harm_frequent
+# :name: fig-fq-harm-frequent
+#
+# Exploratory, not graded: the harm of RARE disturbants per seed for FREQUENT targets
+# only, vanilla vs. position-encoded (layout as in the graded figure).
+# ```
+
+# %% tags=["hide-input"]
+print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+
+# %% [markdown]
+# ### How the `quick` preset was chosen
+#
+# The table lists every configuration of the regime search, in the order tried, made by
+# `scripts/search_frequency.py`: overrides of this chapter's preset, search seeds 111
+# and 222, scored with sequences of both seeds pooled (harm for FREQUENT targets in
+# `harm_vanilla` / `harm_pe`, `separated` when the vanilla interval lies wholly above
+# the PE one; `harm_*_all` pools both target groups; `wall_s_per_run` is one run's
+# training time on one CPU thread on a shared machine). No run of this table enters a
+# verdict.
+#
+# The first draft (round `f0`: GRU 64, LSTM and S4D 256 tokens, hidden 64, batch 64,
+# 3,000 updates) left the GRU and the LSTM near 0.2 accuracy, too untrained to show a
+# harm pattern. Smaller vocabularies (round `f1`) trained the models to 0.4-0.9 on
+# FREQUENT targets; there the GRU at 32 tokens showed the FREQUENT-target effect, while
+# the LSTM (64 tokens) lost about as much with or without PE. Round `f2` made RARE four
+# times rarer (rarity 1/32): the GRU effect grew and the LSTM's intervals parted, but
+# with both LSTM harms negative, and the RARE targets were then barely learned. The
+# preset keeps the paper's rarity and the `f1` vocabularies (the LSTM with the
+# key-findings batch of 128 and 2,000 updates, `per_core`); `per_cell` = 32 narrows the
+# intervals at no training cost, and a checkpoint every 300 updates gives "Gradient
+# stability" its curves.
+
+# %% tags=["hide-input"]
 search = frequency.analysis.search_table()
-with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 250):
+with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                       "display.width", 250):
     display(search)
+
+# %% [markdown]
+# ## Runs
+#
+# {glue:text}`fq_diverged` of the {glue:text}`fq_runs` runs diverged. Every run of this
+# chapter: `token_accuracy` is its accuracy over its whole test grid,
+# `diverged_at` the update at which a diverged run's loss turned non-finite (empty for a
+# valid run), `wall_s` its training time where it was made. The second table gives each
+# valid run's accuracy with FREQUENT and with RARE disturbants and their difference, the
+# numbers the claims read.
+
+# %% tags=["hide-input"]
+with pd.option_context("display.max_rows", None):
+    display(frequency.analysis.run_table(run_frame))
+    display(sh.assign(model=sh["model"].map(model_name)).round(4)
+            .set_index(["model", "variant", "seed"]).drop(columns="target"))
+print(provenance(cfg, **extra))
+
+# %% [markdown]
+# ## Recap
+#
+# - `penb.chapters.frequency.analysis.run(cfg)` trains (or reuses) one dual-frequency
+#   run per model, encoding and seed, diverged runs kept and counted; `cells` counts the
+#   right answers per condition and target position; `by_quarter` / `by_position` and
+#   `seed_harm` give each seed's numbers and their seed-level summaries; `grade_claims`
+#   grades the chapter's claims through the registry `penb.claims`, which also feeds the
+#   scorecard.
+# - The same runs, with their checkpoints, feed the chapter "Gradient stability".
+# - Worth changing next: `seeds` (more seeds narrow the intervals over seeds), `rarity`,
+#   the vocabularies (`lstm_vocab`: the paper's 1,024), `steps`, and
+#   `-p preset paper -p device cuda` for the published setting.

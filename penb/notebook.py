@@ -59,6 +59,9 @@ def draft_chapters() -> list[str]:
     return sorted(p.stem for p in paths.DRAFTS.glob("*.py"))
 
 
+GENERATED = ("status", "scorecard")     # toc pages written by ``python -m penb status``, not notebooks
+
+
 def book_chapters() -> list[str]:
     """Chapters listed in ``_toc.yml`` (as ``book/executed/<name>``; the status page excluded), in book order."""
     import yaml
@@ -70,7 +73,7 @@ def book_chapters() -> list[str]:
             f = node.get("file")
             if isinstance(f, str) and f.startswith("book/executed/"):
                 stem = f.split("/")[-1]
-                if stem != "status":
+                if stem not in GENERATED:
                     found.append(stem)
             for v in node.values():
                 walk(v)
@@ -113,7 +116,10 @@ def declared_parameters(name: str) -> dict[str, dict]:
 
 
 def parse_value(text: str) -> Any:
-    """A command-line value: a Python literal when it parses as one (20, 1e-3, (0, 1), None), else a string."""
+    """A command-line value: a Python literal when it parses as one (20, 1e-3, (0, 1), None), the float
+    of "nan"/"inf" (so that the config check can refuse it by name), else a string."""
+    if text.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return float(text)
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):

@@ -19,7 +19,10 @@ import json
 from collections.abc import Mapping
 from typing import Any, Iterator
 
-PRESETS = ("smoke", "quick", "paper")
+PRESETS = ("smoke", "quick", "gpu", "paper")
+# ``gpu`` (paper-sized models on a shortened schedule, about a GPU-hour a chapter) exists only for the chapters
+# that define ``GPU``; it refuses a machine without CUDA unless ``device="cpu"`` is given explicitly.
+OPTIONAL = ("gpu",)
 
 # Seeds (the grading protocol, DESIGN.md). Regime searches use SEARCH_SEEDS (every seed that appears in a
 # chapter's search_log.csv or in shared/anchors/cpu-regime-probes.md); the graded presets (smoke, quick, gpu)
@@ -100,6 +103,8 @@ def table(chapter: str) -> dict[str, dict[str, Any]]:
     paper = dict(mod.PAPER)
     out = {}
     for name in PRESETS:
+        if name in OPTIONAL and not hasattr(mod, name.upper()):
+            continue
         over = dict(getattr(mod, name.upper(), {})) if name != "paper" else {}
         bad = set(over) - set(paper)
         if bad:  # a bug in the chapter module, not user input
@@ -138,10 +143,11 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
     value the chapter's ``check`` rejects.
     """
     mod = _module(chapter)
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r} for {chapter}{suggest([preset], PRESETS)}; "
-                         f"valid presets: {', '.join(PRESETS)}")
-    base = table(chapter)[preset]
+    presets = table(chapter)
+    if preset not in presets:
+        raise ValueError(f"unknown preset {preset!r} for {chapter}{suggest([preset], presets)}; "
+                         f"valid presets: {', '.join(presets)}")
+    base = presets[preset]
     given = {k: v for k, v in overrides.items() if v is not None}
     unknown = set(given) - set(base)
     if unknown:
@@ -154,6 +160,13 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
         from penb.device import check_device
 
         check_device(values["device"])
+    require_finite(chapter, values)
+    if preset == "gpu" and "device" in values and "device" not in given:
+        from penb.device import resolve_device
+
+        require(resolve_device(values["device"]).type == "cuda",
+                f"{chapter}: the gpu preset trains paper-sized models (hours on a CPU) and this machine has no "
+                f"CUDA device; use preset 'quick', or pass device='cpu' to run it here anyway")
     cfg = Config(values, chapter, preset)
     check = getattr(mod, "check", None)
     if check is not None:
@@ -174,14 +187,18 @@ def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
             yield from _numbers(v, f"{where}[{k!r}]")
 
 
-def cross_check(chapter: str, values: Mapping[str, Any]) -> None:
-    """Checks that hold for every chapter, across fields, before any kernel starts: no NaN or infinite
-    number anywhere; ``amp="bf16"`` only where the device resolves to CUDA; ``warmup`` no larger than
-    ``steps`` (per model too, where ``per_core`` overrides them)."""
+def require_finite(chapter: str, values: Mapping[str, Any]) -> None:
+    """``ValueError`` naming the first NaN or infinite number anywhere in ``values`` (checked first)."""
     import math
 
     for where, v in (hit for k, v in values.items() for hit in _numbers(v, k)):
         require(math.isfinite(v), f"{chapter}: {where} must be a finite number, got {v!r}")
+
+
+def cross_check(chapter: str, values: Mapping[str, Any]) -> None:
+    """Checks across fields that hold for every chapter, after the chapter's own: ``amp="bf16"`` only
+    where the device resolves to CUDA; ``warmup`` no larger than ``steps`` (per model too, where
+    ``per_core`` overrides them)."""
     if values.get("amp", "none") != "none" and "device" in values:
         from penb.device import resolve_device
 

@@ -32,7 +32,7 @@ import itertools
 import json
 import os
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
@@ -52,7 +52,17 @@ def key_fields(config: Mapping[str, Any]) -> dict:
     the device reduced to its type."""
     c = {k: v for k, v in normalize(config).items() if k not in BOOKKEEPING}
     c["device"] = str(c["device"]).split(":")[0]
-    return {"store_version": STORE_VERSION, **c}
+    identity = _task_identity(c["task"], c["vocab_size"], c["length"],
+                              json.dumps(c["task_options"], sort_keys=True, default=str))
+    return {"store_version": STORE_VERSION, **c, **({"task_identity": identity} if identity else {})}
+
+
+@lru_cache(maxsize=256)
+def _task_identity(task: str, vocab_size: int, length: int, options: str) -> dict:
+    """``Task.identity()`` (e.g. the corpus digests of the ``lm`` task), cached per process."""
+    from penb.tasks import make_task
+
+    return make_task(task, vocab_size, length, **json.loads(options)).identity()
 
 
 def key(config: Mapping[str, Any]) -> str:

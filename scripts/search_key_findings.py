@@ -123,6 +123,21 @@ ROUNDS: dict[str, list[dict]] = {
         probe("lstm", 16, 64, 128, 2000, 1e-2, (64, 256), seeds=(111, 222, 333)),
         probe("s4d", 16, 64, 64, 2500, 3e-2, (64, 256), seeds=(111, 222, 333)),
     ],
+    # r9 (2026-11-23, search seeds 0 and 1): the LSTM at hidden 64 with L = 8, where a hidden-64 model holds
+    # the bits per unit of the hidden-128, L = 16 probes; lr 3e-3 and 6,000 updates as those probes
+    "r9": [
+        probe("lstm", 8, 64, 64, 6000, 3e-3, (256, 1024), seeds=(0, 1), note="no gap: L = 8 does not show it"),
+    ],
+    # r10: the CPU probes' hidden-128 LSTM (L 16, batch 64, lr 3e-3) at 4,000 instead of 6,000 updates, to fit
+    # three vocabularies x five confirmation seeds into the chapter's budget; V 128 is the trend's third point
+    "r10": [
+        probe("lstm", 16, 128, 64, 4000, 3e-3, (128, 256, 512), seeds=(0, 1)),
+    ],
+    # r11: the smaller vocabularies that show the GRU's and S4D's curves (graded by no claim) in the quick regime
+    "r11": [
+        probe("gru", 16, 64, 64, 2000, 1e-2, (16,), seeds=(0, 1)),
+        probe("s4d", 16, 64, 64, 2500, 3e-2, (128,), seeds=(0, 1)),
+    ],
 }
 
 # Scouting runs reported in the planning notes (single seed unless noted; not rerun by this script).
@@ -200,11 +215,17 @@ def rows() -> list[dict]:
 
 
 def write_csv(path: Path = CSV) -> Path:
+    """Append the rows of finished probes that the CSV lacks; the rows already there stay as they are (the
+    CSV is dated history: a store made on another machine, or emptied, must not erase it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    old = list(csv.DictReader(path.open())) if path.exists() else []
+    ident = ("round", "model", "length", "hidden", "batch_size", "steps", "lr", "vocab", "seeds")
+    seen = {tuple(str(r.get(k, "")) for k in ident) for r in old}
+    new = [r for r in rows() + curve_rows() if tuple(str(r.get(k, "")) for k in ident) not in seen]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()
-        for r in rows() + curve_rows():
+        for r in old + new:
             w.writerow({k: r.get(k, "") for k in FIELDS})
     return path
 

@@ -15,6 +15,12 @@ def configs(seeds):
 
 
 def main(argv):
+    if argv[:1] == ["--sleepers"]:                     # a pool of long jobs, for the Ctrl-C test
+        from penb.executors import ProcessExecutor
+
+        print("started", flush=True)
+        ProcessExecutor(workers=2, threads=1).map(fail_on_three, [1, 2, 4, 5, 6])
+        return
     import torch
 
     torch.set_num_threads(1)

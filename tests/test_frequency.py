@@ -1,6 +1,10 @@
 """The chapter "Frequency matters" (Fig. 3): the dual-frequency sampler's ratio by exact tests, the structured
 test grid as the chapter's runs build it, quarter and cell counts against plain loops, the bootstrap of a
-proportion against scipy's, the presets against the paper's numbers, and bad input."""
+proportion against scipy's, the per-seed harm against hand computations, the grading of hand-built runs
+(a variant at its baseline, a diverged run), the presets against the paper's numbers and the seed
+protocol, and bad input."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +14,9 @@ from scipy import stats
 from penb import claims, presets, runs, train
 from penb.chapters import frequency, gradient_stability
 from penb.chapters.frequency import analysis
+from penb.claims import scorecard
 from penb.tasks import IGNORE, make_task
+from tests.store_worker import poison_at
 
 
 def gen(seed=0):
@@ -45,7 +51,8 @@ def test_frequent_token_seven_times_a_rare_one():
 
 # -- the test grid the chapter's runs hold -----------------------------------------------------------------------
 def test_chapter_runs_hold_the_structured_grid():
-    cfg = presets.resolve("frequency", "smoke", length=8, per_cell=5, gru_vocab=12, cores=("gru",))
+    cfg = presets.resolve("frequency", "smoke", length=8, per_cell=5, gru_vocab=12, cores=("gru",),
+                          seeds=(1001,))
     (config,) = [c for c in analysis.run_configs(cfg) if c["encoding"] == "none"]
     assert config["held_out"] == 4 * 8 * 5 and config["task_options"] == {"rarity": 0.125}
     test = train.Trainer(config).test
@@ -127,7 +134,7 @@ def test_harm_and_contrast():
     van = h.set_index("variant").loc["vanilla"]
     assert van.harm == pytest.approx(0.7) and van.harm_lo < 0.7 < van.harm_hi
     c = analysis.contrast(h)
-    assert bool(c.separated.iloc[0]) and analysis.verdict(c) == "direction reproduced"
+    assert bool(c.separated.iloc[0])
     with pytest.raises(ValueError, match="both disturbant groups"):
         analysis.harm(pd.DataFrame(rows[:1] + rows[2:3]))
 
@@ -169,21 +176,42 @@ def test_bad_input_refused():
 # -- presets ---------------------------------------------------------------------------------------------------
 def test_paper_preset_is_the_published_setting():
     cfg = presets.resolve("frequency", "paper")
-    fig3 = claims.get("morita.fig3").extra
-    assert {c: cfg[f"{c}_vocab"] for c in cfg.cores} == fig3["vocab"]
-    assert cfg.rarity == fig3["rare_probability"] and cfg.per_cell == fig3["test_sequences_per_condition_position"]
+    for key in analysis.HARM.values():
+        fig3 = claims.get(key).extra
+        assert {c: cfg[f"{c}_vocab"] for c in cfg.cores} == fig3["vocab"]
+        assert cfg.rarity == fig3["rare_probability"] and cfg.length == fig3["length"]
+        assert cfg.per_cell == fig3["test_sequences_per_condition_position"]
     assert 4 * cfg.length * cfg.per_cell == 4096                                # Fig. 3 caption
-    assert cfg.checkpoint_every == claims.get("morita.fig5").extra["checkpoint_every"]
-    assert presets.resolve("gradient_stability", "paper").pairs == claims.get("morita.fig5").extra["pairs"]
+    assert len(cfg.seeds) == claims.get("morita.settings").value["seeds"]
+    for core in ("gru", "lstm"):
+        fig5 = claims.get(f"morita.fig5.{core}").extra
+        assert cfg.checkpoint_every == fig5["checkpoint_every"]
+        assert presets.resolve("gradient_stability", "paper").pairs == fig5["pairs"]
 
 
-@pytest.mark.parametrize("preset", presets.PRESETS)
+@pytest.mark.parametrize("preset", list(presets.table("frequency")))
 def test_both_chapters_share_their_runs(preset):
-    a = analysis.run_configs(presets.resolve("frequency", preset))
-    b = analysis.run_configs(presets.resolve("gradient_stability", preset))
-    assert [runs.key(c) for c in a] == [runs.key(c) for c in b]
-    assert len({runs.key(c) for c in a}) == len(a)
+    """Gradient stability scores runs of "Frequency matters": the same configs (seeds included),
+    every model at smoke and paper, the GRU and LSTM at quick (S4D left to gpu/paper for the budget)."""
+    fq, gs = presets.resolve("frequency", preset), presets.resolve("gradient_stability", preset)
+    a = [runs.key(c) for c in analysis.run_configs(fq)]
+    b = [runs.key(c) for c in analysis.run_configs(gs)]
+    assert len(set(a)) == len(a) and set(b) <= set(a) and fq.seeds == gs.seeds
+    assert a == b                                     # at quick both run the GRU and LSTM only
+    same = analysis.run_configs(gs.replace(cores=fq.cores))
+    assert [runs.key(c) for c in same] == a
     assert set(frequency.presets.TRAINING_KEYS) <= set(gradient_stability.presets.PAPER)
+    assert list(presets.table("frequency")) == list(presets.table("gradient_stability"))
+
+
+def test_graded_presets_use_five_confirmation_seeds():
+    assert presets.resolve("frequency", "quick").seeds == presets.CONFIRMATION_SEEDS
+    assert presets.resolve("gradient_stability", "quick").seeds == presets.CONFIRMATION_SEEDS
+    smoke = presets.resolve("frequency", "smoke").seeds
+    assert set(smoke) <= set(presets.CONFIRMATION_SEEDS) and len(smoke) >= 2
+    for chapter in ("frequency", "gradient_stability"):
+        for name in ("smoke", "quick"):
+            assert not set(presets.resolve(chapter, name).seeds) & set(presets.SEARCH_SEEDS)
 
 
 @pytest.mark.parametrize("override,match", [
@@ -194,3 +222,173 @@ def test_both_chapters_share_their_runs(preset):
 def test_presets_refuse_bad_values(override, match):
     with pytest.raises(ValueError, match=match):
         presets.resolve("frequency", "smoke", **override)
+
+
+# -- seed-level measures and the registered claims ------------------------------------------------------------
+def synthetic_cells(accuracy: dict, n: int = 40, length: int = 4) -> pd.DataFrame:
+    """Cells of runs with given accuracies: ``accuracy[(model, variant, seed)] = {(target, disturbants): p}``;
+    each (target, disturbants, position) cell has ``n`` sequences of which round(p * n) are right."""
+    rows = []
+    for (model, variant, seed), acc in accuracy.items():
+        for (t, d), p in acc.items():
+            for pos in range(1, length + 1):
+                rows.append(dict(model=model, vocab=32, encoding="none" if variant == "vanilla" else "sinusoidal",
+                                 variant=variant, seed=seed, target=t, disturbants=d, position=pos,
+                                 correct=round(p * n), n=n))
+    return pd.DataFrame(rows)
+
+
+def run_frame(cells: pd.DataFrame, diverged=()) -> pd.DataFrame:
+    """The frame ``analysis.run`` gives, for the runs of ``cells`` plus ``diverged`` (model, variant, seed)."""
+    valid = cells[["model", "vocab", "variant", "seed"]].drop_duplicates().assign(diverged=False)
+    bad = pd.DataFrame([dict(model=m, vocab=32, variant=v, seed=s, diverged=True) for m, v, s in diverged])
+    return pd.concat([valid, bad], ignore_index=True)
+
+
+SEEDS = (1001, 1002, 1003, 1004, 1005)
+
+
+def test_seed_harm_and_its_summary_against_a_hand_computation():
+    rng = np.random.default_rng(0)
+    acc = {("gru", v, s): {c: float(rng.uniform(0.2, 0.9)) for c in analysis.CONDITIONS}
+           for v in ("vanilla", "position-encoded") for s in SEEDS}
+    cells = synthetic_cells(acc)
+    sh = analysis.seed_harm(cells).set_index(["variant", "seed"])
+    for (m, v, s), a in acc.items():
+        k = {c: round(p * 40) for c, p in a.items()}                          # right answers per position
+        freq = (k["frequent", "frequent"] + k["rare", "frequent"]) / 80
+        rare = (k["frequent", "rare"] + k["rare", "rare"]) / 80
+        assert sh.loc[(v, s), "harm"] == pytest.approx(freq - rare, abs=1e-12)
+        only = analysis.seed_harm(cells, target="frequent").set_index(["variant", "seed"])
+        assert only.loc[(v, s), "harm"] == pytest.approx((k["frequent", "frequent"] - k["frequent", "rare"]) / 40)
+    summ = analysis.harm_summary(analysis.seed_harm(cells), n_resamples=2000).set_index("variant")
+    per_seed = analysis.seed_harm(cells)
+    for v in ("vanilla", "position-encoded"):
+        x = per_seed[per_seed.variant == v].harm.to_numpy()
+        ref = stats.bootstrap((x,), np.mean, n_resamples=20_000, method="percentile",
+                              random_state=np.random.default_rng(5)).confidence_interval
+        assert summ.loc[v, "harm"] == pytest.approx(x.mean()) and summ.loc[v, "seeds"] == 5
+        assert summ.loc[v, "lo"] == pytest.approx(ref.low, abs=0.02)
+        assert summ.loc[v, "hi"] == pytest.approx(ref.high, abs=0.02)
+    gap = analysis.harm_gap(per_seed, n_resamples=500).iloc[0]
+    d = (per_seed[per_seed.variant == "vanilla"].set_index("seed").harm
+         - per_seed[per_seed.variant == "position-encoded"].set_index("seed").harm)
+    assert gap.gap == pytest.approx(d.mean()) and gap.ahead == int((d > 0).sum()) and gap.seeds == 5
+
+
+def test_by_quarter_is_a_mean_over_seeds():
+    acc = {("lstm", "vanilla", s): {c: p for c in analysis.CONDITIONS}
+           for s, p in zip(SEEDS, (0.1, 0.3, 0.5, 0.7, 0.9))}
+    q = analysis.by_quarter(synthetic_cells(acc, n=10, length=8), 8, n_resamples=500)
+    assert len(q) == 4 * 4 and (q.seeds == 5).all()
+    assert np.allclose(q.accuracy, 0.5) and (q.lo < 0.5).all() and (q.hi > 0.5).all()
+    assert (q.lo >= 0.1).all() and (q.hi <= 0.9).all()                    # within the seeds' range
+    assert ((q.seq_hi - q.seq_lo) < (q.hi - q.lo)).all()                   # pooled sequences: narrower
+    assert (q.n == 5 * 2 * 10).all()
+
+
+def _grades(cfg, cells, diverged=()):
+    frame = run_frame(cells, diverged)
+    return {g.claim: g for g in analysis.grade_claims(cfg, frame, analysis.seed_harm(cells))}
+
+
+def _cfg(**kw):
+    return presets.resolve("frequency", "smoke", seeds=SEEDS, cores=("gru",), gru_vocab=32, **kw)
+
+
+def test_grading_hand_built_runs():
+    """Vanilla loses 0.3-0.4 to RARE disturbants in every seed, PE about nothing: both GRU claims hold (every
+    seed's paired difference is positive, so any bootstrap interval of the mean lies above 0); the reverse
+    pattern does not; the models not run are not graded, and the exception is recorded as untested."""
+    acc = {}
+    for i, s in enumerate(SEEDS):
+        acc["gru", "vanilla", s] = {("frequent", "frequent"): 0.8, ("rare", "frequent"): 0.7,
+                                    ("frequent", "rare"): 0.4 + 0.02 * i, ("rare", "rare"): 0.35}
+        acc["gru", "position-encoded", s] = {c: 0.9 - 0.01 * i for c in analysis.CONDITIONS}
+    g = _grades(_cfg(), synthetic_cells(acc))
+    assert set(g) == {*analysis.HARM.values(), *analysis.ROBUST.values(), analysis.EXCEPTION}
+    assert {c.key for c in claims.of_chapter("frequency")} <= set(g)
+    assert g["morita.fig3.harm.gru"].verdict == claims.REPRODUCED
+    assert g["morita.fig3.pe_robust.gru"].verdict == claims.REPRODUCED
+    ev = g["morita.fig3.harm.gru"].evidence
+    assert ev["seeds"] == list(SEEDS) and ev["baseline"] == pytest.approx(1 / 32)
+    assert ev["a"] == pytest.approx([0.75] * 5) and ev["b"][0] == pytest.approx(0.375)
+    assert "5/5" in g["morita.fig3.harm.gru"].ours
+    for core in ("lstm", "s4d"):
+        assert g[f"morita.fig3.harm.{core}"].verdict == claims.NOT_TESTED
+        assert g[f"morita.fig3.harm.{core}"].reason.startswith("not at this preset")
+    assert g[analysis.EXCEPTION].verdict == claims.NOT_TESTED
+    flipped = {(m, "position-encoded" if v == "vanilla" else "vanilla", s): a for (m, v, s), a in acc.items()}
+    g = _grades(_cfg(), synthetic_cells(flipped))
+    assert g["morita.fig3.harm.gru"].verdict == claims.NOT_REPRODUCED       # vanilla 0.9 throughout: no harm
+    assert g["morita.fig3.pe_robust.gru"].verdict == claims.INCONCLUSIVE    # no harm to be robust against
+    recorded = json.loads(scorecard.grades_file("frequency").read_text())
+    assert recorded["morita.fig3.harm.gru"]["verdict"] == claims.NOT_REPRODUCED
+    assert recorded["morita.fig3.harm.gru"]["seeds"] == list(SEEDS)
+
+
+def test_a_variant_at_its_baseline_decides_nothing():
+    """Vanilla at chance with FREQUENT disturbants (1/V + 0.01 <= 1/V + 0.02): the harm claim cannot be decided
+    although RARE disturbants 'lower' it in every seed. A vanilla harm of 0.01 (<= 0 + 0.02): the robustness
+    claim cannot be decided although PE's harm is below it in every seed."""
+    V = 32
+    at_chance = {("gru", "vanilla", s): {("frequent", "frequent"): 1 / V + 0.01, ("rare", "frequent"): 1 / V + 0.01,
+                                         ("frequent", "rare"): 0.0, ("rare", "rare"): 0.0} for s in SEEDS}
+    g = _grades(_cfg(), synthetic_cells(at_chance, n=100))
+    assert g["morita.fig3.harm.gru"].evidence["a"] == pytest.approx([1 / V + 0.01] * 5, abs=0.005)
+    assert g["morita.fig3.harm.gru"].verdict == claims.INCONCLUSIVE
+    assert "baseline" in g["morita.fig3.harm.gru"].reason
+    assert g["morita.fig3.pe_robust.gru"].verdict == claims.INCONCLUSIVE    # no valid PE run: 0 seeds
+    assert g["morita.fig3.pe_robust.gru"].evidence["a"] == []
+    g = _grades(_cfg(encodings=("none",)), synthetic_cells(at_chance, n=100))
+    assert g["morita.fig3.pe_robust.gru"].reason.startswith("not at this preset")
+    hardly = {("gru", "vanilla", s): {("frequent", "frequent"): 0.6, ("rare", "frequent"): 0.6,
+                                      ("frequent", "rare"): 0.59, ("rare", "rare"): 0.59} for s in SEEDS}
+    hardly.update({("gru", "position-encoded", s): {("frequent", "frequent"): 0.5, ("rare", "frequent"): 0.5,
+                                                    ("frequent", "rare"): 0.7, ("rare", "rare"): 0.7} for s in SEEDS})
+    g = _grades(_cfg(), synthetic_cells(hardly, n=100))
+    robust = g["morita.fig3.pe_robust.gru"]
+    assert robust.evidence["a"] == pytest.approx([0.01] * 5) and robust.evidence["b"] == pytest.approx([-0.2] * 5)
+    assert robust.verdict == claims.INCONCLUSIVE and "baseline" in robust.reason
+
+
+def test_a_diverged_run_is_counted_and_its_seed_unpaired():
+    acc = {}
+    for i, s in enumerate(SEEDS):
+        acc["gru", "vanilla", s] = {("frequent", "frequent"): 0.8, ("rare", "frequent"): 0.8,
+                                    ("frequent", "rare"): 0.3, ("rare", "rare"): 0.3 + 0.01 * i}
+        if s != 1003:
+            acc["gru", "position-encoded", s] = {c: 0.9 for c in analysis.CONDITIONS}
+    g = _grades(_cfg(), synthetic_cells(acc), diverged=[("gru", "position-encoded", 1003)])
+    robust = g["morita.fig3.pe_robust.gru"]
+    assert robust.verdict == claims.INCONCLUSIVE and "diverged" in robust.reason
+    assert robust.evidence["diverged"] == {"vanilla": 0, "position-encoded": 1}
+    assert robust.evidence["seeds"] == [1001, 1002, 1004, 1005] and len(robust.evidence["a"]) == 4
+    harm = g["morita.fig3.harm.gru"]                                   # compares vanilla runs only
+    assert harm.evidence["diverged"] == {"vanilla": 0} and harm.verdict == claims.REPRODUCED
+
+
+def test_run_keeps_a_diverged_run_apart(tmp_path):
+    cfg = presets.resolve("frequency", "smoke", cores=("gru",), seeds=(1001, 1002, 1003), steps=10)
+    bad = next(c for c in analysis.run_configs(cfg) if c["encoding"] == "none" and c["seed"] == 1002)
+    train.train(bad, runs.run_dir(bad, tmp_path), callback=poison_at(2), progress=False)
+    frame = analysis.run(cfg, store=tmp_path, progress=False)
+    assert len(frame) == 6 and frame.diverged.sum() == 1
+    row = frame[frame.diverged].iloc[0]
+    assert (row.variant, row.seed) == ("vanilla", 1002) and np.isnan(row.token_accuracy) and row.diverged_at > 0
+    cells = analysis.cells(frame)
+    assert len(cells.groupby(["variant", "seed"])) == 5
+    g = {x.claim: x for x in analysis.grade_claims(cfg, frame, analysis.seed_harm(cells))}
+    assert g["morita.fig3.harm.gru"].evidence["diverged"] == {"vanilla": 1}
+    assert g["morita.fig3.harm.gru"].verdict == claims.INCONCLUSIVE
+    assert g["morita.fig3.pe_robust.gru"].evidence["seeds"] == [1001, 1003]
+    table = analysis.run_table(frame)
+    assert table["diverged"].sum() == 1 and table["diverged_at"].notna().sum() == 1
+
+
+def test_grading_refuses_the_exploratory_measure():
+    acc = {("gru", v, s): {c: 0.5 for c in analysis.CONDITIONS} for v in ("vanilla", "position-encoded")
+           for s in SEEDS}
+    cells = synthetic_cells(acc)
+    with pytest.raises(ValueError, match="all targets"):
+        analysis.grade_claims(_cfg(), run_frame(cells), analysis.seed_harm(cells, target="frequent"))

@@ -1,58 +1,120 @@
-"""The chapter "Gradient stability" (Fig. 5): seed pooling against the statistics of the concatenated pairs,
-the drop of the similarity against a hand computation, the readings' check on a trained model against
-their closed forms, the scoring of a run's checkpoints (cached, shared runs), and bad input."""
+"""The chapter "Gradient stability" (Fig. 5): the seed-level summary against scipy's bootstrap over seeds,
+each run's last-checkpoint score against a hand computation, the grading of hand-built scores (a
+diverged run counted, its seed unpaired), the readings' check on a trained model against their closed
+forms, the scoring of a run's checkpoints (cached, shared runs, diverged runs left out), and bad input."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
-from penb import presets
+from penb import claims, presets, runs, train
 from penb.chapters import frequency
 from penb.chapters.gradient_stability import analysis as sc
+from tests.store_worker import poison_at
 
 
-def per_seed_rows(raw: dict) -> pd.DataFrame:
-    """Rows as ``stability_over_training`` gives them: mean, sd (ddof 1), n of each seed's pairs."""
+SEEDS = (1001, 1002, 1003, 1004, 1005)
+CELLS = [(t, d) for t in ("frequent", "rare") for d in ("frequent", "rare")]
+
+
+def curve_rows(sim: dict, steps=(10, 20), n: int = 8, method: str = "weighted_rows") -> pd.DataFrame:
+    """Rows as ``curves`` gives them: ``sim[(core, variant, seed)] = {(target, disturbants): similarity at the
+    last step}``; the earlier step holds 0.5 everywhere (it must not count)."""
     rows = []
-    for (seed, d), v in raw.items():
-        rows.append(dict(core="gru", variant="vanilla", method="weighted_rows", step=10, target="frequent",
-                         disturbants=d, seed=seed, similarity=v.mean(), sd=v.std(ddof=1), n=len(v)))
+    for (core, variant, seed), cells in sim.items():
+        enc = "none" if variant == "vanilla" else "sinusoidal"
+        for step in steps:
+            for (t, d), v in cells.items():
+                rows.append(dict(step=step, core=core, encoding=enc, seed=seed, method=method, target=t,
+                                 disturbants=d, similarity=v if step == max(steps) else 0.5, sd=0.1, n=n,
+                                 variant=variant))
     return pd.DataFrame(rows)
 
 
-def test_summarize_pools_seeds_like_the_concatenated_pairs():
+def test_summarize_is_a_mean_over_seeds_with_a_seed_bootstrap():
     rng = np.random.default_rng(0)
-    raw = {(s, d): rng.normal(0.9 if d == "frequent" else 0.5, 0.1, size=n)
-           for s, n in ((1, 7), (2, 12), (3, 5)) for d in ("frequent", "rare")}
-    summ = sc.summarize(per_seed_rows(raw))
-    for d in ("frequent", "rare"):
-        allv = np.concatenate([v for (s, dd), v in raw.items() if dd == d])
-        row = summ[summ.disturbants == d].iloc[0]
-        assert row.similarity == pytest.approx(allv.mean(), rel=1e-12)
-        assert row.ci == pytest.approx(1.96 * allv.std(ddof=1) / np.sqrt(len(allv)), rel=1e-10)
-        assert row.n == len(allv) and row.seeds == 3
-    drops = sc.drops(summ)
-    fr = np.concatenate([raw[s, "frequent"] for s in (1, 2, 3)])
-    ra = np.concatenate([raw[s, "rare"] for s in (1, 2, 3)])
-    half = 1.96 * np.sqrt(fr.var(ddof=1) / len(fr) + ra.var(ddof=1) / len(ra))
-    row = drops.iloc[0]
-    assert row["drop"] == pytest.approx(fr.mean() - ra.mean(), rel=1e-12)
-    assert row["drop_hi"] - row["drop"] == pytest.approx(half, rel=1e-10)
+    sim = {("gru", "vanilla", s): {c: float(rng.uniform(0.3, 0.9)) for c in CELLS} for s in SEEDS}
+    curves = curve_rows(sim)
+    summ = sc.summarize(curves, n_resamples=5000)
+    assert len(summ) == 2 * 4 and (summ.seeds == 5).all() and (summ.pairs == 5 * 8).all()
+    for r in summ[summ.step == 20].itertuples():
+        x = np.array([sim["gru", "vanilla", s][r.target, r.disturbants] for s in SEEDS])
+        ref = stats.bootstrap((x,), np.mean, n_resamples=20_000, method="percentile",
+                              random_state=np.random.default_rng(1)).confidence_interval
+        assert r.similarity == pytest.approx(x.mean(), rel=1e-12)
+        assert r.lo == pytest.approx(ref.low, abs=0.02) and r.hi == pytest.approx(ref.high, abs=0.02)
+    assert np.allclose(summ[summ.step == 10].similarity, 0.5)
     with pytest.raises(ValueError, match="unknown method"):
-        sc.drops(summ, method="cosine")
-    with pytest.raises(ValueError, match="no scores"):
-        sc.drops(summ, step=3)
+        sc.summarize(curves, method="cosine")
 
 
-def test_claims_table_and_verdict():
-    rows = []
+def test_seed_scores_take_the_last_checkpoint_and_pool_targets_by_pairs():
+    sim = {("lstm", "vanilla", 1001): {("frequent", "frequent"): 0.9, ("rare", "frequent"): 0.7,
+                                       ("frequent", "rare"): 0.4, ("rare", "rare"): 0.2}}
+    curves = curve_rows(sim)
+    curves.loc[(curves.target == "rare") & (curves.step == 20), "n"] = 24      # 3x the pairs of FREQUENT targets
+    s = sc.seed_scores(curves).iloc[0]
+    assert s.step == 20
+    assert s.frequent == pytest.approx((8 * 0.9 + 24 * 0.7) / 32) and s.rare == pytest.approx((8 * 0.4 + 24 * 0.2) / 32)
+    assert s["drop"] == pytest.approx(s.frequent - s.rare)
+    summ = sc.score_summary(sc.seed_scores(curves), n_resamples=100).iloc[0]
+    assert summ.rare == summ.rare_lo == summ.rare_hi == pytest.approx(s.rare)   # one seed: no spread
+
+
+def frame_of(sim: dict, diverged=()) -> pd.DataFrame:
+    rows = [dict(model=c, variant=v, seed=s, diverged=False) for c, v, s in sim]
+    rows += [dict(model=c, variant=v, seed=s, diverged=True) for c, v, s in diverged]
+    return pd.DataFrame(rows)
+
+
+def _grade(cfg, sim, diverged=()):
+    scores = sc.seed_scores(curve_rows(sim))
+    return {g.claim: g for g in sc.grade_claims(cfg, frame_of(sim, diverged), scores)}
+
+
+def _cfg(**kw):
+    return presets.resolve("gradient_stability", "smoke", **{"seeds": SEEDS, "cores": ("gru", "lstm"), **kw})
+
+
+def hand_runs(pe_rare: float, van_rare: float, drop_seed=None) -> dict:
+    sim = {}
+    for i, s in enumerate(SEEDS):
+        for core in ("gru", "lstm"):
+            sim[core, "vanilla", s] = {(t, d): 0.95 if d == "frequent" else van_rare + 0.01 * i for t, d in CELLS}
+            if (core, s) != drop_seed:
+                sim[core, "position-encoded", s] = {(t, d): 0.95 if d == "frequent" else pe_rare - 0.005 * i
+                                                    for t, d in CELLS}
+    return sim
+
+
+def test_grading_hand_built_scores():
+    """PE keeps 0.9 with RARE disturbants, vanilla 0.4-0.44: every seed's paired difference is positive, so the
+    bootstrap interval of their mean lies above 0 and both claims hold; swapped, the interval lies below 0."""
+    g = _grade(_cfg(), hand_runs(0.9, 0.4))
+    assert set(g) == {*sc.CLAIMS.values(), sc.S4D_CLAIM}
+    assert {c.key for c in claims.of_chapter("gradient_stability")} <= set(g)
     for core in ("gru", "lstm"):
-        for variant, (f, r) in {"vanilla": (0.9, 0.4), "position-encoded": (0.9, 0.88)}.items():
-            rows.append(dict(core=core, variant=variant, step=100, frequent=f, rare=r, drop=f - r,
-                             drop_lo=f - r - 0.02, drop_hi=f - r + 0.02))
-    table = sc.claims_table(pd.DataFrame(rows))
-    assert table.separated.all() and sc.verdict(table) == "direction reproduced"
-    rows[0].update(drop=0.01, drop_lo=-0.01, drop_hi=0.03)                  # GRU vanilla: no drop
-    assert sc.verdict(sc.claims_table(pd.DataFrame(rows))) == "partly reproduced"
+        ev = g[f"morita.fig5.{core}"].evidence
+        assert ev["a"] == pytest.approx([0.9 - 0.005 * i for i in range(5)])
+        assert ev["b"] == pytest.approx([0.4 + 0.01 * i for i in range(5)])
+        assert ev["seeds"] == list(SEEDS) and ev["baseline"] is None and ev["step"] == 20
+        assert g[f"morita.fig5.{core}"].verdict == claims.REPRODUCED
+    assert g[sc.S4D_CLAIM].verdict == claims.NOT_TESTED
+    g = _grade(_cfg(), hand_runs(0.4, 0.9))
+    assert g["morita.fig5.gru"].verdict == claims.NOT_REPRODUCED and "below 0" in g["morita.fig5.gru"].reason
+    g = _grade(_cfg(cores=("gru",)), {k: v for k, v in hand_runs(0.9, 0.4).items() if k[0] == "gru"})
+    assert g["morita.fig5.lstm"].verdict == claims.NOT_TESTED
+    assert g["morita.fig5.lstm"].reason.startswith("not at this preset")
+
+
+def test_a_diverged_run_is_counted_and_its_seed_unpaired():
+    sim = hand_runs(0.9, 0.4, drop_seed=("lstm", 1004))
+    g = _grade(_cfg(), sim, diverged=[("lstm", "position-encoded", 1004)])
+    lstm = g["morita.fig5.lstm"]
+    assert lstm.verdict == claims.INCONCLUSIVE and "diverged" in lstm.reason
+    assert lstm.evidence["diverged"] == {"vanilla": 0, "position-encoded": 1}
+    assert lstm.evidence["seeds"] == [1001, 1002, 1003, 1005]
+    assert g["morita.fig5.gru"].verdict == claims.REPRODUCED            # the GRU's runs are all valid
 
 
 def test_target_positions_and_bad_presets():
@@ -104,3 +166,17 @@ def test_readings_check_on_a_trained_model(tmp_path):
     assert ((pairs.sum_alpha_beta > 0) & (pairs.sum_alpha_beta <= 1 + 1e-12)).all()
     assert list(zip(pairs.target, pairs.disturbants)) == [("frequent", "frequent"), ("frequent", "rare"),
                                                           ("rare", "frequent"), ("rare", "rare")]
+
+
+def test_a_diverged_run_is_not_scored(tmp_path):
+    cfg = presets.resolve("gradient_stability", "smoke", cores=("gru",), steps=10)
+    bad = next(c for c in sc.run_configs(cfg) if c["encoding"] == "sinusoidal" and c["seed"] == cfg.seeds[0])
+    train.train(bad, runs.run_dir(bad, tmp_path), callback=poison_at(2), progress=False)
+    frame = sc.run(cfg, store=tmp_path, progress=False)
+    assert frame.diverged.sum() == 1
+    curves = sc.curves(cfg, frame, progress=False)
+    assert len(curves.groupby(["encoding", "seed"])) == len(frame) - 1
+    assert not ((curves.encoding == "sinusoidal") & (curves.seed == cfg.seeds[0])).any()
+    g = {x.claim: x for x in sc.grade_claims(cfg, frame, sc.seed_scores(curves, cfg.method))}
+    assert g["morita.fig5.gru"].evidence["diverged"] == {"vanilla": 0, "position-encoded": 1}
+    assert g["morita.fig5.gru"].verdict == claims.INCONCLUSIVE

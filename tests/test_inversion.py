@@ -11,7 +11,7 @@ import pytest
 import torch
 from scipy.special import expit, ndtri
 
-from penb import presets
+from penb import claims, presets
 from penb.chapters.invertibility import analysis as inv
 from penb.chapters.invertibility import checks as ic
 from penb.encodings import blog as be
@@ -200,8 +200,129 @@ def test_chapter_check_refuses(kw):
         presets.resolve("invertibility", "smoke", **kw)
 
 
-def test_presets_quick_is_the_full_study():
+def test_presets_quick_is_the_full_study_on_the_confirmation_seeds():
     t = presets.table("invertibility")
-    assert t["quick"] == t["paper"]
+    assert {k: v for k, v in t["quick"].items() if k != "seeds"} == \
+        {k: v for k, v in t["paper"].items() if k != "seeds"}
     paper = t["paper"]
     assert (paper["inits"], paper["iterations"], paper["dim"], paper["length"]) == (100, 20_000, 32, 100)
+    assert t["quick"]["seeds"] == presets.CONFIRMATION_SEEDS
+    assert set(t["smoke"]["seeds"]) <= set(presets.CONFIRMATION_SEEDS)
+    assert t["smoke"]["iterations"] == 20_000                  # so that smoke grades every claim too
+
+
+# --- grading the blog's claims ------------------------------------------------------------------------
+from penb.claims import grading  # noqa: E402
+
+
+def test_plateau_and_lead_on_hand_frames():
+    s = pd.Series([1.0, 0.5, 0.2, 0.1, 0.115, 0.1, 0.1])
+    assert ic.plateau_step(s, 0.1) == 5                     # 0.115 / 0.1 = e^0.14: outside, then in for good
+    assert ic.plateau_step(s, 0.2) == 3
+    df = pd.DataFrame({"normal": [5, 1, 1, 1], "normal_learned": [5, 1, 1, 1], "sincos": [9, 9, 0.5, 0],
+                       "direct1": [2.0, 2.0, 2.0, 2.0]})
+    assert not ic.lead_holds(df, 0, None) and ic.lead_holds(df, 1, None)      # sincos's place is its crossing
+    df.loc[3, "direct1"] = 0.5
+    assert not ic.lead_holds(df, 1, None) and ic.lead_holds(df, 1, 3)
+
+
+def _loop_plateau(v, tol):
+    """First index from which |ln(v / v[-1])| <= tol holds to the end (a plain loop)."""
+    first = None
+    for i, x in enumerate(v):
+        if abs(math.log(x / v[-1])) <= tol:
+            first = i if first is None else first
+        else:
+            first = None
+    return first
+
+
+def _loop_stays_below(a, b):
+    first = None
+    for i, (x, y) in enumerate(zip(a, b)):
+        first = (i if first is None else first) if x < y else None
+    return first
+
+
+def test_measures_of_the_published_file_against_plain_loops():
+    pub = inv.load_published()
+    if pub is None:
+        pytest.skip("shared anchors not available")
+    m = ic.measures(pub, inv.floors(N))
+    for k in ("normal", "normal_learned", "sincos", "linear_normal_learned"):
+        assert m[f"plateau:{k}"] == _loop_plateau(pub[k].to_numpy(), 0.1), k
+    cross = max(_loop_stays_below(pub["sincos"].to_numpy(), pub[k].to_numpy()) for k in ic.NORMAL)
+    assert m["cross"] == cross
+    others = [k for k in pub.columns if k not in (*ic.NORMAL, "sincos")]
+    last = max(i for i in range(len(pub)) if any(pub[k].iat[i] < pub["sincos"].iat[i] for k in others))
+    assert m["last_beaten"] == last
+    floor = inv.floors(N)["affine"] * 1.1
+    below = pub["linear_uniform"].to_numpy() <= floor
+    assert m["reach:linear_uniform"] == max(i for i in range(len(pub)) if not below[i]) + 1
+
+
+def _measures(**change):
+    """Hand-made measures in which every claim holds (the blog's story), changed by ``change``."""
+    m = {"cross": 12_500.0, "lead": 1.0, "last_beaten": 1_100.0, "plateau:normal": 420.0,
+         "plateau:normal_learned": 280.0, "plateau:sincos": 15_000.0, "plateau:linear_normal_learned": 600.0,
+         "plateau:linear_uniform_learned": 650.0, "direct": 8.353e-4}
+    reach = {"linear_normal": 1_200.0, "linear_normal_learned": 600.0, "linear_uniform": 1_500.0,
+             "linear_uniform_learned": 700.0, "normal": 450.0, "normal_learned": 330.0}
+    m.update({f"reach:{k}": v for k, v in reach.items()})
+    finals = {k: 8.353e-4 for k in ic.AFFINE} | {"normal": 8.4e-4, "normal_learned": 8.3e-4, "sincos": 8.5e-4}
+    m.update({f"final:{k}": v for k, v in finals.items()})
+    return {**m, **change}
+
+
+def _grade(m, nonfinite=0):
+    return {k: grading.apply(claims.get(k).rule, ev)[0] for k, ev in ic.evidence(m, nonfinite=nonfinite).items()}
+
+
+def test_evidence_gives_the_registered_verdicts():
+    R, D, NR, I = grading.REPRODUCED, grading.DIRECTION, grading.NOT_REPRODUCED, grading.INCONCLUSIVE
+    checks = [k for k in _grade(_measures()) if not k.startswith("hansen.floor")]
+    assert {_grade(_measures())[k] for k in checks} == {R}
+    assert _grade(_measures(cross=30_000.0))["hansen.normal_best"] == D            # order holds, crossing late
+    assert _grade(_measures(cross=math.nan))["hansen.normal_best"] == D            # sincos never crosses
+    assert _grade(_measures(lead=0.0))["hansen.normal_best"] == NR
+    assert _grade(_measures(last_beaten=2_500.0))["hansen.sincos_1200"] == NR      # beyond a factor 2
+    assert _grade(_measures(last_beaten=2_400.0))["hansen.sincos_1200"] == R
+    assert _grade(_measures(**{"plateau:normal_learned": 610.0}))["hansen.normal_plateau"] == NR
+    assert _grade(_measures(**{"reach:normal_learned": 500.0}))["hansen.learned_faster"] == D   # 2 of 3 pairs
+    slow = {"reach:normal_learned": 500.0, "reach:linear_uniform_learned": math.nan}
+    assert _grade(_measures(**slow))["hansen.learned_faster"] == NR                # 1 of 3 pairs
+    assert _grade(_measures(**{"reach:linear_uniform": 1_000.0}))["hansen.normal_faster"] == NR
+    assert _grade(_measures(**{"final:normal": 3.0e-5}))["hansen.converge_direct"] == NR
+    part = _grade(_measures(**{"plateau:sincos": 500.0}))                          # second part only
+    assert part["hansen.learned_linear_peak"] == D
+    far = {"final:linear_uniform_learned": 2e-3}
+    assert _grade(_measures(**far))["hansen.learned_linear_peak"] == D              # first part only
+    assert _grade(_measures(**far))["hansen.floor_affine"] == NR                   # 2.4 times the floor
+    assert _grade(_measures(**{"final:normal": 3.1e-5, "final:normal_learned": 3.0e-5}))["hansen.floor_normal"] == R
+    assert {v for k, v in _grade(_measures(), nonfinite=3).items() if k in checks} == {I}
+
+
+def _study(seed, losses):
+    losses = np.asarray(losses, dtype=np.float32)                 # [iterations, E, inits]
+    encs = tuple(be.KEYS[:losses.shape[1]])
+    return inv.Study(encs, losses, {}, dict(seed=seed, inits=losses.shape[2], iterations=len(losses), wall_s=1.0))
+
+
+def test_pooled_mean_leaves_out_and_counts_nonfinite_problems():
+    a = _study(1001, [[[1.0, 3.0], [2.0, 2.0]], [[0.5, 1.5], [1.0, 1.0]]])
+    b = _study(1002, [[[5.0, 1.0], [2.0, 2.0]], [[np.nan, 0.5], [1.0, 1.0]]])
+    df = inv.pooled_mean([a, b])
+    first = be.KEYS[0]
+    assert df[first].tolist() == pytest.approx([(1 + 3 + 1) / 3, (0.5 + 1.5 + 0.5) / 3])   # NaN run left out
+    assert df[be.KEYS[1]].tolist() == pytest.approx([2.0, 1.0])
+    assert inv.nonfinite([a, b]).loc[1002, first] == 1 and inv.nonfinite([a, b]).loc[1001, first] == 0
+    assert inv.run_table([a, b])["diverged"].tolist() == [0, 1]
+
+
+def test_not_graded_off_the_blog_setting(tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    cfg = presets.resolve("invertibility", "smoke", lr=1e-2)
+    df = pd.DataFrame({k: [1.0, 0.5] for k in be.KEYS})
+    grades = ic.grade(df, inv.floors(N), cfg)
+    assert [g.claim for g in grades] == [c.key for c in claims.of_chapter("invertibility")]
+    assert all(g.verdict == grading.NOT_TESTED and "lr" in g.reason for g in grades)

@@ -1,17 +1,22 @@
-"""The language-modelling appendix chapter (Morita App. E): presets -> runs, perplexity summary, missing corpus.
+"""The language-modelling appendix chapter (Morita App. E): presets -> runs, perplexity summary
+over seeds, Table 1 graded per seed through the claims registry, diverged runs, missing corpus.
 
 Numbers are checked against the paper's printed settings and Table 1, hand computations (math.exp of
 summed nats), and a plain re-evaluation of a trained model by ``tests.lm_reference.evaluate`` (its own batching).
 """
+import json
 import math
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
 
-from penb import corpus, presets, runs
+from penb import claims, corpus, presets, runs
 from penb.chapters.lm_appendix import analysis as lm_appendix
+from penb.claims import grading
+from penb.names import variant_label
 from penb.tasks import lm as lm_task
 from tests import lm_reference as lm
 from penb.tasks import make_task
@@ -29,11 +34,11 @@ def fresh_data_cache():
 
 def test_paper_preset_expands_to_the_published_runs():
     cfg = presets.resolve("lm_appendix", "paper")
-    configs = lm_appendix.run_configs(cfg, test_paragraphs=1234)   # held_out=0: every test paragraph
+    configs = lm_appendix.run_configs(cfg, test_paragraphs=1234)  # held_out=0: every test paragraph
     assert len(configs) == 10                                       # 2 models x 5 seeds
     assert sorted((c["encoding"], c["seed"]) for c in configs) == sorted(
         (e, s) for e in ("none", "sinusoidal") for s in (111, 222, 333, 444, 555))
-    for c in configs:                                               # App. E and Sec. 3.3
+    for c in configs:                                              # App. E and Sec. 3.3
         assert c["task"] == "lm" and c["core"] == "lstm" and c["input_mode"] == "concat"
         assert c["task_options"] == {"corpus": "wikitext-103-raw", "train_split": "train", "test_split": "test"}
         assert (c["vocab_size"], c["length"], c["hidden"], c["batch_size"]) == (32768, 1024, 512, 512)
@@ -59,7 +64,7 @@ def test_smoke_configs_are_valid_runs(fresh_data_cache):
     """The smoke preset finds the shared WikiText-2 and its configs pass ``penb.train.normalize``."""
     cfg = presets.resolve("lm_appendix", "smoke")
     keys = {runs.key(c) for c in lm_appendix.run_configs(cfg)}
-    assert len(keys) == 2 * len(cfg.seeds)                          # every run has its own folder
+    assert len(keys) == 2 * len(cfg.seeds)                # every run has its own folder
 
 
 @pytest.mark.parametrize("override, match", [
@@ -96,49 +101,100 @@ def test_summary_min_mean_max_by_hand():
         assert summ.loc[enc, "min"] == pytest.approx(min(ppl), rel=1e-12)
         assert summ.loc[enc, "max"] == pytest.approx(max(ppl), rel=1e-12)
         assert summ.loc[enc, "mean"] == pytest.approx(sum(ppl) / 3, rel=1e-12)
-        assert summ.loc[enc, "seeds"] == 3
+        assert summ.loc[enc, "seeds"] == 3 and summ.loc[enc, "diverged"] == 0
+        lo, hi = summ.loc[enc, "lo"], summ.loc[enc, "hi"]                # over seeds
+        assert min(ppl) - 1e-9 <= lo < summ.loc[enc, "mean"] < hi <= max(ppl) + 1e-9
     assert summ.loc["none", "min"] == pytest.approx(math.exp(3.95))
-    t1 = lm_appendix.table1(summ)                                   # Table 1 as printed in the paper
+    t1 = lm_appendix.table1(summ)                      # Table 1 as printed in the paper
     assert list(t1.loc["vanilla LSTM", ["paper min", "paper mean", "paper max"]]) == [36.8257, 37.7731, 38.916589]
     assert list(t1.loc["position-encoded LSTM", ["paper min", "paper mean", "paper max"]]) == [
         38.0685, 38.5384, 38.893656]
     assert t1.loc["position-encoded LSTM", "ours mean"] == summ.loc["sinusoidal", "mean"]
 
 
-def test_paired_gap_and_verdict_by_hand():
+def test_paired_gap_and_early_late_by_hand():
     rows = []
-    for seed, (a, b) in {1: (5.0, 4.5), 2: (4.0, 4.2)}.items():       # loss at step 10 (vanilla, PE)
-        rows += [dict(encoding="none", seed=seed, step=10, loss=a), dict(encoding="none", seed=seed, step=40, loss=3.0),
+    for seed, (a, b) in {1: (5.0, 4.5), 2: (4.0, 4.2)}.items():   # loss at step 10
+        rows += [dict(encoding="none", seed=seed, step=10, loss=a),
+                 dict(encoding="none", seed=seed, step=40, loss=3.0),
                  dict(encoding="sinusoidal", seed=seed, step=10, loss=b),
                  dict(encoding="sinusoidal", seed=seed, step=40, loss=3.1)]
     gap = lm_appendix.paired_gap(pd.DataFrame(rows))
-    assert gap.loc[10, 1] == pytest.approx(0.5) and gap.loc[10, 2] == pytest.approx(-0.2)
-    assert gap.loc[10, "mean"] == pytest.approx(0.15) and gap.loc[40, "mean"] == pytest.approx(-0.1)
-    frame = pd.DataFrame([dict(encoding=e, seed=sd, perplexity=p) for (e, sd), p in
-                          {("none", 1): 30.0, ("sinusoidal", 1): 31.0, ("none", 2): 40.0, ("sinusoidal", 2): 41.0}.items()])
-    v = lm_appendix.verdict(frame, pd.DataFrame(rows), steps=40)    # early: step <= 10; late: step > 30
-    assert v["early_gap"] == pytest.approx(0.15) and v["late_gap"] == pytest.approx(-0.1)
-    assert v["early_by_seed"] == {1: pytest.approx(0.5), 2: pytest.approx(-0.2)} and v["early_ahead"] == 1
-    assert v["early_state"] == "mixed across seeds"
-    assert v["test_ratio"] == pytest.approx(72 / 70) and v["test_by_seed"] == {1: pytest.approx(31 / 30),
-                                                                              2: pytest.approx(41 / 40)}
-    assert v["test_worse"] == 2 and v["test_state"] == "as in the paper"
+    assert gap.loc[10, 1] == pytest.approx(0.5)
+    assert gap.loc[10, 2] == pytest.approx(-0.2)
+    assert gap.loc[10, "mean"] == pytest.approx(0.15)
+    assert gap.loc[40, "mean"] == pytest.approx(-0.1)
+    v = lm_appendix.early_late(pd.DataFrame(rows), steps=40)  # early: <= 10; late: > 30
+    assert v["early_gap"] == pytest.approx(0.15)
+    assert v["late_gap"] == pytest.approx(-0.1)
+    assert v["early_by_seed"] == {1: pytest.approx(0.5), 2: pytest.approx(-0.2)}
+    assert v["early_ahead"] == 1 and v["seeds"] == 2
     assert v["early_range"] == (10, 10) and v["late_range"] == (40, 40)
-    assert lm_appendix.verdict_label(v) == "early training (Fig. 15): mixed across seeds; test (Table 1): as in the paper"
-    v = lm_appendix.verdict(frame, pd.DataFrame(rows), steps=8)     # no update logged in the first quarter
+    v = lm_appendix.early_late(pd.DataFrame(rows), steps=8)  # nothing logged that early
     assert v["early_range"] == (10, 10) and v["early_gap"] == pytest.approx(0.15)
-    ahead = pd.DataFrame(rows).assign(loss=lambda d: d["loss"] - 0.3 * (d["encoding"] == "sinusoidal"))
-    better = frame.assign(perplexity=lambda d: d["perplexity"] - 2.0 * (d["encoding"] == "sinusoidal"))
-    v = lm_appendix.verdict(better, ahead, steps=40)
-    assert (v["early_state"], v["test_state"]) == ("as in the paper", "opposite") and v["test_worse"] == 0
-    assert lm_appendix.verdict_label(lm_appendix.verdict(frame, ahead, steps=40)).startswith("both directions")
+
+
+def lm_frame(ppl: dict, tokens=(1000, 1200, 900, 1100, 1000), diverged=()):
+    """Runs with test perplexity ``ppl[encoding][i]`` for seed 1001 + i, each scored on
+    its own number of tokens (so pooling nats across seeds would weigh seeds
+    unequally)."""
+    rows = []
+    for enc, values in ppl.items():
+        for i, (p, n) in enumerate(zip(values, tokens)):
+            seed, gone = 1001 + i, (enc, 1001 + i) in diverged
+            rows.append(dict(encoding=enc, variant=variant_label(enc), seed=seed,
+                             total_nll=math.nan if gone else n * math.log(p),
+                             n_tokens=0 if gone else n,
+                             perplexity=math.nan if gone else p, diverged=gone,
+                             diverged_at=7 if gone else math.nan, train_perplexity=p,
+                             wall_s=1.0))
+    return pd.DataFrame(rows)
+
+
+def test_table1_is_graded_per_seed(tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    cfg = presets.resolve("lm_appendix", "quick")
+    van, pe = [40.0, 30.0, 50.0, 45.0, 35.0], [40.8, 30.5, 50.9, 45.7, 35.6]
+    frame = lm_frame({"none": van, "sinusoidal": pe})
+    ev = lm_appendix.table1_evidence(frame)
+    assert ev["a"] == pytest.approx(pe) and ev["b"] == pytest.approx(van)
+    assert ev["seeds"] == [1001, 1002, 1003, 1004, 1005] and ev["baseline"] is None
+    table1, fig15 = lm_appendix.grade(frame, cfg)
+    assert table1.verdict == grading.REPRODUCED and "5/5" in table1.ours  # PE worse
+    assert fig15.verdict == grading.NOT_TESTED
+    assert fig15.reason == claims.get("morita.fig15").not_tested
+    recorded = json.loads((tmp_path / "lm_appendix.grades.json").read_text())
+    assert set(recorded) == {"morita.table1", "morita.fig15"}
+    better = lm_frame({"none": pe, "sinusoidal": van})               # PE better in all
+    assert lm_appendix.grade(better, cfg)[0].verdict == grading.NOT_REPRODUCED
+    mixed = lm_frame({"none": van, "sinusoidal": [40.8, 29.0, 50.9, 44.0, 35.6]})
+    assert lm_appendix.grade(mixed, cfg)[0].verdict == grading.NOT_REPRODUCED
+
+
+def test_a_diverged_lm_run_is_counted_not_summarised(tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    cfg = presets.resolve("lm_appendix", "quick")
+    van, pe = [40.0, 30.0, 50.0, 45.0, 35.0], [40.8, 30.5, 50.9, 45.7, 35.6]
+    frame = lm_frame({"none": van, "sinusoidal": pe}, diverged={("sinusoidal", 1003)})
+    summ = lm_appendix.summary(frame)
+    assert summ.loc["sinusoidal", "seeds"] == 4
+    assert summ.loc["sinusoidal", "diverged"] == 1
+    kept = [p for i, p in enumerate(pe) if i != 2]
+    assert summ.loc["sinusoidal", "mean"] == pytest.approx(np.mean(kept))
+    assert summ.loc["sinusoidal", "lo"] <= np.mean(kept) <= summ.loc["sinusoidal", "hi"]
+    table1 = lm_appendix.grade(frame, cfg)[0]
+    assert 1003 not in table1.evidence["seeds"]
+    assert table1.evidence["diverged"] == {"position-encoded": 1, "vanilla": 0}
+    assert table1.verdict == grading.INCONCLUSIVE and "diverged" in table1.reason
+    assert list(lm_appendix.run_table(frame)["diverged"]) == ["", "", "", "", "", "",
+                                                            "", "at 7", "", ""]
 
 
 def test_run_perplexity_matches_a_plain_re_evaluation(tmp_path, fresh_data_cache):
     """A tiny chapter run: each row's perplexity equals exp(nats / targets) of ``tests.lm_reference.evaluate`` on the
     same model and test paragraphs (their first length + 1 pieces, SentencePiece's unknown piece ignored)."""
     torch.set_num_threads(1)
-    cfg = presets.resolve("lm_appendix", "smoke", seeds=(111,), steps=6, warmup=2, held_out=12)
+    cfg = presets.resolve("lm_appendix", "smoke", seeds=(1001,), steps=6, warmup=2, held_out=12)
     frame = lm_appendix.run(cfg, store=tmp_path, progress=False)
     assert list(frame["encoding"]) == ["none", "sinusoidal"]
     task = make_task("lm", cfg.vocab, cfg.length, **lm_appendix.task_options(cfg))
@@ -158,17 +214,17 @@ def test_run_perplexity_matches_a_plain_re_evaluation(tmp_path, fresh_data_cache
 def test_missing_corpus_names_both_ways(tmp_path, monkeypatch, fresh_data_cache, env_dir):
     empty = tmp_path / "empty"
     empty.mkdir()
-    monkeypatch.setenv("PENB_SHARED", str(empty))                   # the shared WikiText-2 is not there
+    monkeypatch.setenv("PENB_SHARED", str(empty))   # the shared WikiText-2 is not there
     if env_dir:
-        monkeypatch.setenv(corpus.ENV_VAR, str(empty))              # a corpus folder without wikitext-2/
+        monkeypatch.setenv(corpus.ENV_VAR, str(empty))  # a corpus folder without wikitext-2/
     else:
         monkeypatch.delenv(corpus.ENV_VAR, raising=False)
-    monkeypatch.setitem(sys.modules, "datasets", None)              # `import datasets` fails
+    monkeypatch.setitem(sys.modules, "datasets", None)         # `import datasets` fails
     cfg = presets.resolve("lm_appendix", "smoke")
     store = tmp_path / "store"
     with pytest.raises(corpus.CorpusNotFoundError) as e:
         lm_appendix.run(cfg, store=store)
     msg = str(e.value)
-    assert "WikiText-2" in msg and corpus.ENV_VAR in msg and "data_dir" in msg      # way 1: a local folder
-    assert "datasets" in msg and "pip install datasets" in msg                      # way 2: the library
+    assert "WikiText-2" in msg and corpus.ENV_VAR in msg and "data_dir" in msg  # way 1: a local folder
+    assert "datasets" in msg and "pip install datasets" in msg      # way 2: the library
     assert not store.exists(), "nothing may be trained or written without a corpus"

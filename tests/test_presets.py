@@ -7,14 +7,14 @@ from penb import presets
 def test_every_chapter_has_three_presets_derived_from_paper():
     for chapter in presets.chapters():
         t = presets.table(chapter)
-        assert set(t) == {"smoke", "quick", "paper"}
-        assert set(t["smoke"]) == set(t["quick"]) == set(t["paper"])  # same keys: overrides only
+        assert {"smoke", "quick", "paper"} <= set(t) <= set(presets.PRESETS)
+        assert all(set(t[p]) == set(t["paper"]) for p in t)          # same keys: overrides only
 
 
 def test_each_chapter_presets_pass_their_own_check():
     for chapter in presets.chapters():
-        for p in presets.PRESETS:
-            presets.resolve(chapter, p)
+        for p in presets.table(chapter):
+            presets.resolve(chapter, p, **({"device": "cpu"} if p == "gpu" else {}))
 
 
 def test_unknown_preset_lists_valid_ones():
@@ -79,3 +79,16 @@ def test_differences_show_overrides_not_just_the_preset():
     assert d.loc["inits", "smoke"] == 3 and d.loc["inits", "paper"] == paper["inits"]
     assert all(paper[k] != cfg[k] for k in d.index) and all(k in d.index for k in paper if paper[k] != cfg[k])
     assert presets.differences(presets.resolve("invertibility", "paper")).empty
+
+
+def test_the_gpu_preset_refuses_a_machine_without_cuda(monkeypatch):
+    import torch
+
+    gpu = [c for c in presets.chapters() if "gpu" in presets.table(c)]
+    assert "key_findings" in gpu
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="no CUDA device"):
+        presets.resolve("key_findings", "gpu")
+    assert presets.resolve("key_findings", "gpu", device="cpu").device == "cpu"     # explicit: allowed
+    with pytest.raises(ValueError, match="unknown preset 'gpu' for encodings"):
+        presets.resolve("encodings", "gpu")

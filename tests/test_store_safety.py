@@ -138,3 +138,14 @@ def test_a_failing_job_ends_the_sweep_at_once():
         ProcessExecutor(workers=2, threads=1).map(fail_on_three, [1, 3, 2, 4, 5, 6])
     assert err.value.item == 3
     assert time.time() - start < 45                                      # the 60 s jobs were not awaited
+
+
+def test_ctrl_c_stops_a_pool_sweep_within_seconds():
+    p = subprocess.Popen([sys.executable, "-m", "tests.store_worker", "--sleepers"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(3)                                                        # the workers are sleeping in jobs
+    start = time.time()
+    p.send_signal(signal.SIGINT)                                         # the parent only, as Jupyter does
+    p.communicate(timeout=30)
+    assert p.returncode != 0 and time.time() - start < 15

@@ -170,3 +170,76 @@ def test_figure1_matches_irie(cfg):
     assert d["query_differs"][1].tolist() == [True, True, False]      # the query at t=2 is b vs a
     assert ((d["measured"] >= NE) == d["query_differs"]).all() and (d["measured"][~d["query_differs"]] <= EQ).all()
     assert (d["reach_mask"] == d["reach_jacobian"]).all()
+
+
+# --- grading the exact claims through the registry ------------------------------------------------------
+
+from penb import claims  # noqa: E402
+from penb.claims import grading  # noqa: E402
+
+
+def _verdicts(table, cfg):
+    ev = analysis.exact_evidence(table, cfg)
+    return {k: grading.apply(claims.get(k).rule, ev[k])[0] for k in analysis.EXACT_CLAIMS}
+
+
+def _table(**change):
+    """A hand-made exact table for two seeds: rounding where a claim says zero, 1e-3 and more where
+    it says a change, unless ``change`` says otherwise (column -> value for seed 2)."""
+    good = {"q1": 2e-16, "q1_contrast": 0.3, "q3": 8e-3, "q5": 6e-16, "q5_contrast": 5e-3,
+            "linear": 1e-15, "linear_contrast": 2.0}
+    import pandas as pd
+
+    return pd.DataFrame([{"seed": 1001, **good}, {"seed": 1002, **good, **change}]).set_index("seed")
+
+
+def test_exact_rules_on_hand_made_numbers(cfg):
+    tol = claims.get("irie.q1").extra["max_deviation"]
+    assert tol == 1e-9                                               # the registered rule's text says 1e-9
+    assert set(_verdicts(_table(), cfg).values()) == {grading.REPRODUCED}
+    # one seed's deviation above the threshold fails the claim, whatever the other seed did
+    got = _verdicts(_table(q1=3e-9, q5=2e-9, linear=5e-8), cfg)
+    assert got["irie.q1"] == got["irie.q5"] == got["irie.linear"] == grading.NOT_REPRODUCED
+    assert got["irie.q3"] == grading.NOT_REPRODUCED                  # one layer's last output moved
+    assert _verdicts(_table(q3=5e-10), cfg)["irie.q3"] == grading.NOT_REPRODUCED  # a later output did not
+    # a contrast at rounding: the probe could not have told, so the claim is undecided
+    got = _verdicts(_table(q1_contrast=1e-16, q5_contrast=0.0, linear_contrast=1e-15), cfg)
+    assert got["irie.q1"] == got["irie.q5"] == got["irie.linear"] == grading.INCONCLUSIVE
+
+
+def test_exact_table_on_random_models(cfg):
+    """Every seed's models satisfy the exact claims, and each seed draws different weights."""
+    small = cfg.replace(permutations=30, seeds=(1001, 1002))
+    table = analysis.exact_table(small)
+    assert list(table.index) == [1001, 1002]
+    assert (table[["q1", "q5", "linear"]] < 1e-12).all().all()
+    assert (table[["q3", "q1_contrast", "q5_contrast", "linear_contrast"]] > 1e-6).all().all()
+    assert table.loc[1001, "q3"] != table.loc[1002, "q3"]
+    # the same seed reproduces its row exactly
+    assert analysis.exact_row(small, 1002) == table.loc[1002].to_dict() | {"seed": 1002}
+
+
+def test_grades_cover_every_irie_claim_in_registry_order(cfg, tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    small = cfg.replace(permutations=20, q4_task="sort")             # Q4 not testable: no ceiling for sort
+    grades = analysis.grades(analysis.exact_table(small), {"order": [], "lm": []}, small)
+    keys = [k for k in claims.CLAIMS if k.startswith("irie.") and claims.get(k).kind == "claim"]
+    assert [g.claim for g in grades] == keys
+    by = {g.claim: g for g in grades}
+    assert by["irie.q4"].verdict == by["irie.q4.attention"].verdict == grading.NOT_TESTED
+    assert by["irie.q4"].reason.startswith("not at this preset")
+    import json
+
+    recorded = json.loads((tmp_path / "irie.grades.json").read_text())
+    assert set(recorded) == set(keys) and recorded["irie.q1"]["seeds"] == list(small.seeds)
+
+
+def test_graded_presets_use_confirmation_seeds():
+    from penb import presets as P
+
+    for name in ("smoke", "quick"):
+        t = P.table("irie")[name]
+        for key in ("seeds", "q4_seeds", "lm_seeds"):
+            assert set(t[key]) <= set(P.CONFIRMATION_SEEDS) and not set(t[key]) & set(P.SEARCH_SEEDS)
+    quick = P.table("irie")["quick"]
+    assert quick["q4_seeds"] == quick["lm_seeds"] == P.CONFIRMATION_SEEDS   # all five in every graded cell

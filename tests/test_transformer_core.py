@@ -158,3 +158,103 @@ def test_blind_ceiling_matches_enumeration():
         assert q4.blind_ceiling(V, L) == pytest.approx(best / V ** L / L, rel=1e-12)
     with pytest.raises(ValueError):
         q4.blind_ceiling(0, 3)
+
+
+# --- Question 4: cells, seeds and grading on synthetic runs ----------------------------------------------
+from dataclasses import dataclass, field  # noqa: E402
+
+from penb import claims, presets  # noqa: E402
+from penb.claims import grading  # noqa: E402
+
+
+@dataclass
+class FakeRun:
+    """What q4's tables and grading read of a RunResult: config, metrics, divergence, time."""
+    config: dict
+    metrics: dict
+    diverged: bool = False
+    divergence: dict = field(default_factory=dict)
+    wall_s: float = 1.0
+
+
+def fake_runs(order_acc, ppl_none, ppl_pe, diverged=(), encoding="sinusoidal"):
+    """Runs of the graded cells: per seed (1001, ...) the two-layer order model without PE at
+    ``order_acc`` and the two-layer language models at ``ppl_none`` / ``ppl_pe``; ``diverged`` lists
+    (study, encoding, seed) runs stored as diverged (no metrics)."""
+    def run(study, enc, seed, metric, value):
+        if (study, enc, seed) in diverged:
+            return FakeRun({"layers": 2, "encoding": enc, "seed": seed, "steps": 10}, {}, True, {"step": 7})
+        return FakeRun({"layers": 2, "encoding": enc, "seed": seed, "steps": 10}, {metric: value})
+    seeds = range(1001, 1001 + len(order_acc))
+    return {"order": [run("order", "none", s, "token_accuracy", a) for s, a in zip(seeds, order_acc)],
+            "lm": [run("lm", e, s, "perplexity", p) for e, values in (("none", ppl_none), (encoding, ppl_pe))
+                   for s, p in zip(seeds, values)]}
+
+
+def verdict(results, cfg):
+    return grading.apply(claims.get(q4.CLAIM).rule, q4.evidence(results, cfg))[0]
+
+
+@pytest.fixture(scope="module")
+def cfg4():
+    return presets.resolve("irie", "smoke", q4_seeds=(1001, 1002, 1003), lm_seeds=(1001, 1002, 1003))
+
+
+def test_ceiling_margin_is_four_binomial_sds(cfg4):
+    c, m = q4.ceiling_margin(cfg4)
+    assert c == pytest.approx(q4.blind_ceiling(cfg4.q4_vocab, cfg4.q4_length))
+    n = cfg4.q4_held_out * cfg4.q4_length                    # scored tokens of the test set
+    assert m == pytest.approx(4 * math.sqrt(c * (1 - c) / n))
+
+
+def test_q4_rule_on_hand_made_runs(cfg4):
+    c, m = q4.ceiling_margin(cfg4)
+    high = [c + m + 0.2, c + m + 0.3, 0.95]
+    assert verdict(fake_runs(high, [50, 52, 51], [48, 49, 50]), cfg4) == grading.REPRODUCED  # ratio 1.04
+    # one seed at the ceiling (within test noise): not above it on every seed
+    assert verdict(fake_runs([c + m / 2, *high[1:]], [50, 52, 51], [48, 49, 50]), cfg4) == grading.NOT_REPRODUCED
+    # perplexity 20% worse than with PE (seed means 60 vs 50)
+    assert verdict(fake_runs(high, [60, 60, 60], [50, 49, 51]), cfg4) == grading.NOT_REPRODUCED
+    ev = q4.evidence(fake_runs(high, [55, 54, 56], [50, 50, 50]), cfg4)   # ratio exactly 1.10: within
+    assert ev["passed"] and ev["lm_seeds"] == [1001, 1002, 1003]
+
+
+def test_q4_diverged_few_seeds_and_baseline_are_inconclusive(cfg4):
+    c, m = q4.ceiling_margin(cfg4)
+    high = [c + m + 0.2] * 3
+    runs_ = fake_runs(high, [50, 52, 51], [48, 49, 50], diverged={("lm", "sinusoidal", 1002)})
+    ev = q4.evidence(runs_, cfg4)
+    assert ev["diverged"]["lm 2 layers, sinusoidal PE"] == 1 and ev["lm_seeds"] == [1001, 1003]
+    assert verdict(runs_, cfg4) == grading.INCONCLUSIVE
+    one = fake_runs(high[:1], [50], [48])                                   # one valid seed
+    assert verdict(one, cfg4) == grading.INCONCLUSIVE
+    uniform = float(cfg4.lm_vocab)                                          # nothing learned with PE
+    assert verdict(fake_runs(high, [uniform] * 3, [uniform] * 3), cfg4) == grading.INCONCLUSIVE
+
+
+def test_q4_cells_graded_on_every_seed_context_as_asked():
+    for context in ("all", "first", "none"):
+        cfg = presets.resolve("irie", "smoke", q4_context=context, q4_seeds=(1001, 1002, 1003))
+        order = collections.Counter((c["layers"], c["encoding"]) for c in q4.order_configs(cfg))
+        lm = collections.Counter((c["layers"], c["encoding"]) for c in q4.lm_configs(cfg))
+        assert order[(2, "none")] == 3                                       # graded: every seed
+        assert lm[(2, "none")] == lm[(2, cfg.encoding)] == len(cfg.lm_seeds) == 2
+        want = {"all": 3, "first": 1, "none": 0}[context]                   # context cells
+        assert order[(1, "none")] == order[(1, cfg.encoding)] == order[(2, cfg.encoding)] == want
+        assert lm[(1, "none")] == lm[(1, cfg.encoding)] == {"all": 2, "first": 1, "none": 0}[context]
+    quick = presets.resolve("irie", "quick")
+    assert len(q4.order_configs(quick)) + len(q4.lm_configs(quick)) == 20     # see the presets' docstring
+
+
+def test_q4_run_table_counts_a_diverged_run(cfg4):
+    table = q4.run_table(fake_runs([0.5, 0.6], [50, 51], [49, 50], diverged={("order", "none", 1002)}))
+    row = table.loc[("order", "2 layers, no PE", 1002)]
+    assert row["diverged_at"] == 7 and math.isnan(row["token_accuracy"])
+    assert table.loc[("order", "2 layers, no PE", 1001), "diverged_at"] == ""
+
+
+def test_q4_not_tested_without_a_ceiling(tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    cfg = presets.resolve("irie", "smoke", q4_task="sort")
+    g = q4.grade({"order": [], "lm": []}, cfg)
+    assert g.verdict == grading.NOT_TESTED and "reverse" in g.reason

@@ -63,7 +63,8 @@ CLAIMS = [
     # --- Sec. 4.2, Fig. 3 -------------------------------------------------------------------------------
     *[Claim(f"morita.fig3.harm.{core}", MORITA, "Fig. 3 / Sec. 4.2",
             f"RARE disturbants lower the vanilla {name}'s accuracy.", None, "",
-            {"vocab": {"gru": 64, "lstm": 1024, "s4d": 2048}, "rare_probability": 1 / 8},
+            {"vocab": {"gru": 64, "lstm": 1024, "s4d": 2048}, "rare_probability": 1 / 8,
+             "length": 64, "test_sequences_per_condition_position": 16},
             chapter="frequency",
             measure=f"vanilla {name} accuracy over all targets, per seed: FREQUENT disturbants minus RARE ones",
             rule=better(f"vanilla {name} more accurate with FREQUENT than with RARE disturbants"),
@@ -107,7 +108,9 @@ CLAIMS = [
           baseline="none"),
     Claim("morita.fig8", MORITA, "Fig. 8 / App. A.2",
           "Sorting (L=64): PE helps GRU and LSTM at large vocabularies, but less than in reverse ordering.",
-          None, "", {"length": 64}, chapter="appendix_a",
+          None, "", {"length": 64, "units": "(model, seed) pairs: the GRU's and the LSTM's seeds stacked, "
+                     "each with the reversal gain of the same model, vocabulary and seed; the gate's chance "
+                     "level is the higher of the two models' 1/V"}, chapter="appendix_a",
           measure=f"{ACC} at the largest vocabulary, PE vs vanilla, in sorting; the same gain in reversal "
                   "(same model and seeds) as the reference",
           rule=Rule("gain_vs_reference", "first PE above vanilla in sorting (as 'better'); then the reversal gain "
@@ -126,7 +129,8 @@ CLAIMS = [
           baseline=CHANCE),
     Claim("morita.fig12", MORITA, "Fig. 12 / App. C",
           "Double vanilla ([emb, emb], the parameter count of PE) does not improve on vanilla (LSTM, V=16,384).",
-          None, "", {"vocab": 16384, "length": 64}, chapter="appendix_c",
+          None, "", {"vocab": 16384, "length": 64, "units": "(task, seed) pairs: the reversal and the "
+                     "sorting seeds stacked, each pairing double vanilla with vanilla"}, chapter="appendix_c",
           measure=f"{ACC} at the largest vocabulary: double vanilla minus vanilla",
           rule=Rule("no_gain", "reproduced when the seed-level interval of (double - vanilla) stays below +0.02; "
                                "not reproduced when it is above 0; inconclusive when double vanilla is far below "

@@ -151,6 +151,11 @@ class Task:
     def _fixed_lengths(self, n: int, device) -> torch.Tensor:
         return torch.full((n,), self.length, dtype=torch.long, device=device)
 
+    def identity(self) -> dict:
+        """What a run key must cover beyond the task's name and options (e.g. the digest of a corpus read
+        from disk); {} for the synthetic tasks, whose options say everything."""
+        return {}
+
     def check_held_out(self, num_sequences: int, device="cpu") -> torch.Tensor:
         """Raise ValueError unless ``num_sequences`` distinct test sequences (and training ones
         besides) exist; returns the test rows' spec."""

@@ -56,6 +56,8 @@ class LMData:
     test_label: str
     train_source: str
     test_source: str
+    train_digest: str = ""     # sha256 of the paragraphs of each split (penb.corpus.Split.digest)
+    test_digest: str = ""
 
 
 def load_data(corpus: str, train_split: str, test_split: str, vocab_size: int, model_type: str) -> LMData:
@@ -87,7 +89,7 @@ def _load_data(corpus: str, train_split: str, test_split: str, vocab_size: int, 
     starts = torch.cumsum(lens, 0) - lens
     kept = [(i, tuple(s)) for i, s in enumerate(tok.encode_all(test.paragraphs)) if len(s) >= 2]
     return LMData(flat, starts, lens, tuple(s for _, s in kept), tuple(i for i, _ in kept), tok.unk_id,
-                  str(tok.path), train.label, test.label, train.source, test.source)
+                  str(tok.path), train.label, test.label, train.source, test.source, train.digest, test.digest)
 
 
 class LMTask(Task):
@@ -97,6 +99,10 @@ class LMTask(Task):
     options = {"corpus": "wikitext-2", "train_split": "valid", "test_split": "test", "crop": "start",
                "ignore_unk": True, "model_type": "unigram", "bos": False}
     reports_perplexity = True
+
+    def identity(self) -> dict:
+        """The text behind the corpus name: a run key covers it, so an edited corpus file never reuses runs."""
+        return {"train_digest": self.data.train_digest, "test_digest": self.data.test_digest}
 
     def _check(self):
         from penb.corpus import CORPORA, SPLITS

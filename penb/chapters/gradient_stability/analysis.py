@@ -8,8 +8,13 @@ every similarity reading of ``similarity.METHODS`` at once (the Jacobians domina
 the table in the run's folder (``<run>/stability/<hash of the scoring options>.csv``), so a rerun only
 reads it; runs are read through the run store (``penb.runs.RunResult``).
 
-:func:`summarize` pools the seeds (mean over pairs x seeds, as the paper's caption), :func:`drops` measures
-how much RARE disturbants lower the similarity at the last checkpoint, and :func:`readings_check` shows on a
+Diverged runs (``diverged`` in the frame of :func:`run`) have no valid model and are not scored; they are
+counted. The seed is the unit: each run's similarity in a cell is the mean over its pairs, and
+:func:`summarize` gives the mean over seeds with a 95% bootstrap interval over seeds (the paper's caption
+averages pairs x seeds; that mean is the same when every seed has the same pairs). :func:`seed_scores`
+takes each run at its last checkpoint (targets pooled), with FREQUENT and with RARE disturbants, the
+measure of the claims ``morita.fig5.gru`` / ``.lstm``, which :func:`grade_claims` grades through
+``penb.claims``; :func:`readings` lists every reading side by side, and :func:`readings_check` shows on a
 trained model's Jacobians how the readings of Eq. 3-4 differ.
 """
 from __future__ import annotations
@@ -23,19 +28,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from penb import atomic, runs
+from penb import atomic, claims, runs
 from penb.chapters import frequency, rnn_common
 from penb.chapters.gradient_stability import similarity
 from penb.executors import Executor, LocalExecutor, ProcessExecutor
-from penb.names import VARIANT_LABELS, model_name, variant_label
+from penb.names import model_name, variant_label
 
-PAPER_SAYS = {          # Sec. 4.3 / Fig. 5, in our words
-    "gru": "vanilla: with RARE disturbants the similarity falls gradually over training; PE: stays high in "
-           "every condition",
-    "lstm": "vanilla: with RARE disturbants the similarity falls rapidly; PE: stays high in every condition",
-    "s4d": "target at t = 23 of 64 (where vanilla was worst); both variants' scores are in Fig. 5 (the text "
-           "draws no conclusion for the S4D)",
-}
+VANILLA, PE = variant_label("none"), variant_label("sinusoidal")
+CLAIMS = {core: f"morita.fig5.{core}" for core in ("gru", "lstm")}   # graded (penb.claims.morita)
+S4D_CLAIM = "morita.fig5.s4d"                                      # no rule in the registry
 
 
 def run_configs(cfg) -> list[dict]:
@@ -48,7 +49,8 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
         progress: bool = True) -> pd.DataFrame:
     """Train or reuse every run of :func:`run_configs` (``penb.chapters.frequency.analysis.run``, so the
     runs of "Frequency matters" at the same settings are reused). One row per run: model, vocab, encoding,
-    variant, seed, token_accuracy, wall_s, key, path (run folder); the frame :func:`curves` scores."""
+    variant, seed, diverged, diverged_at, token_accuracy, wall_s, key, path (run folder); the frame
+    :func:`curves` scores (its valid runs)."""
     return frequency.analysis.run(cfg, executor=executor, store=store, progress=progress)
 
 
@@ -74,7 +76,11 @@ def options(cfg, core: str) -> dict:
 
 
 def cache_path(path: Path, opts: dict) -> Path:
-    blob = json.dumps(opts, sort_keys=True)
+    """The cached score table of a run folder for scoring options ``opts``; the key holds the store
+    version too (``penb.identity``), so scores of older code are never reused."""
+    from penb.identity import STORE_VERSION
+
+    blob = json.dumps({**opts, "store_version": STORE_VERSION}, sort_keys=True)
     return Path(path) / "stability" / f"{hashlib.sha256(blob.encode()).hexdigest()[:16]}.csv"
 
 
@@ -91,7 +97,8 @@ def _job(item: tuple) -> str:
 
 
 def curves(cfg, frame: pd.DataFrame, executor: Optional[Executor] = None, progress: bool = True) -> pd.DataFrame:
-    """Similarity per run x checkpoint x method x condition for every run of ``frame`` (:func:`run`).
+    """Similarity per run x checkpoint x method x condition for every valid run of ``frame``
+    (:func:`run`; diverged runs are left out).
 
     Columns: step, core, encoding, seed, method, target, disturbants, similarity (mean over the pairs of the
     cell), sd, n, plus variant.
@@ -99,7 +106,11 @@ def curves(cfg, frame: pd.DataFrame, executor: Optional[Executor] = None, progre
     from penb.device import resolve_device
 
     device = str(resolve_device(cfg.device))
+    frame = frame[~frame["diverged"].astype(bool)] if "diverged" in frame else frame
     items = [(row.path, options(cfg, row.model), device, False) for row in frame.itertuples()]
+    if not items:                                               # every run diverged
+        return pd.DataFrame(columns=["step", "core", "encoding", "seed", "method", "target",
+                                     "disturbants", "similarity", "sd", "n", "variant"])
     cached = sum(cache_path(p, o).exists() for p, o, _, _ in items)
     print(f"{len(items)} runs to score: {cached} found scored, {len(items) - cached} to score")
     if executor is None:
@@ -111,79 +122,124 @@ def curves(cfg, frame: pd.DataFrame, executor: Optional[Executor] = None, progre
     return out.assign(variant=out["encoding"].map(variant_label))
 
 
-def summarize(curves_: pd.DataFrame, z: float = 1.96) -> pd.DataFrame:
-    """Seeds pooled: one row per core x variant x method x step x target x disturbants.
-
-    similarity: mean over all pairs of all seeds; ci: z x its standard error (normal approximation over the
-    pairs, from the per-seed means, SDs and counts); n: pairs x seeds.
-    """
-    keys = ["core", "variant", "method", "step", "target", "disturbants"]
-    c = curves_.assign(sd=curves_["sd"].fillna(0.0))
-    rows = []
-    for k, g in c.groupby(keys, sort=False):
-        n = g["n"].to_numpy(float)
-        m = g["similarity"].to_numpy(float)
-        N, M = n.sum(), float((n * m).sum() / n.sum())
-        ss = ((n - 1) * g["sd"].to_numpy(float) ** 2 + n * (m - M) ** 2).sum()
-        se = np.sqrt(ss / max(N - 1, 1) / N)
-        rows.append(dict(zip(keys, k), similarity=M, ci=z * se, n=int(N), seeds=len(g)))
-    return pd.DataFrame(rows)
-
-
-def drops(summary: pd.DataFrame, method: str = "weighted_rows", step: Optional[int] = None,
-          z: float = 1.96) -> pd.DataFrame:
-    """How much RARE disturbants lower the similarity, per core x variant at ``step`` (default: the last).
-
-    Targets pooled. Columns: core, variant, step, frequent, rare (mean similarity with FREQUENT / RARE
-    disturbants), drop = frequent - rare, drop_lo, drop_hi (normal approximation, z x standard error).
-    """
+def summarize(curves_: pd.DataFrame, method: str = "weighted_rows",
+              n_resamples: int = 10_000) -> pd.DataFrame:
+    """Seed-level summary of one reading (``method``): per core x variant x step x target x
+    disturbants, ``similarity`` (the mean over seeds of each seed's mean over its pairs), ``lo``,
+    ``hi`` (95% bootstrap interval over seeds, ``penb.claims.seed_interval``), ``seeds``, and
+    ``pairs`` (pairs per seed x seeds)."""
     if method not in similarity.METHODS:
         raise ValueError(f"unknown method {method!r}; valid: {', '.join(similarity.METHODS)}")
-    s = summary[summary["method"] == method]
+    keys = ["core", "variant", "step", "target", "disturbants"]
+    c = curves_[curves_["method"] == method]
     rows = []
-    for (core, variant), g in s.groupby(["core", "variant"], sort=False):
-        at = g[g["step"] == (g["step"].max() if step is None else step)]
-        if at.empty:
-            raise ValueError(f"{core}/{variant}: no scores at step {step}")
-        means, var = {}, {}
+    for k, g in c.groupby(keys, sort=False):
+        mean, lo, hi = claims.seed_interval(g["similarity"].to_numpy(float),
+                                            n_resamples=n_resamples)
+        rows.append(dict(zip(keys, k), method=method, similarity=mean, lo=lo, hi=hi,
+                         seeds=g["seed"].nunique(), pairs=int(g["n"].sum())))
+    cols = [*keys, "method", "similarity", "lo", "hi", "seeds", "pairs"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def readings(curves_: pd.DataFrame) -> pd.DataFrame:
+    """Every reading at each run's last checkpoint, mean over seeds (each seed's mean over its
+    pairs): rows core x variant x target x disturbants, one column per method."""
+    last = curves_[curves_["step"] == curves_.groupby(["core", "encoding", "seed"])["step"]
+                   .transform("max")]
+    out = last.pivot_table(index=["core", "variant", "target", "disturbants"],
+                           columns="method", values="similarity", sort=False)
+    return out[[m for m in similarity.METHODS if m in out.columns]]
+
+
+def seed_scores(curves_: pd.DataFrame, method: str = "weighted_rows") -> pd.DataFrame:
+    """Per run (core x variant x seed) at its last checkpoint, targets pooled (pairs weighted):
+    ``frequent`` and ``rare`` (the similarity with FREQUENT / RARE disturbants) and ``drop`` =
+    frequent - rare. Columns: core, variant, seed, step, frequent, rare, drop."""
+    if method not in similarity.METHODS:
+        raise ValueError(f"unknown method {method!r}; valid: {', '.join(similarity.METHODS)}")
+    c = curves_[curves_["method"] == method]
+    rows = []
+    for (core, variant, seed), g in c.groupby(["core", "variant", "seed"], sort=False):
+        at = g[g["step"] == g["step"].max()]
+        v = {}
         for d in ("frequent", "rare"):
             h = at[at["disturbants"] == d]
-            n = h["n"].to_numpy(float)
-            means[d] = float((n * h["similarity"]).sum() / n.sum())
-            var[d] = float(((h["ci"] / z) ** 2 * n ** 2).sum() / n.sum() ** 2)        # se^2 of the pooled mean
-        drop, half = means["frequent"] - means["rare"], z * np.sqrt(var["frequent"] + var["rare"])
-        rows.append(dict(core=core, variant=variant, step=int(at["step"].iloc[0]), frequent=means["frequent"],
-                         rare=means["rare"], drop=drop, drop_lo=drop - half, drop_hi=drop + half))
-    return pd.DataFrame(rows)
+            v[d] = float((h["n"] * h["similarity"]).sum() / h["n"].sum())
+        rows.append(dict(core=core, variant=variant, seed=seed, step=int(at["step"].iloc[0]),
+                         frequent=v["frequent"], rare=v["rare"],
+                         drop=v["frequent"] - v["rare"]))
+    cols = ["core", "variant", "seed", "step", "frequent", "rare", "drop"]
+    return pd.DataFrame(rows, columns=cols)
 
 
-def claims_table(drops_: pd.DataFrame) -> pd.DataFrame:
-    """The paper's description beside ours: per model, the drop caused by RARE disturbants at the last
-    checkpoint for vanilla and PE, and whether vanilla drops more with disjoint intervals."""
+def score_summary(scores: pd.DataFrame, n_resamples: int = 10_000) -> pd.DataFrame:
+    """Per core x variant, from :func:`seed_scores`: for ``frequent``, ``rare`` and ``drop`` the
+    mean over seeds and its 95% bootstrap interval over seeds (``<name>_lo``, ``<name>_hi``)."""
     rows = []
-    for core, g in drops_.groupby("core", sort=False):
-        at = g.set_index("variant")
-        if not set(VARIANT_LABELS.values()) <= set(at.index):
-            continue
-        van, pe = at.loc["vanilla"], at.loc["position-encoded"]
-        sep = bool(van['drop_lo'] > pe['drop_hi'])
-        rows.append(dict(model=model_name(core), paper=PAPER_SAYS.get(core, ""), step=int(van.step),
-                         vanilla=f"{van.frequent:.3f} -> {van.rare:.3f} (drop {van['drop']:+.3f} "
-                                 f"[{van['drop_lo']:+.3f}, {van['drop_hi']:+.3f}])",
-                         pe=f"{pe.frequent:.3f} -> {pe.rare:.3f} (drop {pe['drop']:+.3f} [{pe['drop_lo']:+.3f}, {pe['drop_hi']:+.3f}])",
-                         direction="vanilla drops more, CIs disjoint" if sep else
-                         ("vanilla drops more, CIs overlap" if van['drop'] > pe['drop'] else "vanilla does not drop more"),
-                         separated=sep))
+    for (core, variant), g in scores.groupby(["core", "variant"], sort=False):
+        row = dict(core=core, variant=variant, step=int(g["step"].max()), seeds=len(g))
+        for name in ("frequent", "rare", "drop"):
+            m, lo, hi = claims.seed_interval(g[name].to_numpy(float), n_resamples=n_resamples)
+            row.update({name: m, f"{name}_lo": lo, f"{name}_hi": hi})
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
-def verdict(table: pd.DataFrame) -> str:
-    """'direction reproduced' when vanilla drops more than PE with disjoint CIs for the GRU and the LSTM
-    present, 'partly reproduced' for one of them, else 'not reproduced'."""
-    rnn = table[table["model"].isin(["GRU", "LSTM"])]
-    if rnn.empty or not rnn["separated"].any():
-        return "not reproduced"
-    return "direction reproduced" if rnn["separated"].all() else "partly reproduced"
+def score_table(summary: pd.DataFrame, names=("frequent", "rare")) -> pd.DataFrame:
+    """:func:`score_summary` for the page: per model x variant, each of ``names`` as 'mean [95%
+    interval over seeds]', with the step and the number of seeds."""
+    rows = []
+    for r in summary.itertuples():
+        row = {"model": model_name(r.core), "variant": r.variant, "step": r.step, "seeds": r.seeds}
+        for n in names:
+            row[n] = f"{getattr(r, n):+.3f} [{getattr(r, n + '_lo'):+.3f}, {getattr(r, n + '_hi'):+.3f}]"
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["model", "variant"])
+
+
+# -- the registered claims -----------------------------------------------------------------------
+def evidence(scores: pd.DataFrame, core: str, diverged: dict) -> dict:
+    """Evidence of ``morita.fig5.<core>`` (rule "better"): per seed valid in both variants, the PE
+    (``a``) and vanilla (``b``) similarity with RARE disturbants at the last checkpoint; no
+    baseline (the registry's "none"); both variants' diverged runs."""
+    at = scores[scores["core"] == core]
+    wide = at.pivot_table(index="seed", columns="variant", values="rare") if len(at) else \
+        pd.DataFrame()
+    ok = {VANILLA, PE} <= set(wide.columns)
+    wide = wide[[PE, VANILLA]].dropna().sort_index() if ok else pd.DataFrame(columns=[PE, VANILLA])
+    name = model_name(core)
+    return dict(a=wide[PE].tolist(), b=wide[VANILLA].tolist(), baseline=None,
+                diverged={v: int(diverged.get((core, v), 0)) for v in (VANILLA, PE)},
+                a_name=f"PE {name}", b_name=f"vanilla {name}",
+                seeds=[int(s) for s in wide.index], step=int(at["step"].max()) if len(at) else None)
+
+
+def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame) -> list:
+    """Grade the chapter's claims (``penb.claims.of_chapter("gradient_stability")``) on
+    :func:`seed_scores` of ``cfg.method``, and record the S4D claim that the registry leaves
+    untested; returns the ``penb.claims.Grade`` list. frame: the runs (diverged included)."""
+    diverged = frequency.analysis.diverged_counts(frame)
+    encodings = {variant_label(e) for e in cfg.encodings}
+    out = []
+    for c in claims.of_chapter("gradient_stability"):
+        core = next((k for k, key in CLAIMS.items() if key == c.key), None)
+        if core is None:
+            raise ValueError(f"claim {c.key} is registered for this chapter but not graded here")
+        if core not in cfg.cores:
+            why = f"not at this preset: the {model_name(core)} is not among its models"
+        elif not {VANILLA, PE} <= encodings:
+            why = "not at this preset: it needs vanilla and position-encoded runs"
+        else:
+            why = ""
+        if why:
+            out.append(claims.not_tested(c.key, why, cfg))
+            continue
+        ev = evidence(scores, core, diverged)
+        out.append(claims.grade(c.key, ev, cfg, method=cfg.method, pairs=cfg.pairs,
+                                checkpoint=ev["step"]))
+    out.append(claims.not_tested(S4D_CLAIM, claims.get(S4D_CLAIM).not_tested, cfg))
+    return out
 
 
 def readings_check(path, cfg, n: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -7,14 +7,16 @@ claims about the ordering and crossings of the curves (``penb.claims``, ``hansen
 floors that the setup implies, the published file's factor of 200, and the role of the sentinel at
 position 0 of the normal encodings.
 
-* ``presets``: ``PAPER`` (the blog's study), ``QUICK`` (the same: it runs in under a minute), ``SMOKE``
-  and ``check``;
-* ``analysis``: the study (``simulate``, ``run_study``, ``initial_state``), the exact floors, the best
-  sincos fit, and the loaders of the published loss file and its anchor table;
+* ``presets``: ``PAPER`` (the blog's study), ``QUICK`` (the same study for the five confirmation seeds),
+  ``SMOKE`` and ``check``;
+* ``analysis``: the study (``simulate``, ``run_study``, ``initial_state``; ``run`` per seed, ``pooled_mean``
+  over seeds, ``run_table``), the exact floors, the best sincos fit, and the loaders of the published loss
+  file and its anchor table;
 * ``batch``: ``InversionBatch``, the batched engine (hand-written gradients and Adam over every problem);
-* ``checks``: the blog's claims read off a run (crossing and settling steps, rankings), the claim table and
-  its verdict;
-* ``plots``: the blog's views, the crossing, the overlay on the published file, the sentinel side study.
+* ``checks``: the blog's claims read off the curves (crossing, plateau and settling steps, rankings), their
+  evidence and their grading through ``penb.claims``;
+* ``plots``: the blog's views, the claims' numbers per seed, the crossing, the overlay on the published
+  file, the sentinel side study.
 
 The encodings themselves are ``penb.encodings.blog``.
 """

@@ -6,8 +6,10 @@ step, the loss recorded before each update as in the original. ``simulate`` retu
 (for spreads). ``floors`` derives the two exact loss floors with scipy, ``load_published`` reads the
 published loss file (corrected by the factor ``iterations / inits = 200``); ``sincos_best_fit``,
 ``constant_prediction_loss`` and ``position0`` are the references the chapter sets its curves against.
-The blog's claims (crossing steps, settling steps, orderings) are read off a run by
-``penb.chapters.invertibility.checks``.
+``run`` runs the study once per seed of a config; ``pooled_mean`` is the mean curve over every
+seed's initialisations (problems whose loss turned non-finite left out, ``nonfinite`` counts them)
+and ``run_table`` lists the seeds' studies. The blog's claims (crossing steps, settling steps,
+orderings) are read off the curves and graded by ``penb.chapters.invertibility.checks``.
 
 Initial draws, per (seed, encoding, initialisation), from one generator each: the inverter weights
 (Flax ``nnx.Linear``: lecun-normal truncated at 2 sd, zero bias), then
@@ -15,6 +17,7 @@ Initial draws, per (seed, encoding, initialisation), from one generator each: th
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -123,6 +126,7 @@ def simulate(inits: int = 100, iterations: int = 20_000, dim: int = 32, length: 
     from penb.device import resolve_device
 
     dev, dt = resolve_device(device), DTYPES[dtype]
+    start = time.perf_counter()
     batch = InversionBatch(initial_state(encs, inits, dim, seed, dt), encs, length, dim, sentinel, dt, dev)
     order = (["sincos"] if batch.sincos else []) + batch.low
     losses = torch.empty(iterations, len(order) * inits, dtype=dt, device=dev)
@@ -140,7 +144,7 @@ def simulate(inits: int = 100, iterations: int = 20_000, dim: int = 32, length: 
         torch.set_num_threads(before)
     arr = losses.cpu().numpy().reshape(iterations, len(order), inits)[:, [order.index(k) for k in encs]]
     settings = dict(inits=inits, iterations=iterations, dim=dim, length=length, lr=lr, seed=seed,
-                    sentinel=sentinel, device=str(dev), dtype=dtype)
+                    sentinel=sentinel, device=str(dev), dtype=dtype, wall_s=time.perf_counter() - start)
     return Study(encs, arr, batch.export(encs), settings)
 
 
@@ -151,6 +155,47 @@ def run_study(inits: int = 100, iterations: int = 20_000, dim: int = 32, length:
     """Mean MSE over initialisations, indexed by step ``0..iterations-1``, one column per encoding."""
     return simulate(inits, iterations, dim, length, lr, seed, encodings, sentinel, device, dtype, progress,
                     threads).mean()
+
+
+def run(cfg, progress: bool = True, encodings: Optional[Sequence[str]] = None,
+        sentinel: Optional[float] = None, seeds: Optional[Sequence[int]] = None) -> list[Study]:
+    """The study of config ``cfg`` once per seed of ``cfg.seeds`` (or ``seeds``), in order."""
+    return [simulate(cfg.inits, cfg.iterations, cfg.dim, cfg.length, cfg.lr, seed, encodings,
+                     cfg.sentinel if sentinel is None else sentinel, cfg.device, cfg.dtype, progress)
+            for seed in (cfg.seeds if seeds is None else seeds)]
+
+
+def _finite(study: Study) -> np.ndarray:
+    """[E, inits] bool: the problem's loss stayed finite at every step."""
+    return np.isfinite(study.losses).all(axis=0)
+
+
+def pooled_mean(studies: Sequence[Study]) -> pd.DataFrame:
+    """Mean loss per step over the initialisations of every study (every seed) together, one
+    column per encoding; a problem whose loss turned non-finite is left out of the mean."""
+    first = studies[0]
+    if any(s.encodings != first.encodings or s.losses.shape[0] != first.losses.shape[0] for s in studies):
+        raise ValueError("pooled_mean needs studies of the same encodings and iterations")
+    losses = np.concatenate([s.losses.astype(np.float64) for s in studies], axis=2)  # [I, E, n]
+    keep = np.concatenate([_finite(s) for s in studies], axis=1)                     # [E, n]
+    total = np.where(keep[None], losses, 0.0).sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return first.frame(total / keep.sum(axis=1)[None])
+
+
+def nonfinite(studies: Sequence[Study]) -> pd.DataFrame:
+    """Problems whose loss turned non-finite: one row per seed, one column per encoding."""
+    return pd.DataFrame({s.settings["seed"]: dict(zip(s.encodings, (~_finite(s)).sum(axis=1)))
+                         for s in studies}).T.rename_axis("seed")
+
+
+def run_table(studies: Sequence[Study]) -> pd.DataFrame:
+    """One row per study (seed): initialisations, steps, problems whose loss turned non-finite
+    (``diverged``; left out of the means), training time in seconds."""
+    rows = [{"seed": s.settings["seed"], "encodings": len(s.encodings), "inits": s.settings["inits"],
+             "steps": s.settings["iterations"], "diverged": int((~_finite(s)).sum()),
+             "wall_s": round(s.settings["wall_s"], 1)} for s in studies]
+    return pd.DataFrame(rows).set_index("seed")
 
 
 # --- exact floors -----------------------------------------------------------------------------------

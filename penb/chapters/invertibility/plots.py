@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
@@ -122,4 +123,72 @@ def sentinel_view(frames: dict[str, pd.DataFrame], floors: Optional[dict] = None
         ax.set(title=key, xlabel="Adam step (log beyond 10)", ylabel="mean MSE over initialisations")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
+    return fig
+
+
+# --- the claims' measures, per seed ----------------------------------------------------------
+def _measure_panel(ax, per_seed: pd.DataFrame, pooled: pd.Series, cols: list, labels: list,
+                   blog: Optional[dict] = None, factor: float = 2.0, ref: Optional[float] = None,
+                   band: float = 0.0, log: bool = True, title: str = "", ylabel: str = "") -> None:
+    """One column per measure: each seed a hollow point, the seed-level mean with its bootstrap
+    interval over seeds, the pooled value (what the rule grades) as a cross; the blog's value as
+    a star with its factor band, or a reference line ``ref`` with a relative ``band``."""
+    from penb.claims import seed_interval
+
+    blog = blog or {}
+    for j, col in enumerate(cols):
+        v = per_seed[col].to_numpy(float)
+        v = v[np.isfinite(v)]
+        jitter = np.linspace(-0.1, 0.1, len(v)) if len(v) > 1 else np.zeros(len(v))
+        ax.scatter(j + jitter, v, s=16, facecolors="none", edgecolors="0.35", lw=0.9, zorder=3,
+                   label="one seed" if j == 0 else None)
+        if len(v):
+            mean, lo, hi = seed_interval(v)
+            ax.errorbar(j, mean, yerr=[[mean - lo], [hi - mean]], fmt="o", color="C0", ms=5,
+                        capsize=3, zorder=2, label="mean over seeds, 95% interval" if j == 0 else None)
+        if np.isfinite(pooled[col]):
+            ax.scatter(j - 0.25, pooled[col], marker="x", color="C3", s=40, zorder=4,
+                       label="all seeds pooled (graded)" if j == 0 else None)
+        if col in blog:
+            ax.fill_between([j - 0.4, j + 0.4], blog[col] / factor, blog[col] * factor, color="C2",
+                            alpha=0.15, lw=0, label=f"blog's value, factor {factor:g}" if j == 0 else None)
+            ax.scatter(j + 0.25, blog[col], marker="*", color="C2", s=90, zorder=4)
+    if ref is not None:
+        ax.axhline(ref, color="0.3", lw=0.8)
+        if band:
+            ax.axhspan(ref * (1 - band), ref * (1 + band), color="C2", alpha=0.15, lw=0,
+                       label=f"within {band:.0%}")
+    if log:
+        ax.set_yscale("log")
+    ax.set_xticks(range(len(cols)), labels, rotation=30, ha="right", fontsize=8)
+    ax.set(title=title, ylabel=ylabel)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=7)
+
+
+def claim_measures(per_seed: pd.DataFrame, pooled: pd.Series, blog: dict, factor: float = 2.0,
+                   rel: float = 0.1, floor_rel: float = 0.05):
+    """The numbers the claims read, per seed (rows of ``checks.measure_table``) and pooled.
+
+    (a) the blog's step claims with its values (``blog``: {measure: value}); (b) steps to stay
+    within 1.1 x the floor, fixed vs learned and normal vs uniform; (c) final losses over the direct
+    encodings'; (d) final losses over their exact floor (``pooled`` and ``per_seed`` hold
+    ``final/floor:<enc>`` columns for it)."""
+    fig, axes = _figure(2, 2, (11.5, 8.4))
+    steps = ["cross", "last_beaten", "plateau:normal", "plateau:normal_learned"]
+    _measure_panel(axes[0, 0], per_seed, pooled, steps,
+                   ["sincos below both\nnormal from", "sincos last beaten\n(normal aside)",
+                    "normal plateau", "normal_learned\nplateau"], blog, factor,
+                   title="(a) the blog's step claims", ylabel="step")
+    reach = [f"reach:{k}" for k in ("linear_normal", "linear_normal_learned", "linear_uniform",
+                                     "linear_uniform_learned", "normal", "normal_learned")]
+    _measure_panel(axes[0, 1], per_seed, pooled, reach, [c.split(":")[1] for c in reach],
+                   title="(b) steps to stay within 1.1 x the exact floor", ylabel="step")
+    finals = [f"final/direct:{k}" for k in ("normal", "normal_learned", "sincos",
+                                             "linear_normal_learned", "linear_uniform_learned")]
+    _measure_panel(axes[1, 0], per_seed, pooled, finals, [c.split(":")[1] for c in finals], ref=1.0,
+                   band=rel, title="(c) final loss / the direct encodings'", ylabel="ratio")
+    floors = [c for c in per_seed.columns if c.startswith("final/floor:")]
+    _measure_panel(axes[1, 1], per_seed, pooled, floors, [c.split(":")[1] for c in floors], ref=1.0,
+                   band=floor_rel, log=False, title="(d) final loss / its exact floor", ylabel="ratio")
     return fig

@@ -13,9 +13,12 @@ The claims are ``irie.*`` in ``penb.claims``.
 * ``probes``: the constructions on random models (distinct tokens, permutations, per-layer
   differences, mask-composed contexts, reachability, the fast-weight recurrence);
 * ``analysis``: the chapter's tables for Questions 1, 3 and 5, Sec. 4 and Fig. 1, built from ``probes``;
-* ``q4``: Question 4's runs (``order_configs``, ``lm_configs``, ``run``), their tables and the
-  order-blind ceiling;
-* ``plots``: Fig. 1 recomputed (``context_sets``) and the Question 4 figures (``results``, ``training``).
+  the exact claims per seed (``exact_table``) and the grading of every ``irie.*`` claim (``grades``);
+* ``q4``: Question 4's runs (``cells``: the graded cells on every seed, the others as ``q4_context``
+  says; ``order_configs``, ``lm_configs``, ``run``), their tables over seeds, the order-blind ceiling,
+  the evidence of ``irie.q4`` (``evidence``, ``grade``) and the run table;
+* ``plots``: Fig. 1 recomputed (``context_sets``), the exact claims per seed (``exact_checks``) and the
+  Question 4 figures (``results``, ``exploratory``, ``training``).
 
 The Transformer itself is the shared core ``penb.transformer`` (the random models here) and
 ``penb.models`` (the trained ones, ``core="transformer"``).

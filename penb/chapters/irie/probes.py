@@ -26,8 +26,9 @@ CHUNK = 1000  # permuted sequences per forward pass
 
 def make_model(cfg, layers: int, mask="causal", softmax: bool = True, encoding: str = "none",
                norm: str | None = None, seed: int | None = None) -> Transformer:
-    """A float64 Transformer in eval mode with weights drawn from ``seed`` (default ``cfg.seed``)."""
-    seed = cfg.seed if seed is None else seed
+    """A float64 Transformer in eval mode with weights drawn from ``seed`` (default: the first of
+    ``cfg.seeds``)."""
+    seed = cfg.seeds[0] if seed is None else seed
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = Transformer(cfg.vocab, cfg.dim, cfg.heads, layers, cfg.ffn, softmax, norm or cfg.norm, mask,
@@ -99,7 +100,10 @@ def sensitivity(diff: torch.Tensor, first: torch.Tensor, tol_equal: float, tol_d
 
     Positions t >= first are "checked" (Irie's full position-sensitivity asks all of them to differ);
     positions t < first must be equal in a causal model; ``last_equal`` counts permutations whose last
-    output is unchanged (Irie Q5: all of them for one layer).
+    output is unchanged (Irie Q5: all of them for one layer). ``min_checked`` is the smallest
+    difference at a checked position (Q3: above rounding for two or more layers), ``max_last`` and
+    ``min_last`` the largest and smallest differences at the last position (Q5: rounding for one
+    layer).
     """
     n, T = diff.shape
     after = torch.arange(T)[None] >= first[:, None]
@@ -107,6 +111,8 @@ def sensitivity(diff: torch.Tensor, first: torch.Tensor, tol_equal: float, tol_d
     return dict(permutations=n, checked=int(after.sum()), equal=int((eq & after).sum()),
                 different=int((ne & after).sum()), unclear=int((~eq & ~ne).sum()),
                 last_equal=int(eq[:, -1].sum()), before=int((~after).sum()), before_equal=int((eq & ~after).sum()),
+                min_checked=float(diff[after].min()), max_last=float(diff[:, -1].max()),
+                min_last=float(diff[:, -1].min()),
                 min_different=float(diff[ne].min()) if ne.any() else float("nan"),
                 max_equal=float(diff[eq].max()) if eq.any() else float("nan"))
 

@@ -27,12 +27,13 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from penb import metrics, runs
+from penb import claims, metrics, runs
 from penb.executors import LocalExecutor, ProcessExecutor
 from penb.tasks import IGNORE
 
 ORDER_TASKS = ("reverse", "sort", "predecessor", "reverse_add")
 NONE = "none"
+CLAIM = "irie.q4"
 
 
 def _common(cfg, layers: int, encoding: str, seed: int) -> dict:
@@ -45,12 +46,31 @@ def variants(cfg) -> list[tuple[int, str]]:
     return [(n, e) for n in cfg.q4_layers for e in (NONE, cfg.encoding)]
 
 
+def graded(cfg, study: str) -> list[tuple[int, str]]:
+    """The (layers, encoding) cells of ``study`` ("order" or "lm") that the claim ``irie.q4`` grades:
+    the two-layer model without PE on the order task; without and with PE as language models."""
+    n = claims.get(CLAIM).extra["layers"]
+    if n not in cfg.q4_layers:
+        return []
+    return [(n, NONE)] if study == "order" else [(n, NONE), (n, cfg.encoding)]
+
+
+def cells(cfg, study: str) -> list[tuple[int, str, tuple]]:
+    """(layers, encoding, seeds) of every cell of ``study``: a graded cell (:func:`graded`) runs on
+    every seed of the study (``q4_seeds`` or ``lm_seeds``), the others as ``q4_context`` says."""
+    seeds = tuple(cfg.q4_seeds if study == "order" else cfg.lm_seeds)
+    context = {"all": seeds, "first": seeds[:1], "none": ()}[cfg.q4_context]
+    keep = graded(cfg, study)
+    out = [(n, e, seeds if (n, e) in keep else context) for n, e in variants(cfg)]
+    return [c for c in out if c[2]]
+
+
 def order_configs(cfg) -> list[dict]:
-    """Run configs of the order study: ``variants`` x ``q4_seeds``."""
+    """Run configs of the order study: one per seed of each of :func:`cells`."""
     return [{**_common(cfg, n, e, s), "task": cfg.q4_task, "vocab_size": cfg.q4_vocab, "length": cfg.q4_length,
              "hidden": cfg.q4_dim, "steps": cfg.q4_steps, "batch_size": cfg.q4_batch, "lr": cfg.q4_lr,
              "held_out": cfg.q4_held_out, "checkpoint_every": cfg.q4_steps, "log_every": max(cfg.q4_steps // 50, 1)}
-            for s in cfg.q4_seeds for n, e in variants(cfg)]
+            for n, e, seeds in cells(cfg, "order") for s in seeds]
 
 
 def lm_task_options(cfg) -> dict:
@@ -71,13 +91,13 @@ def lm_held_out(cfg) -> int:
 
 
 def lm_configs(cfg) -> list[dict]:
-    """Run configs of the language-model study: ``variants`` x ``lm_seeds``."""
+    """Run configs of the language-model study: one per seed of each of :func:`cells`."""
     held = lm_held_out(cfg)
     return [{**_common(cfg, n, e, s), "task": "lm", "task_options": lm_task_options(cfg), "vocab_size": cfg.lm_vocab,
              "length": cfg.lm_length, "hidden": cfg.q4_dim, "steps": cfg.lm_steps, "batch_size": cfg.lm_batch,
              "lr": cfg.q4_lr, "held_out": held, "checkpoint_every": cfg.lm_steps,
              "log_every": max(cfg.lm_steps // 50, 1)}
-            for s in cfg.lm_seeds for n, e in variants(cfg)]
+            for n, e, seeds in cells(cfg, "lm") for s in seeds]
 
 
 def run(cfg, progress: bool = True) -> dict[str, list]:
@@ -130,55 +150,84 @@ def _groups(results) -> dict[tuple[int, str], list]:
     return out
 
 
+def _split(rs) -> tuple[list, list]:
+    return runs.split_diverged(sorted(rs, key=lambda r: r.config["seed"]))
+
+
+def per_seed(results, metric: str) -> pd.DataFrame:
+    """One row per valid run: layers, encoding, model, seed and its ``metric`` (a key of the run's
+    metrics, e.g. ``token_accuracy`` or ``perplexity``)."""
+    valid, _ = _split(results)
+    return pd.DataFrame([{"layers": r.config["layers"], "encoding": r.config["encoding"],
+                          "model": _label(r.config["layers"], r.config["encoding"]),
+                          "seed": r.config["seed"], metric: r.metrics[metric]} for r in valid])
+
+
+def _summary(values) -> dict:
+    mean, lo, hi = claims.seed_interval(values)
+    return {"mean": mean, "lo": lo, "hi": hi, "per_seed": ", ".join(f"{v:.3f}" for v in values),
+            "values": [float(v) for v in values]}
+
+
 def order_table(results, cfg) -> pd.DataFrame:
-    """One row per (layers, encoding): test token accuracy (mean of seeds, 95% bootstrap CI over seeds),
-    sequence accuracy, the per-seed accuracies and the order-blind ceiling (``reverse`` only)."""
-    ceiling = blind_ceiling(cfg.q4_vocab, cfg.q4_length) if cfg.q4_task == "reverse" else np.nan
+    """One row per (layers, encoding): valid seeds and diverged runs, test token accuracy (``mean``
+    over valid seeds with its 95% bootstrap interval over seeds, ``lo``/``hi``), each seed's value,
+    the mean sequence accuracy and whether the claim grades the cell."""
+    keep = graded(cfg, "order")
     rows = []
     for (n, e), rs in _groups(results).items():
-        per_seed = np.array([r.metrics["token_accuracy"] for r in rs])
-        est, lo, hi = metrics.bootstrap_ci(per_seed[:, None], level="seed") if len(rs) > 1 else (per_seed[0],) * 3
-        rows.append({"model": _label(n, e), "layers": n, "encoding": e, "token_accuracy": est, "ci_low": lo,
-                     "ci_high": hi, "sequence_accuracy": float(np.mean([r.metrics["sequence_accuracy"] for r in rs])),
-                     "per_seed": ", ".join(f"{a:.3f}" for a in per_seed), "seeds": len(rs),
-                     "above_blind_ceiling": bool(per_seed.min() > ceiling) if ceiling == ceiling else None})
+        valid, div = _split(rs)
+        acc = [r.metrics["token_accuracy"] for r in valid]
+        rows.append({"model": _label(n, e), "layers": n, "encoding": e, "graded": (n, e) in keep,
+                     "seeds": len(valid), "diverged": len(div), **_summary(acc),
+                     "sequence_accuracy": float(np.mean([r.metrics["sequence_accuracy"] for r in valid]))
+                     if valid else np.nan})
     return pd.DataFrame(rows).set_index("model")
 
 
 def position_accuracy(results) -> pd.DataFrame:
-    """Token accuracy per scored output step (1 = first output), per (layers, encoding): mean over seeds
-    and the per-seed minimum and maximum. Columns: layers, encoding, step, accuracy, low, high."""
+    """Token accuracy per scored output step (1 = first output), per (layers, encoding): mean over
+    valid seeds and the per-seed minimum and maximum. Columns: layers, encoding, step, accuracy, low,
+    high."""
     rows = []
     for (n, e), rs in _groups(results).items():
         per = []
-        for r in rs:
+        for r in _split(rs)[0]:
             p = r.predictions()
             scored = p["targets"] != IGNORE
             correct = (p["predictions"] == p["targets"]) & scored
             steps = np.flatnonzero(scored.any(0))
             per.append(correct[:, steps].sum(0) / scored[:, steps].sum(0))
         per = np.array(per)
-        for i in range(per.shape[1]):
+        for i in range(per.shape[1] if per.size else 0):
             rows.append({"layers": n, "encoding": e, "model": _label(n, e), "step": i + 1,
                          "accuracy": per[:, i].mean(), "low": per[:, i].min(), "high": per[:, i].max()})
     return pd.DataFrame(rows)
 
 
-def lm_table(results) -> pd.DataFrame:
-    """One row per (layers, encoding): test perplexity exp(total nats / tokens) pooled over seeds, a 95%
-    bootstrap CI over test paragraphs (seeds pooled), the per-seed perplexities and the token count."""
+def lm_table(results, cfg) -> pd.DataFrame:
+    """One row per (layers, encoding): test perplexity, the ``mean`` over valid seeds of each run's
+    perplexity with its 95% bootstrap interval over seeds (``lo``/``hi``), each seed's value, the
+    diverged runs; then, secondary, the perplexity of the seeds' test tokens pooled with a 95%
+    bootstrap interval over test paragraphs (``pooled``, ``para_lo``/``para_hi``), the token and
+    paragraph counts."""
+    keep = graded(cfg, "lm")
     rows = []
     for (n, e), rs in _groups(results).items():
-        nll, count = [], []
-        for r in rs:
-            p = r.predictions()
-            nll.append(p["nll"])
-            count.append((p["targets"] != IGNORE).sum(1))
-        est, lo, hi = metrics.bootstrap_ci(np.array(nll), np.array(count), n_resamples=2000)
-        rows.append({"model": _label(n, e), "layers": n, "encoding": e, "perplexity": float(np.exp(est)),
-                     "ci_low": float(np.exp(lo)), "ci_high": float(np.exp(hi)),
-                     "per_seed": ", ".join(f"{r.metrics['perplexity']:.2f}" for r in rs), "seeds": len(rs),
-                     "test_tokens": int(np.sum(count[0])), "test_paragraphs": len(count[0])})
+        valid, div = _split(rs)
+        row = {"model": _label(n, e), "layers": n, "encoding": e, "graded": (n, e) in keep,
+               "seeds": len(valid), "diverged": len(div),
+               **_summary([r.metrics["perplexity"] for r in valid])}
+        if valid:
+            nll, count = [], []
+            for r in valid:
+                p = r.predictions()
+                nll.append(p["nll"])
+                count.append((p["targets"] != IGNORE).sum(1))
+            est, lo, hi = metrics.bootstrap_ci(np.array(nll), np.array(count), n_resamples=2000)
+            row.update(pooled=float(np.exp(est)), para_lo=float(np.exp(lo)), para_hi=float(np.exp(hi)),
+                       test_tokens=int(np.sum(count[0])), test_paragraphs=len(count[0]))
+        rows.append(row)
     return pd.DataFrame(rows).set_index("model")
 
 
@@ -187,9 +236,12 @@ def lm_order_use(results, cfg, seed: int = 0) -> pd.DataFrame:
 
     Rows: the held-out test windows with all T inputs real and a scored last target. For each, the
     cross-entropy (nats) of the last target (a) as is and (b) with inputs 1..T-1 permuted at random
-    (one permutation per row from ``seed``, the same for every model; the last input stays). Columns:
-    ``ppl_last`` = exp(mean a), ``ppl_shuffled`` = exp(mean b), ``nats_lost`` = mean(b - a) with a 95%
-    bootstrap CI over rows (seeds pooled), ``max_abs_change`` = max |b - a|, ``rows``.
+    (one permutation per row from ``seed``, the same for every model; the last input stays). Per
+    (layers, encoding): ``mean`` = the mean over valid seeds of each run's mean(b - a), with its 95%
+    bootstrap interval over seeds (``lo``/``hi``) and each seed's value; ``ppl_last`` = exp(mean a)
+    and ``ppl_shuffled`` = exp(mean b) over the seeds' windows pooled; ``win_lo``/``win_hi`` a 95%
+    bootstrap interval of mean(b - a) over the pooled windows (secondary); ``max_abs_change`` =
+    max |b - a|; ``rows`` windows per seed.
     """
     task = lm_task(cfg)
     held = task.held_out(lm_held_out(cfg), torch.Generator())
@@ -201,18 +253,118 @@ def lm_order_use(results, cfg, seed: int = 0) -> pd.DataFrame:
     shuffled[:, :-1] = inputs[:, :-1].gather(1, perm)
     rows = []
     for (n, e), rs in _groups(results).items():
+        valid, div = _split(rs)
+        if not valid:
+            continue
         a, b = [], []
-        for r in rs:
+        for r in valid:
             model = r.load_model(device="cpu")
             with torch.no_grad():
-                a.append(F.cross_entropy(model(inputs)[:, -1].double(), target, reduction="none"))
-                b.append(F.cross_entropy(model(shuffled)[:, -1].double(), target, reduction="none"))
-        a, b = torch.cat(a).numpy(), torch.cat(b).numpy()
-        est, lo, hi = metrics.bootstrap_ci((b - a)[None], n_resamples=2000)
-        rows.append({"model": _label(n, e), "layers": n, "encoding": e, "ppl_last": float(np.exp(a.mean())),
-                     "ppl_shuffled": float(np.exp(b.mean())), "nats_lost": est, "ci_low": lo, "ci_high": hi,
-                     "max_abs_change": float(np.abs(b - a).max()), "rows": len(inputs), "seeds": len(rs)})
+                a.append(F.cross_entropy(model(inputs)[:, -1].double(), target, reduction="none").numpy())
+                b.append(F.cross_entropy(model(shuffled)[:, -1].double(), target, reduction="none").numpy())
+        a, b = np.array(a), np.array(b)                                            # [seeds, n]
+        est, lo, hi = metrics.bootstrap_ci((b - a).reshape(1, -1), n_resamples=2000)
+        rows.append({"model": _label(n, e), "layers": n, "encoding": e, "seeds": len(valid),
+                     **_summary((b - a).mean(1)), "ppl_last": float(np.exp(a.mean())),
+                     "ppl_shuffled": float(np.exp(b.mean())), "win_lo": lo, "win_hi": hi,
+                     "max_abs_change": float(np.abs(b - a).max()), "rows": len(inputs)})
     return pd.DataFrame(rows).set_index("model")
+
+
+# -- grading -----------------------------------------------------------------------------------
+def missing(cfg) -> str:
+    """Why ``cfg`` cannot test ``irie.q4`` ("" when it can)."""
+    n = claims.get(CLAIM).extra["layers"]
+    if n not in cfg.q4_layers:
+        return f"the claim compares {n}-layer models, and q4_layers is {cfg.q4_layers}"
+    if cfg.q4_task != "reverse":
+        return (f"the order-blind ceiling is derived for reverse only, and q4_task is "
+                f"{cfg.q4_task!r}")
+    return ""
+
+
+def ceiling_margin(cfg) -> tuple[float, float]:
+    """(the order-blind ceiling of ``reverse``, 4 binomial standard deviations of a token accuracy
+    at that level on the held-out set): a seed counts as above the ceiling beyond their sum."""
+    c = blind_ceiling(cfg.q4_vocab, cfg.q4_length)
+    return c, 4 * (c * (1 - c) / (cfg.q4_held_out * cfg.q4_length)) ** 0.5
+
+
+def evidence(results: dict, cfg) -> dict:
+    """The evidence of ``irie.q4``'s "check" rule from the runs of :func:`run`: per seed, the
+    two-layer model without PE's order-task token accuracy against the order-blind ceiling, and the
+    two-layer language models' perplexities without and with PE (seeds valid in both); diverged
+    runs of these cells, fewer than ``min_seeds`` valid seeds, or a language model with PE at the
+    uniform model's perplexity (the claim's trivial baseline, within ``baseline_margin``) make it
+    inconclusive."""
+    c = claims.get(CLAIM)
+    n, limit, need = c.extra["layers"], c.extra["ppl_ratio"], c.extra["min_seeds"]
+    mine: dict = {}
+    for s in ("order", "lm"):
+        for r in results[s]:
+            mine.setdefault((s, r.config["layers"], r.config["encoding"]), []).append(r)
+    diverged = {f"{s} {_label(n_, e)}": len(_split(mine.get((s, n_, e), []))[1])
+                for s in ("order", "lm") for n_, e in graded(cfg, s)}
+    order = _split(mine.get(("order", n, NONE), []))[0]
+    acc = {r.config["seed"]: r.metrics["token_accuracy"] for r in order}
+    lm = {e: {r.config["seed"]: r.metrics["perplexity"] for r in _split(mine.get(("lm", n, e), []))[0]}
+          for e in (NONE, cfg.encoding)}
+    paired = sorted(set(lm[NONE]) & set(lm[cfg.encoding]))
+    none_, pe = [lm[NONE][s] for s in paired], [lm[cfg.encoding][s] for s in paired]
+    ceiling, margin = ceiling_margin(cfg)
+    above = [a > ceiling + margin for a in acc.values()]
+    m_none, m_pe = (float(np.mean(none_)), float(np.mean(pe))) if paired else (np.nan, np.nan)
+    ratio = m_none / m_pe
+    order_ok, lm_ok = bool(acc) and all(above), ratio <= limit
+    mean, lo, hi = claims.seed_interval(list(acc.values()))
+    ev = {"passed": order_ok and lm_ok, "order_accuracy": list(acc.values()), "order_seeds": list(acc),
+          "ceiling": ceiling, "margin": margin, "ppl_none": none_, "ppl_pe": pe, "lm_seeds": paired,
+          "diverged": diverged,
+          "detail": (f"order task, {n} layers without PE: token accuracy {claims.fmt(mean, lo, hi)} over "
+                     f"{len(acc)} seeds, above the order-blind ceiling {ceiling:.3f} (+{margin:.3f} test "
+                     f"noise) in {sum(above)}; language model, {n} layers: perplexity without PE "
+                     f"{m_none:.2f}, with PE {m_pe:.2f} (ratio {ratio:.3f}, rule <= "
+                     f"{limit:.2f}) over {len(paired)} seeds"),
+          "why": "; ".join(w for w, bad in (
+              (f"only {sum(above)} of {len(acc)} seeds above the ceiling on the order task", not order_ok),
+              (f"perplexity without PE {ratio - 1:+.1%} against PE, beyond {limit - 1:.0%}", not lm_ok)) if bad)}
+    uniform = float(cfg.lm_vocab)                  # the trivial baseline: a uniform model's perplexity
+    if any(diverged.values()):
+        ev["inconclusive"] = "diverged runs: " + ", ".join(f"{k} {v}" for k, v in diverged.items() if v)
+    elif min(len(acc), len(paired)) < need:
+        ev["inconclusive"] = (f"{min(len(acc), len(paired))} valid seeds, fewer than the {need} the rule "
+                              "needs")
+    elif m_pe >= uniform * (1 - c.extra["baseline_margin"]):
+        ev["inconclusive"] = (f"the language model with PE sits at the uniform model's perplexity "
+                              f"({uniform:.0f}): nothing was learned, so 'within {limit - 1:.0%}' decides "
+                              "nothing")
+    ev["baseline"] = uniform
+    return ev
+
+
+def grade(results: dict, cfg) -> claims.Grade:
+    """``irie.q4`` graded on the runs of :func:`run` (or not tested where ``cfg`` cannot test it)."""
+    why = missing(cfg)
+    if why:
+        return claims.not_tested(CLAIM, f"not at this preset: {why}", cfg)
+    return claims.grade(CLAIM, evidence(results, cfg), cfg, q4_seeds=list(cfg.q4_seeds),
+                        lm_seeds=list(cfg.lm_seeds), q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps)
+
+
+def run_table(results: dict) -> pd.DataFrame:
+    """Every run of both studies, one row each: its headline metric on its held-out set, the
+    update at which a diverged run's loss turned non-finite (``diverged_at``), its training time."""
+    rows = []
+    for study, rs in results.items():
+        for r in rs:
+            m = r.metrics
+            rows.append({"study": study, "model": _label(r.config["layers"], r.config["encoding"]),
+                         "seed": r.config["seed"], "steps": r.config["steps"],
+                         "token_accuracy": m.get("token_accuracy", np.nan), "perplexity": m.get("perplexity", np.nan),
+                         "diverged_at": r.divergence.get("step", "") if r.diverged else "",
+                         "wall_s": r.wall_s})
+    out = pd.DataFrame(rows).round({"token_accuracy": 4, "perplexity": 2, "wall_s": 1})
+    return out.set_index(["study", "model", "seed"])
 
 
 def curves(results) -> pd.DataFrame:

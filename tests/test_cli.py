@@ -1,0 +1,35 @@
+"""The command line refuses bad input before any kernel starts and reports a failing cell in a few lines."""
+import subprocess
+import sys
+
+import pytest
+from papermill.exceptions import PapermillExecutionError
+
+from penb import cli, paths
+
+
+def _penb(*args):
+    return subprocess.run([sys.executable, "-m", "penb", *args], capture_output=True, text=True, cwd=paths.REPO,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("run", "key_findings", "-p", "lr", "nan"), "lr must be a finite number"),
+    (("run", "key_findings", "-p", "amp", "'bf16'"), "needs a CUDA device"),
+    (("run", "key_findings", "-p", "warmup", "100000"), "must not exceed steps"),
+    (("run", "key_findings", "-p", "device", "'cuda:7'"), "CUDA is not available"),
+    (("run", "key_findings", "--preset", "quik"), "did you mean 'quick'"),
+])
+def test_bad_input_is_refused_before_the_kernel(args, message, tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    proc = _penb(*args)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and not list(tmp_path.iterdir())      # nothing executed
+
+
+def test_a_failing_cell_is_reported_in_a_few_lines():
+    err = PapermillExecutionError(3, 7, "x = 1 / 0", "ZeroDivisionError", "division by zero",
+                                  ["Traceback (most recent call last):", "  File ...", "ZeroDivisionError"])
+    text = cli.cell_error(err)
+    assert text == "cell 7 raised ZeroDivisionError: division by zero"
+    assert len(cli.cell_error(RuntimeError("\n".join(map(str, range(40))))).splitlines()) <= 7
