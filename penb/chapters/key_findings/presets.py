@@ -54,17 +54,17 @@ PER_CORE_KEYS = rnn_common.KEYS         # what ``per_core`` may override
 # The CPU regime chosen by scripts/search_key_findings.py (rounds "confirm" and r9-r10),
 # graded on the confirmation seeds.
 QUICK = dict(
-    length=16,                          # a quarter of the paper's L; no gap at L = 8 (r9)
+    length=16,                          # a quarter of the paper's L; no gap at L 8 (r9)
     hidden=64,                          # GRU, S4D: 3x cheaper per update than 128 (r1)
     batch_size=128,                     # overridden per model below
     steps=2000,                         # GRU: what the budget allows (cand1)
     warmup=100,                         # the search's: short, for a few 1,000 updates
     lr=1e-2,                            # r1: twice the progress of 3e-3 at hidden 64
-    # graded, so the five confirmation seeds, none used by the search (0-2, 111-333, 900)
+    # graded: the five confirmation seeds, none used by a search (0-2, 111-333, 900)
     seeds=CONFIRMATION_SEEDS,
     shape_seeds=2,                      # GRU/S4D's smaller vocabularies: shape only
     gru_vocab=(8, 16, 32),              # cand1: a gap in every seed at 32; 8, 16 beside
-    lstm_vocab=(128, 256, 512),         # r10 + CPU probes: vanilla falls behind from 256
+    lstm_vocab=(128, 256, 512),         # r10: vanilla behind at all three (0 and 1)
     s4d_vocab=(64, 128, 256),           # r4, r8: the gap at 256; 64, 128 beside it
     checkpoint_every=1000,              # the search's
     bootstrap=2000,                     # fewer than 10,000: quicker, enough here
@@ -78,31 +78,32 @@ QUICK = dict(
         "s4d": {"batch_size": 64, "steps": 2500, "lr": 3e-2},  # r4, r8: widest gap
     },
 )
-# Paper-sized models on a shortened schedule for one GPU (not yet run on a GPU by this project: the numbers
-# come from the H100 measurements in shared/anchors/gpu-h100-measurements.md, at commit 9cc031a).
+# Paper-sized models on a shortened schedule for one GPU. Not yet run on a GPU by this
+# project: the numbers come from the H100 measurements of commit 9cc031a
+# (shared/anchors/gpu-h100-measurements.md).
 GPU = dict(
-    device="auto",                      # refuses a machine without CUDA unless device="cpu" is explicit
-    lr=3e-3,                            # anchors: 3e-3 separates GRU V256 by 4k updates; 1e-2 goes NaN
+    device="auto",                      # no CUDA: refused unless device="cpu" is given
+    lr=3e-3,                            # anchors: splits GRU V256 by 4k; 1e-2 goes NaN
     seeds=CONFIRMATION_SEEDS,           # graded: the five confirmation seeds
     shape_seeds=2,                      # cells no claim grades: two seeds
-    gru_vocab=(32, 64, 256),            # the paper's range, 128 dropped for the budget
-    lstm_vocab=(256, 1024, 4096),       # three points for the trend; 16,384 (52 ms/update) left to paper
+    gru_vocab=(32, 64, 256),            # the paper's range; 128 dropped for the budget
+    lstm_vocab=(256, 1024, 4096),       # three points for the trend; 16,384 to paper
     s4d_vocab=(256, 1024, 4096),        # as the LSTM's
-    checkpoint_every=2000,              # a resumable run loses at most ~1 min of GPU time
+    checkpoint_every=2000,              # a requeued run loses at most ~1 GPU-minute
     bootstrap=10_000,                   # as published
-    amp="none",                         # fp32: bf16 made the vanilla GRU go NaN at 10-13k updates (anchors)
-    workers=4,                          # runs packed on the GPU at once (processes); small models leave
-                                        # an H100 mostly idle (GRU update 14 ms at h512)
-    per_core={                          # per model, the updates where the anchors' curves have parted:
-        "gru": {"steps": 12_000},       # vanilla 0.36 vs PE 0.59 at ~13k (V256, seed 111)
-        "lstm": {"steps": 6000},        # V16384: 0.032 vs 0.063 at 3k; smaller V learn faster
-        "s4d": {"steps": 6000},         # as the LSTM (54 ms/update at V16384)
+    amp="none",                         # fp32: bf16 sent vanilla GRUs to NaN (anchors)
+    workers=4,                          # runs packed on the GPU at once (processes):
+                                        # a GRU update at h512 leaves an H100 idle
+    per_core={                          # updates where the anchors' curves have parted:
+        "gru": {"steps": 12_000},       # vanilla 0.36 vs PE 0.59 at ~13k (V256)
+        "lstm": {"steps": 6000},        # V16384: 0.032 vs 0.063 at 3k
+        "s4d": {"steps": 6000},         # as the LSTM (54 ms per update at V16384)
     },
 )
-# Estimated cost (fp32 step times of the anchors, summed over runs): GRU 18 runs x 12k x 14 ms = 50 min;
-# LSTM and S4D 30 runs x 6k x about 30 ms (smaller V than the anchors' 16,384) = 90 min each: about 3.8
-# GPU-hours one run at a time, about an hour with four runs packed if packing gives the 3-4x that small
-# models usually get. Measure it (benchmarks/train_step.py and the chapter's status) before trusting it.
+# Estimated cost (the anchors' fp32 step times, summed over runs): GRU 18 runs x 12k x
+# 14 ms = 50 min; LSTM and S4D 30 runs x 6k x ~30 ms (smaller V than 16,384) = 90 min
+# each: about 3.8 GPU-hours one run at a time, about one with four runs packed if
+# packing gives the 3-4x small models usually get. Measure it before trusting it.
 
 # Exercises every cell in seconds; its numbers mean nothing.
 SMOKE = dict(
