@@ -35,7 +35,8 @@ def executed(tmp_path, monkeypatch):
 # -- presets -> run configs and seeds --------------------------------------------------
 @pytest.mark.parametrize("preset", presets.PRESETS)
 def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
-    cfg = presets.resolve("key_findings", preset, **({"device": "cpu"} if preset == "gpu" else {}))
+    explicit = {"device": "cpu"} if preset == "gpu" else {}      # gpu: refused without
+    cfg = presets.resolve("key_findings", preset, **explicit)     # CUDA unless explicit
     configs = analysis.run_configs(cfg)
 
     def seeds(core, v):             # graded cells (largest V; every LSTM V): all seeds

@@ -8,13 +8,14 @@ import pytest
 from penb import runs
 from penb.executors import SubmititExecutor, gpu_hours
 
-TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=2500, warmup=3, held_out=8,
-            checkpoint_every=20, log_every=20, device="cpu", core="lstm")
+# 8,000 updates: longer than one 15 s slot of the test's time limit even on an idle machine
+TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=8000, warmup=3, held_out=8,
+            checkpoint_every=200, log_every=100, device="cpu", core="lstm")
 
 
 @pytest.mark.slow
 def test_an_interrupted_submitit_job_is_requeued_and_resumes(tmp_path):
-    configs = [{**TINY, "seed": s} for s in (31, 32)]
+    configs = [{**TINY, "seed": 31}]
     reference = runs.sweep(configs, store=tmp_path / "ref", progress=False)
     store = tmp_path / "store"
     # a 15 s time limit whose warning signal comes 5 s before it: each run needs longer than one slot,
