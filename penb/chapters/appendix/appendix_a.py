@@ -170,15 +170,7 @@ def describe(cfg, names) -> dict:
     return {p.name: p.describe(cfg) for p in panels(cfg) if p.name in names}
 
 
-def run_configs(cfg) -> list[dict]:
-    """The ``penb.train`` configs of the chapter: one per panel x vocabulary x variant x
-    seed."""
-    return common.run_configs(cfg, panels(cfg))
-
-
-def run(cfg, executor=None, store=None, progress: bool = True):
-    """Train or reuse every run of the chapter; the frame of ``common.run``."""
-    return common.run(cfg, panels(cfg), executor, store, progress, desc="App. A runs")
+run_configs, run = common.bind(panels, "App. A runs")  # configs and sweep
 
 
 def check(cfg):

@@ -79,14 +79,7 @@ def panels(cfg) -> list[Panel]:
                   cfg.length, cfg.steps, {"min_length": cfg.min_length})]
 
 
-def run_configs(cfg) -> list[dict]:
-    """The ``penb.train`` configs of the chapter: one per variant x seed."""
-    return common.run_configs(cfg, panels(cfg))
-
-
-def run(cfg, executor=None, store=None, progress: bool = True):
-    """Train or reuse every run of the chapter; the frame of ``common.run``."""
-    return common.run(cfg, panels(cfg), executor, store, progress, desc="App. B runs")
+run_configs, run = common.bind(panels, "App. B runs")  # configs and sweep
 
 
 def check(cfg):

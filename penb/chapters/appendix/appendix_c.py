@@ -85,14 +85,7 @@ def panels(cfg) -> list[Panel]:
                   tuple(cfg.variants), cfg.length, cfg.steps) for t in cfg.tasks]
 
 
-def run_configs(cfg) -> list[dict]:
-    """The ``penb.train`` configs of the chapter: one per task x variant x seed."""
-    return common.run_configs(cfg, panels(cfg))
-
-
-def run(cfg, executor=None, store=None, progress: bool = True):
-    """Train or reuse every run of the chapter; the frame of ``common.run``."""
-    return common.run(cfg, panels(cfg), executor, store, progress, desc="App. C runs")
+run_configs, run = common.bind(panels, "App. C runs")  # configs and sweep
 
 
 def check(cfg):

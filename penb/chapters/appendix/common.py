@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import pandas as pd
 
@@ -207,3 +207,17 @@ def parameter_counts(cfg, panels: Sequence[Panel]) -> pd.DataFrame:
                                  input_width=int(model.input_vectors(x).shape[-1]),
                                  parameters=count_parameters(model)))
     return pd.DataFrame(rows)
+
+
+def bind(panels: Callable, desc: str) -> tuple[Callable, Callable]:
+    """``run_configs(cfg)`` and ``run(cfg, executor, store, progress)`` of an appendix whose runs are
+    the panels ``panels(cfg)``: its ``penb.train`` configs (one per panel x vocabulary x variant x
+    seed), and every run trained or reused (the frame of :func:`run`, with ``desc`` on the bar)."""
+    def run_configs_of(cfg) -> list[dict]:
+        return run_configs(cfg, panels(cfg))
+
+    def run_of(cfg, executor=None, store=None, progress: bool = True):
+        return run(cfg, panels(cfg), executor, store, progress, desc=desc)
+
+    run_configs_of.__doc__, run_of.__doc__ = bind.__doc__, bind.__doc__
+    return run_configs_of, run_of
