@@ -8,7 +8,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+def _repo() -> Path:
+    """The checkout with the notebooks and ``_toc.yml``: ``$PENB_REPO``, else the folder above the package
+    (an editable install), else the current folder (``pip install .`` then ``python -m penb`` run from the
+    checkout)."""
+    if os.environ.get("PENB_REPO"):
+        return Path(os.environ["PENB_REPO"]).resolve()
+    here = Path(__file__).resolve().parents[1]
+    if (here / "_toc.yml").exists() or not (Path.cwd() / "_toc.yml").exists():
+        return here
+    return Path.cwd().resolve()
+
+
+REPO = _repo()
 NOTEBOOKS = REPO / "notebooks"
 # Chapters whose code works (they pass at smoke) but whose quick preset is not settled yet: runnable by
 # `python -m penb run`, executed by the tests at smoke, but not listed in the book's toc.

@@ -14,15 +14,16 @@ def _name(requirement: str) -> str:
 
 
 def imported_modules() -> set[str]:
-    """Top-level names of every module that a file under penb/ imports (lazy imports included)."""
+    """Top-level names of every module that a file under penb/ or a chapter notebook imports (lazy
+    imports included)."""
     found = set()
-    for path in (ROOT / "penb").rglob("*.py"):
+    for path in [*(ROOT / "penb").rglob("*.py"), *(ROOT / "notebooks").glob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
                 found |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split(".")[0])
-    return found - set(sys.stdlib_module_names) - {"penb", "__future__"}
+    return found - set(sys.stdlib_module_names) - {"penb", "__future__", "IPython"}   # IPython: ipykernel's
 
 
 def test_pyproject_declares_every_third_party_import():

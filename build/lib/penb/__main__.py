@@ -1,0 +1,5 @@
+import sys
+
+from penb.cli import main
+
+sys.exit(main())

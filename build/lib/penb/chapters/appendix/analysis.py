@@ -1,0 +1,282 @@
+"""The grades of the appendix chapters A-D, through the claims registry (penb.claims).
+
+Each chapter's ``grade_*`` computes, for every claim of ``claims.of_chapter(chapter)``,
+the evidence its registered rule reads and calls ``claims.grade`` (or
+``claims.not_tested`` when the running settings cannot test it, with the reason). The
+verdict, our number and the reason come from the registry's rule; nothing here writes a
+verdict.
+
+Evidence is per seed: a seed's value is its run's ``token_accuracy``; only seeds valid
+in every run a comparison needs are paired; diverged runs are counted under ``diverged``
+(the rules then call the comparison undecided). Claims that span two panels of a figure
+(Fig. 8: GRU and LSTM; Fig. 12: reversal and sorting) stack the panels' (panel, seed)
+pairs as units (the claim's ``extra["units"]`` says so).
+
+* ``better_evidence``, ``best_other``, ``lead_evidence``, ``trend_evidence``, ``stack``:
+  the evidence builders;
+* ``grade_a``, ``grade_b``, ``grade_c``, ``grade_d``: one list of ``Grade`` per chapter.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import pandas as pd
+
+from penb import claims
+from penb.chapters.appendix.common import LABELS
+
+NOT_HERE = "not at this preset: "
+
+
+def cell(frame: pd.DataFrame, panel: str, vocab: Optional[int] = None) -> pd.DataFrame:
+    """The runs of ``panel`` at ``vocab`` (None: the panel's largest vocabulary)."""
+    g = frame[frame["panel"] == panel]
+    vocab = int(g["vocab"].max()) if vocab is None else vocab
+    return g[g["vocab"] == vocab]
+
+
+def values(runs: pd.DataFrame, variant: str) -> dict[int, float]:
+    """{seed: token accuracy} of the valid runs of ``variant`` among ``runs``."""
+    g = runs[(runs["variant"] == variant) & ~runs["diverged"]]
+    return {int(s): float(v) for s, v in zip(g["seed"], g["token_accuracy"])}
+
+
+def diverged(runs: pd.DataFrame, variants: Sequence[str], where: str = "") -> dict:
+    """{label: number of diverged runs} of each of ``variants`` among ``runs``."""
+    tag = f" ({where})" if where else ""
+    return {f"{LABELS[v]}{tag}": int(runs[runs["variant"] == v]["diverged"].sum())
+            for v in variants}
+
+
+def best_other(runs: pd.DataFrame, others: Sequence[str]) -> dict[int, float]:
+    """{seed: the highest accuracy among ``others``} over the seeds valid in all of them
+    (the better variant is chosen per seed)."""
+    per = [values(runs, v) for v in others]
+    seeds = set.intersection(*(set(p) for p in per))
+    return {s: max(p[s] for p in per) for s in seeds}
+
+
+def _pair(a: dict, b: dict, *more: dict) -> list[int]:
+    return sorted(set(a).intersection(b, *more))
+
+
+def better_evidence(runs: pd.DataFrame, a: str, b: str, baseline: Optional[float],
+                    b_values: Optional[dict] = None, b_name: str = "") -> dict:
+    """Evidence of rule "better": ``a`` against ``b`` (or against ``b_values``, e.g. the
+    best of several, named ``b_name``) per seed, seeds valid in both."""
+    va = values(runs, a)
+    vb = values(runs, b) if b_values is None else b_values
+    seeds = _pair(va, vb)
+    return {"a": [va[s] for s in seeds], "b": [vb[s] for s in seeds], "seeds": seeds,
+            "baseline": baseline, "diverged": diverged(runs, [a] + ([b] if b else [])),
+            "a_name": LABELS[a], "b_name": b_name or LABELS[b]}
+
+
+def lead_evidence(runs: pd.DataFrame, lead: str,
+                  others: Sequence[str]) -> dict[int, float]:
+    """{seed: accuracy of ``lead`` minus the best of ``others`` in that seed}."""
+    va, best = values(runs, lead), best_other(runs, others)
+    return {s: va[s] - best[s] for s in _pair(va, best)}
+
+
+def trend_evidence(frame: pd.DataFrame, panel: str, a: str = "sinusoidal",
+                   b: str = "vanilla") -> dict:
+    """Evidence of rule "trend": x = the panel's vocabularies, gaps = per seed, ``a``
+    minus ``b`` at each of them (seeds valid in every run), diverged = the panel's
+    diverged runs of both variants."""
+    g = frame[frame["panel"] == panel]
+    xs = sorted(int(v) for v in g["vocab"].unique())
+    per = {v: (values(cell(g, panel, v), a), values(cell(g, panel, v), b)) for v in xs}
+    seeds = sorted(set.intersection(*(set(pa) & set(pb) for pa, pb in per.values())))
+    gaps = [[per[v][0][s] - per[v][1][s] for v in xs] for s in seeds]
+    n = int(g[g["variant"].isin([a, b])]["diverged"].sum())
+    return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": n}
+
+
+def stack(parts: dict[str, dict]) -> dict:
+    """One evidence from several panels' ({panel: evidence}): the (panel, seed) pairs
+    stacked as units, diverged counts merged; the gate's baseline is the highest of the
+    panels' baselines."""
+    ev = {"a": [], "b": [], "seeds": [], "diverged": {}}
+    bases = [e["baseline"] for e in parts.values() if e.get("baseline") is not None]
+    for name, e in parts.items():
+        ev["a"] += e["a"]
+        ev["b"] += e["b"]
+        ev["seeds"] += [f"{name}:{s}" for s in e["seeds"]]
+        if "ref_gain" in e:
+            ev.setdefault("ref_gain", []).extend(e["ref_gain"])
+        ev["diverged"].update({f"{k} ({name})": v for k, v in e["diverged"].items()})
+    first = next(iter(parts.values()))
+    ev.update(baseline=max(bases) if bases else None, a_name=first["a_name"],
+              b_name=first["b_name"])
+    return ev
+
+
+def stack_units(key: str, parts: dict[str, dict], unit: str) -> dict:
+    """:func:`stack`, named "<a_name> (<panels>, per <unit> and seed)", unless a panel
+    has fewer valid seeds than the rule of claim ``key`` needs: then that panel's
+    evidence alone (with every panel's diverged counts), so that the rule sees too few
+    seeds instead of counting two thin panels as one."""
+    need = claims.get(key).rule.params.get("min_seeds", 3)
+    thin = [name for name, e in parts.items() if len(e["a"]) < need]
+    if thin:
+        ev = dict(parts[thin[0]])
+        ev["diverged"] = stack(parts)["diverged"]
+        ev["a_name"] = f"{ev['a_name']} ({thin[0]})"
+        return ev
+    ev = stack(parts)
+    ev["a_name"] += f" ({' and '.join(parts)}, per {unit} and seed)"
+    return ev
+
+
+def _check_all(chapter: str, grades: list) -> list:
+    """Every claim of ``chapter`` graded (or recorded by ``claims.not_tested``) once."""
+    want = [c.key for c in claims.of_chapter(chapter)]
+    got = [g.claim for g in grades]
+    if sorted(got) != sorted(want):
+        raise RuntimeError(f"{chapter}: graded {got}, the registry lists {want}")
+    return grades
+
+
+# --- appendix A ----------------------------------------------------------------------
+
+def grade_a(frame: pd.DataFrame, cfg, panels, skipped) -> list:
+    """Fig. 7 (and its trend), Fig. 8 (sorting against reversal), Fig. 10.
+
+    ``skipped(section)`` gives the reason a section is not run at ``cfg``."""
+    names = {p.name: p for p in panels}
+    out = []
+    if "add" in names:
+        V = max(names["add"].vocabs)
+        ev = better_evidence(cell(frame, "add"), "sinusoidal", "vanilla", 1 / V)
+        out.append(claims.grade("morita.fig7", ev, cfg, steps=cfg.add_steps))
+        if len(names["add"].vocabs) < 3:
+            out.append(claims.not_tested(
+                "morita.fig7.trend", NOT_HERE + "the trend needs three vocabularies and this "
+                "preset trains only the largest (the book's time budget); gpu/paper carry it", cfg))
+        else:
+            out.append(claims.grade("morita.fig7.trend", trend_evidence(frame, "add"), cfg,
+                                    steps=cfg.add_steps))
+    else:
+        out += [claims.not_tested(k, NOT_HERE + skipped("add"), cfg)
+                for k in ("morita.fig7", "morita.fig7.trend")]
+    out.append(_grade_fig8(frame, cfg, names, skipped))
+    if "predecessor" in names:
+        p = names["predecessor"]
+        ev = better_evidence(cell(frame, p.name), "sinusoidal", "vanilla",
+                             1 / (p.length - 1))
+        out.append(claims.grade("morita.fig10", ev, cfg, steps=cfg.pred_steps))
+    else:
+        out.append(claims.not_tested("morita.fig10", NOT_HERE + skipped("predecessor"),
+                                     cfg))
+    return _check_all("appendix_a", out)
+
+
+def _grade_fig8(frame, cfg, names, skipped):
+    """Sorting gain of PE per (model, seed), with the reversal gain of the same model,
+    vocabulary and seed as the reference."""
+    cores = [n.split("-", 1)[1] for n in names if n.startswith("sort-")]
+    if not cores:
+        return claims.not_tested("morita.fig8", NOT_HERE + skipped("sort"), cfg)
+    parts = {}
+    for core in cores:
+        sort = cell(frame, f"sort-{core}")
+        V = int(sort["vocab"].iloc[0])
+        rev = cell(frame, f"reverse-{core}", V)
+        ev = better_evidence(sort, "sinusoidal", "vanilla", 1 / V)
+        ref = lead_evidence(rev, "sinusoidal", ["vanilla"])
+        keep = [i for i, s in enumerate(ev["seeds"]) if s in ref]
+        ev.update(a=[ev["a"][i] for i in keep], b=[ev["b"][i] for i in keep],
+                  seeds=[ev["seeds"][i] for i in keep])
+        ev["ref_gain"] = [ref[s] for s in ev["seeds"]]
+        ev["diverged"].update(diverged(rev, ["vanilla", "sinusoidal"], "reversal"))
+        ev["a_name"] = "PE in sorting"
+        parts[core.upper()] = ev
+    ev = stack_units("morita.fig8", parts, "model")
+    return claims.grade("morita.fig8", ev, cfg, steps=cfg.sort_steps)
+
+
+# --- appendix B ----------------------------------------------------------------------
+
+def grade_b(frame: pd.DataFrame, cfg) -> list:
+    """Fig. 11: PE against vanilla at variable length."""
+    runs = cell(frame, "variable")
+    ev = better_evidence(runs, "sinusoidal", "vanilla", 1 / int(runs["vocab"].iloc[0]))
+    return _check_all("appendix_b", [claims.grade("morita.fig11", ev, cfg)])
+
+
+# --- appendix C ----------------------------------------------------------------------
+
+def grade_c(frame: pd.DataFrame, cfg) -> list:
+    """Fig. 12: double vanilla minus vanilla, the (task, seed) pairs of every task
+    stacked."""
+    if not {"double", "vanilla"} <= set(cfg.variants):
+        why = f"the control needs double and vanilla; variants={cfg.variants}"
+        g = claims.not_tested("morita.fig12", NOT_HERE + why, cfg)
+        return _check_all("appendix_c", [g])
+    parts = {p: better_evidence(cell(frame, p), "double", "vanilla", None)
+             for p in dict.fromkeys(frame["panel"])}
+    ev = stack_units("morita.fig12", parts, "task")
+    return _check_all("appendix_c", [claims.grade("morita.fig12", ev, cfg)])
+
+
+# --- appendix D ----------------------------------------------------------------------
+
+D_CLAIMS = {"morita.fig13.random": ("fixed", ("random", "vanilla")),
+            "morita.fig13.learnable": ("fixed", ("learnable", "vanilla")),
+            "morita.fig13.sinusoidal_best": ("fixed", ("sinusoidal", "random",
+                                                       "learnable")),
+            "morita.fig14": ("fixed and variable", ("sinusoidal", "vanilla", "random",
+                                                     "learnable"))}
+
+
+def _missing_d(cfg, key: str) -> str:
+    """What claim ``key`` of appendix D needs that ``cfg`` does not run ("": none)."""
+    settings, need = D_CLAIMS[key]
+    lack = [f"the {s}-length setting" for s in settings.split(" and ")
+            if s not in cfg.settings]
+    lack += [f"the {v} variant" for v in need if v not in cfg.variants]
+    return (f"it needs {' and '.join(lack)} (settings={cfg.settings}, "
+            f"variants={cfg.variants})") if lack else ""
+
+
+def grade_d(frame: pd.DataFrame, cfg) -> list:
+    """Fig. 13 (fixed length): random and learnable against vanilla, sinusoidal against
+    the better of the two; Fig. 14: sinusoidal's lead over the best other variant
+    (vanilla included) at variable length, against the same lead at fixed length."""
+    out = []
+    for key in D_CLAIMS:
+        why = _missing_d(cfg, key)
+        if why:
+            out.append(claims.not_tested(key, NOT_HERE + why, cfg))
+            continue
+        fixed = cell(frame, "fixed")
+        base = 1 / cfg.vocab
+        if key in ("morita.fig13.random", "morita.fig13.learnable"):
+            ev = better_evidence(fixed, D_CLAIMS[key][1][0], "vanilla", base)
+        elif key == "morita.fig13.sinusoidal_best":
+            ev = better_evidence(fixed, "sinusoidal", "", base,
+                                 best_other(fixed, ["random", "learnable"]),
+                                 "the better of random and learnable PE (per seed)")
+            ev["diverged"] = diverged(fixed, ["sinusoidal", "random", "learnable"])
+        else:
+            ev = _fig14_evidence(frame, base)
+        if key != "morita.fig13.random" and key != "morita.fig13.learnable":
+            ev["a_name"] = "sinusoidal PE"
+        out.append(claims.grade(key, ev, cfg))
+    return _check_all("appendix_d", out)
+
+
+def _fig14_evidence(frame: pd.DataFrame, base: float) -> dict:
+    others = ["vanilla", "random", "learnable"]
+    var, fixed = cell(frame, "variable"), cell(frame, "fixed")
+    ev = better_evidence(var, "sinusoidal", "", base, best_other(var, others),
+                         "the best other variant, vanilla included (per seed)")
+    ref = lead_evidence(fixed, "sinusoidal", others)
+    keep = [i for i, s in enumerate(ev["seeds"]) if s in ref]
+    ev.update(a=[ev["a"][i] for i in keep], b=[ev["b"][i] for i in keep],
+              seeds=[ev["seeds"][i] for i in keep])
+    ev["ref_gain"] = [ref[s] for s in ev["seeds"]]
+    ev["diverged"] = {**diverged(var, ["sinusoidal"] + others, "variable"),
+                      **diverged(fixed, ["sinusoidal"] + others, "fixed")}
+    return ev

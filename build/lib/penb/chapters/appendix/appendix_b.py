@@ -1,0 +1,92 @@
+"""Presets, panel and runs of the chapter "Appendix B: variable input length" (Morita,
+App. B, Fig. 11).
+
+PAPER: reverse ordering with input lengths drawn uniformly from 32..64 per sequence,
+LSTM, V = 16,384, vanilla vs. sinusoidal PE (concatenated; positions 0..127 count
+through both phases), hidden = embedding = 512, batch 512, 300,000 updates, five seeds,
+1,024 held-out sequences per length.
+
+QUICK is a CPU regime for the 2-core machine: lengths 8-16, V = 256, the LSTM regime of
+appendix A (hidden 64, batch 128, lr 1e-2, 2,000 updates) and the five confirmation
+seeds (``penb.presets.CONFIRMATION_SEEDS``), since its one cell is graded
+(``morita.fig11``). Appendix D reuses these runs as its variable-length vanilla and
+sinusoidal runs. Runs: 10 (before the confirmation seeds: 6, three seeds); at about 55
+CPU-seconds per run (the key-findings search log's L = 16 LSTM runs) and the overhead
+measured for appendix A, about 6 minutes with two workers (before: 4).
+SMOKE only exercises every cell.
+
+``panels(cfg)`` gives the one panel, ``run_configs(cfg)`` its runs and ``run(cfg)``
+trains or reuses them (``common.run``).
+"""
+from penb.chapters.appendix import common
+from penb.chapters.appendix.common import Panel
+from penb.presets import require, require_ints
+
+PAPER = dict(
+    device="auto",                  # auto: CUDA when present, else the CPU
+    min_length=32,                  # shortest input length (App. B)
+    length=64,                      # longest input length (App. B)
+    vocab=16384,                    # vocabulary size (App. B)
+    hidden=512,                     # hidden = embedding = D_pos (Sec. 3.3)
+    batch_size=512,                 # Sec. 3.3
+    steps=300_000,                  # training updates
+    warmup=1000,                    # linear warm-up updates, then cosine to 0
+    lr=1e-3,                        # peak learning rate
+    betas=(0.9, 0.98),              # Adam betas of the official code (text: 0.999)
+    held_out=1024,                  # test sequences per length per trial (Fig. 11)
+    seeds=(111, 222, 333, 444, 555),  # five trials (official replication seeds)
+    checkpoint_every=5000,          # kept checkpoints
+    bootstrap=10_000,               # bootstrap resamples of the 95% intervals
+    amp="none",                     # fp32; "bf16" autocast on CUDA
+    workers=1,                      # runs at a time (CPU: one thread each)
+)
+QUICK = dict(                       # appendix A's regime (see the docstring)
+    device="cpu",                   # a CPU regime, for the 2-core machine
+    min_length=8,                   # half of L, as in the paper: phases overlap
+    length=16,                      # the key-findings regime's L (a quarter of 64)
+    vocab=256,                      # the smallest LSTM V of Fig. 2 (= appendix D's)
+    hidden=64,                      # the key-findings search's r1-r8 LSTM width
+    batch_size=128,                 # the key-findings search's r1-r8 LSTM batch
+    steps=2000,                     # the key-findings regime's updates
+    warmup=100,                     # the regime's warm-up (5% of the updates)
+    lr=1e-2,                        # the key-findings search's r1-r8 LSTM lr
+    seeds=(1001, 1002, 1003, 1004, 1005),  # the confirmation seeds: the cell is graded
+    checkpoint_every=1000,          # two checkpoints per run
+    bootstrap=2000,                 # a fifth of the paper's resamples: faster
+    workers=2,                      # one run per core of the 2-core machine
+)
+SMOKE = dict(                       # toy sizes: only exercises every cell (seconds)
+    device="cpu",                   # runs anywhere
+    min_length=2,                   # half of L, as at the other presets
+    length=4,                       # toy L: lengths 2-4, three per-length points
+    vocab=16,                       # toy vocabulary
+    hidden=16,                      # toy width
+    batch_size=16,                  # toy batch
+    steps=20,                       # a few updates
+    warmup=5,                       # a quarter of the 20 updates
+    held_out=16,                    # a few test sequences: the summaries need some
+    seeds=(1001, 1002),             # two confirmation seeds (too few to decide)
+    checkpoint_every=10,            # two checkpoints per run, as at other presets
+    bootstrap=200,                  # enough resamples to draw an interval, fast
+    workers=1,                      # in-process: no worker start-up
+)
+VARIANTS = ("vanilla", "sinusoidal")
+
+
+def panels(cfg) -> list[Panel]:
+    title = f"Reverse, lengths {cfg.min_length}-{cfg.length}, LSTM"
+    return [Panel("variable", title, "reverse_variable", "lstm", (cfg.vocab,), VARIANTS,
+                  cfg.length, cfg.steps, {"min_length": cfg.min_length})]
+
+
+run_configs, run = common.bind(panels, "App. B runs")  # configs and sweep
+
+
+def check(cfg):
+    common.check_common(cfg)
+    require_ints(cfg, ("min_length", "length", "steps"))
+    require(cfg.min_length <= cfg.length,
+            f"empty length range: min_length ({cfg.min_length}) must not exceed length "
+            f"({cfg.length})")
+    common.check_vocab("vocab", (cfg.vocab,))
+    common.validate(cfg, panels(cfg))

@@ -1,0 +1,101 @@
+"""Presets, panels and runs of the chapter "Appendix C: the parameter control" (Morita,
+App. C, Fig. 12).
+
+PAPER: LSTM, L = 64, V = 16,384, reverse ordering and sorting; vanilla, "double vanilla"
+(the input is [embedding, embedding], so the input-to-hidden weights are as large as the
+position-encoded model's) and sinusoidal PE (concatenated); hidden = embedding = 512,
+batch 512, 300,000 updates, five seeds, 1,024 held-out sequences.
+
+QUICK is a CPU regime for the 2-core machine: L = 16, V = 256, the LSTM regime of
+appendix A (hidden 64, batch 128, lr 1e-2, 2,000 updates) and the five confirmation
+seeds (``penb.presets.CONFIRMATION_SEEDS``) in every cell: the vanilla and
+double-vanilla runs of both tasks are graded (``morita.fig12``, the (task, seed) pairs
+stacked), and the position-encoded runs, the reference that shows what the control is
+measured against, are the runs that appendix A (sorting and its reversal reference) and
+appendix D (fixed length) grade, so they cost nothing more in the book. Runs: 30
+(before: 18, three seeds), of which 10 (the double vanilla's) are new after appendix A.
+From an empty store the 18 runs took 10 min 2 s with two workers on the 2-core machine
+(2026-11-22), so about 6 minutes after appendix A (before: about 3) and 17 from an
+empty store.
+SMOKE only exercises every cell.
+
+``panels(cfg)`` gives one panel per task, ``run_configs(cfg)`` their runs and
+``run(cfg)`` trains or reuses them (``common.run``); ``common.parameter_counts`` shows
+the control's size.
+"""
+from penb.chapters.appendix import common
+from penb.chapters.appendix.common import Panel
+from penb.presets import require, require_ints
+
+TASKS = ("reverse", "sort")
+ALLOWED = ("vanilla", "double", "sinusoidal")
+
+PAPER = dict(
+    device="auto",                  # auto: CUDA when present, else the CPU
+    tasks=TASKS,                    # reverse ordering and sorting (Fig. 12)
+    variants=ALLOWED,               # vanilla, double vanilla, sinusoidal PE
+    length=64,                      # input length L
+    vocab=16384,                    # vocabulary size
+    hidden=512,                     # hidden = embedding = D_pos (Sec. 3.3)
+    batch_size=512,                 # Sec. 3.3
+    steps=300_000,                  # training updates
+    warmup=1000,                    # linear warm-up updates, then cosine to 0
+    lr=1e-3,                        # peak learning rate
+    betas=(0.9, 0.98),              # Adam betas of the official code (text: 0.999)
+    held_out=1024,                  # test sequences per trial (Fig. 12 caption)
+    seeds=(111, 222, 333, 444, 555),  # five trials (official replication seeds)
+    checkpoint_every=5000,          # kept checkpoints
+    bootstrap=10_000,               # bootstrap resamples of the 95% intervals
+    amp="none",                     # fp32; "bf16" autocast on CUDA
+    workers=1,                      # runs at a time (CPU: one thread each)
+)
+QUICK = dict(                       # appendix A's regime (see the docstring)
+    device="cpu",                   # a CPU regime, for the 2-core machine
+    length=16,                      # appendix A's sorting L: its runs are shared
+    vocab=256,                      # appendix A's sorting V: its runs are shared
+    hidden=64,                      # the key-findings search's r1-r8 LSTM width
+    batch_size=128,                 # the key-findings search's r1-r8 LSTM batch
+    steps=2000,                     # the key-findings regime's updates
+    warmup=100,                     # the regime's warm-up (5% of the updates)
+    lr=1e-2,                        # the key-findings search's r1-r8 LSTM lr
+    seeds=(1001, 1002, 1003, 1004, 1005),  # the confirmation seeds: graded cells
+    checkpoint_every=1000,          # two checkpoints per run
+    bootstrap=2000,                 # a fifth of the paper's resamples: faster
+    workers=2,                      # one run per core of the 2-core machine
+)
+SMOKE = dict(                       # toy sizes: only exercises every cell (seconds)
+    device="cpu",                   # runs anywhere
+    length=4,                       # toy L
+    vocab=16,                       # toy vocabulary
+    hidden=16,                      # toy width
+    batch_size=16,                  # toy batch
+    steps=20,                       # a few updates
+    warmup=5,                       # a quarter of the 20 updates
+    held_out=16,                    # a few test sequences: the summaries need some
+    seeds=(1001, 1002),             # two confirmation seeds (too few to decide)
+    checkpoint_every=10,            # two checkpoints per run, as at other presets
+    bootstrap=200,                  # enough resamples to draw an interval, fast
+    workers=1,                      # in-process: no worker start-up
+)
+
+
+def panels(cfg) -> list[Panel]:
+    names = {"reverse": "Reverse ordering", "sort": "Sorting"}
+    return [Panel(t, f"{names.get(t, t)}, LSTM", t, "lstm", (cfg.vocab,),
+                  tuple(cfg.variants), cfg.length, cfg.steps) for t in cfg.tasks]
+
+
+run_configs, run = common.bind(panels, "App. C runs")  # configs and sweep
+
+
+def check(cfg):
+    common.check_common(cfg)
+    require(len(cfg.tasks) >= 1 and len(set(cfg.tasks)) == len(cfg.tasks),
+            f"tasks must be distinct, got {cfg.tasks!r}")
+    for t in cfg.tasks:
+        require(t in TASKS,
+                f"unknown task {t!r}; this chapter runs: {', '.join(TASKS)}")
+    common.check_variants("variants", cfg.variants, ALLOWED)
+    require_ints(cfg, ("length", "steps"))
+    common.check_vocab("vocab", (cfg.vocab,))
+    common.validate(cfg, panels(cfg))

@@ -1,0 +1,20 @@
+"""The chapter "Gradient stability": Morita, Sec. 4.3, Eq. 3-4, Fig. 4-5 (similarity of latent gradients).
+
+What it tests: whether RARE disturbants make the latent-to-latent Jacobians d h_2L / d z_1 of two sequences
+that share a target token less alike in vanilla GRUs and LSTMs (gradually for the GRU, rapidly for the LSTM)
+than in position-encoded ones, over training (Fig. 5), scored on the dual-frequency runs of the chapter
+"Frequency matters" (``penb.chapters.frequency``: same run keys, nothing retrained).
+
+* ``presets``: ``PAPER`` (Fig. 5 caption: 1,024 pairs per checkpoint), ``QUICK``, ``SMOKE`` and ``check``,
+  on top of the frequency chapter's training keys;
+* ``analysis``: the runs (those of ``penb.chapters.frequency.analysis``, diverged ones counted, not
+  scored), the scoring of every kept checkpoint (cached in each run's folder), seed-level summaries, each
+  run's score at its last checkpoint (``seed_scores``), the grading of the claims through ``penb.claims``
+  (``grade_claims``), and the check of the readings on a trained model;
+* ``similarity``: the method, i.e. the readings of Eq. 3-4 (``METHODS``), the dual-frequency pairs, the
+  scoring of one checkpoint and of a run's checkpoints;
+* ``jacobians``: the latent-to-latent Jacobians of the GRU, LSTM and S4D through the trained weights;
+* ``plots``: Fig. 5's layout (similarity over training per model and variant, seed by seed) and the
+  graded measure per seed (``last_points``).
+"""
+from penb.chapters.gradient_stability import analysis, jacobians, plots, presets, similarity  # noqa: F401

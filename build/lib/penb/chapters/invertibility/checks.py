@@ -1,0 +1,266 @@
+"""Reading the blog's claims off the invertibility study, and grading them through ``penb.claims``.
+
+Every reader takes a per-step mean frame (index ``step``, one column per encoding, as
+``penb.chapters.invertibility.analysis.pooled_mean`` or ``Study.mean`` returns). :func:`measures`
+reads every number the claims use off one frame; the registered rules (``hansen.*`` in
+``penb.claims``) say they are read from the mean loss curve over initialisations, so the verdicts
+use the frame pooled over every seed's initialisations, and each seed's own frame gives the spread
+shown beside them (:func:`measure_table`). :func:`evidence` turns those measures into each rule's
+evidence, :func:`grade` grades them (or records "not at this preset" where the run is not the
+blog's study). The thresholds (factor 2, 10% in log, ...) are the claims' ``extra`` in the registry.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+from penb import claims
+
+CHAPTER = "invertibility"
+AFFINE = ("direct1", "directN", "linear_normal", "linear_normal_learned", "linear_uniform",
+          "linear_uniform_learned")
+NORMAL = ("normal", "normal_learned")
+DIRECT = ("direct1", "directN")
+CONVERGE = ("normal", "normal_learned", "sincos")           # hansen.converge_direct
+LINEAR_LEARNED = ("linear_normal_learned", "linear_uniform_learned")
+# (fixed, learned, floor): hansen.learned_faster; (normal, uniform): hansen.normal_faster
+LEARNED_PAIRS = (("linear_normal", "linear_normal_learned", "affine"),
+                 ("linear_uniform", "linear_uniform_learned", "affine"),
+                 ("normal", "normal_learned", "normal"))
+NORMAL_PAIRS = (("linear_normal", "linear_uniform"),
+                ("linear_normal_learned", "linear_uniform_learned"))
+SETTING_KEYS = ("dim", "length", "lr", "iterations")      # what makes a run the blog's study
+
+
+# --- reading steps off a curve ---------------------------------------------------------------
+def crossing_step(df: pd.DataFrame, a: str, b: str) -> Optional[int]:
+    """First step from which ``a`` stays strictly below ``b`` to the end; ``None`` if not below
+    at the end."""
+    below = (df[a] < df[b]).to_numpy()
+    if not below[-1]:
+        return None
+    above = np.flatnonzero(~below)
+    return int(df.index[0] if above.size == 0 else df.index[above[-1] + 1])
+
+
+def settle_step(series: pd.Series, floor: float, rtol: float = 0.1) -> Optional[int]:
+    """First step from which ``series`` stays within ``(1 + rtol) * floor``; ``None`` if it
+    never does."""
+    ok = (series <= floor * (1 + rtol)).to_numpy()
+    if not ok[-1]:
+        return None
+    bad = np.flatnonzero(~ok)
+    return int(series.index[0] if bad.size == 0 else series.index[bad[-1] + 1])
+
+
+def plateau_step(series: pd.Series, log_tol: float = 0.1) -> int:
+    """First step from which ``|ln(loss / final loss)| <= log_tol`` to the end (the "near-horizontal
+    asymptote" of the blog, within 10% in log by default)."""
+    v = series.to_numpy(np.float64)
+    ok = np.abs(np.log(v / v[-1])) <= log_tol
+    bad = np.flatnonzero(~ok)
+    return int(series.index[0] if bad.size == 0 else series.index[bad[-1] + 1])
+
+
+def overtake_step(df: pd.DataFrame, a: str = "sincos", exclude: Sequence[str] = NORMAL) -> Optional[int]:
+    """First step from which ``a`` stays below every other encoding except ``exclude``."""
+    steps = [crossing_step(df, a, o) for o in df.columns if o != a and o not in exclude]
+    return None if not steps or any(s is None for s in steps) else max(steps)
+
+
+def lead_holds(df: pd.DataFrame, start: int, until: Optional[int]) -> bool:
+    """Whether both normal encodings are below every other encoding (sincos aside: its place is
+    the crossing) at every step from ``start`` up to ``until`` (exclusive; ``None``: the end)."""
+    others = [c for c in df.columns if c not in (*NORMAL, "sincos")]
+    part = df.loc[start:(until - 1 if until is not None else None)]
+    return bool((part[list(NORMAL)].max(axis=1) < part[others].min(axis=1)).all())
+
+
+def ranking(df: pd.DataFrame, step: int) -> list[str]:
+    """Encodings ordered by mean loss at ``step`` (lowest first)."""
+    return list(df.loc[step].sort_values().index)
+
+
+def rankings(df: pd.DataFrame, steps: Sequence[int]) -> pd.DataFrame:
+    """Rank (1 = lowest loss) of every encoding at each of ``steps`` that the run reached."""
+    steps = [s for s in steps if s in df.index]
+    return pd.DataFrame({f"step {s}": df.loc[s].rank().astype(int) for s in steps})
+
+
+def compare(ours: pd.DataFrame, published: pd.DataFrame, steps: Sequence[int]) -> pd.DataFrame:
+    """Rows ``(step, encoding)``: our mean, the published (corrected) mean and their ratio."""
+    steps = [s for s in steps if s in ours.index and s in published.index]
+    cols = [c for c in ours.columns if c in published.columns]
+    rows = [(s, c, ours.at[s, c], published.at[s, c]) for s in steps for c in cols]
+    out = pd.DataFrame(rows, columns=["step", "encoding", "ours", "published"])
+    out = out.set_index(["step", "encoding"])
+    out["ours / published"] = out["ours"] / out["published"]
+    return out
+
+
+# --- the measures of the claims ----------------------------------------------------------------
+def _nan(x: Optional[int]) -> float:
+    return math.nan if x is None else float(x)
+
+
+def measures(df: pd.DataFrame, floors: dict[str, float]) -> dict[str, float]:
+    """Every number the claims use, read off one mean frame with all nine encodings (NaN: not
+    reached in the run). Keys: ``cross`` (sincos below both normal encodings from this step),
+    ``lead`` (1 when the normal pair leads up to there), ``last_beaten`` (the last step another
+    encoding, the normal pair aside, is below sincos), ``plateau:<enc>``, ``reach:<enc>`` (steps to
+    stay within ``threshold_over_floor`` times the exact floor), ``final:<enc>`` (last loss),
+    ``direct`` (mean final loss of direct1 and directN), ``final/direct:<enc>`` and
+    ``final/floor:<enc>`` (the last loss over the direct encodings' and over its exact floor)."""
+    best = claims.get("hansen.normal_best").extra
+    log_tol = claims.get("hansen.normal_plateau").extra["log_tol"]
+    over = claims.get("hansen.learned_faster").extra["threshold_over_floor"]
+    cross = [crossing_step(df, "sincos", k) for k in NORMAL]
+    cross = None if any(c is None for c in cross) else max(cross)
+    ov = overtake_step(df)
+    out = {"cross": _nan(cross), "lead": float(lead_holds(df, best["lead_from"], cross)),
+           "last_beaten": math.nan if ov is None else float(ov - 1)}
+    floor_of = {k: floors["normal" if k in NORMAL else "affine"] for k in df.columns}
+    for k in df.columns:
+        out[f"plateau:{k}"] = float(plateau_step(df[k], log_tol))
+        out[f"final:{k}"] = float(df[k].iloc[-1])
+        if k != "sincos":
+            out[f"reach:{k}"] = _nan(settle_step(df[k], floor_of[k], over - 1))
+    out["direct"] = float(np.mean([out[f"final:{k}"] for k in DIRECT]))
+    for k in df.columns:
+        out[f"final/direct:{k}"] = out[f"final:{k}"] / out["direct"]
+        if k != "sincos":
+            out[f"final/floor:{k}"] = out[f"final:{k}"] / floor_of[k]
+    return out
+
+
+def measure_table(frames: dict, floors: dict[str, float]) -> pd.DataFrame:
+    """:func:`measures` of each frame (``{label: frame}``, e.g. one per seed and the pooled one),
+    one row per label."""
+    return pd.DataFrame({label: measures(df, floors) for label, df in frames.items()}).T
+
+
+def _faster(a: float, b: float) -> bool:
+    """``a`` reached its threshold, and sooner than ``b`` (or ``b`` never did)."""
+    return not math.isnan(a) and (math.isnan(b) or a < b)
+
+
+def _step(x: float) -> str:
+    return "never" if math.isnan(x) else f"{x:,.0f}"
+
+
+def _spread(per_seed: Optional[pd.DataFrame], col: str, fmt=_step) -> str:
+    """' (seeds: a-b)' over the per-seed values of ``col``, or '' without seeds."""
+    if per_seed is None or len(per_seed) < 2:
+        return ""
+    v = per_seed[col].to_numpy(float)
+    if np.isnan(v).any():
+        return f" (seeds: {', '.join(fmt(x) for x in v)})"
+    return f" (seeds: {fmt(v.min())} to {fmt(v.max())})"
+
+
+def _within(x: float, target: float, factor: float) -> bool:
+    return not math.isnan(x) and target / factor <= x <= target * factor
+
+
+def evidence(m: dict[str, float], per_seed: Optional[pd.DataFrame] = None,
+             nonfinite: int = 0) -> dict[str, dict]:
+    """{claim key: evidence of its registered rule} from the pooled measures ``m``
+    (:func:`measures`), with the per-seed ``measure_table`` in the details; ``nonfinite`` problems
+    (loss turned NaN or infinite) make every check inconclusive."""
+    ps = per_seed
+    out = {}
+    c = claims.get("hansen.normal_best")
+    f = c.extra["factor"]
+    ok_cross = _within(m["cross"], c.value, f)
+    out[c.key] = {"passed": bool(m["lead"]) and ok_cross, "partial": bool(m["lead"]),
+                  "detail": (f"sincos below both normal encodings from step {_step(m['cross'])}"
+                             f"{_spread(ps, 'cross')}; the normal pair "
+                             f"{'leads' if m['lead'] else 'does not lead'} every other encoding "
+                             f"from step {c.extra['lead_from']} up to there"),
+                  "why": ("the normal pair leads, but sincos crosses outside a factor "
+                          f"{f} of {c.value:,}" if m["lead"] else
+                          "the normal pair does not lead every other encoding up to the crossing")}
+    c = claims.get("hansen.sincos_1200")
+    f = c.extra["factor"]
+    out[c.key] = {"passed": _within(m["last_beaten"], c.value, f),
+                  "detail": (f"another encoding (the normal pair aside) is below sincos last at "
+                             f"step {_step(m['last_beaten'])}{_spread(ps, 'last_beaten')}"),
+                  "why": f"outside a factor {f} of {c.value:,} steps"}
+    c = claims.get("hansen.normal_plateau")
+    f = c.extra["factor"]
+    ok = {k: _within(m[f"plateau:{k}"], v, f) for k, v in c.value.items()}
+    out[c.key] = {"passed": all(ok.values()),
+                  "detail": "; ".join(f"{k} within {c.extra['log_tol']:g} (log) of its final loss "
+                                      f"from step {_step(m[f'plateau:{k}'])}"
+                                      f"{_spread(ps, f'plateau:{k}')}" for k in c.value),
+                  "why": f"outside a factor {f} of the blog's: " + ", ".join(
+                      k for k in ok if not ok[k])}
+    c = claims.get("hansen.learned_faster")
+    won = [_faster(m[f"reach:{b}"], m[f"reach:{a}"]) for a, b, _ in LEARNED_PAIRS]
+    out[c.key] = {"passed": all(won), "partial": sum(won) > len(won) / 2,
+                  "detail": "; ".join(f"{a} {_step(m[f'reach:{a}'])} vs learned "
+                                      f"{_step(m[f'reach:{b}'])} steps" for a, b, _ in LEARNED_PAIRS)
+                            + f" (to stay within {c.extra['threshold_over_floor']:g} x the floor)",
+                  "why": f"learned is faster in {sum(won)} of {len(won)} pairs"}
+    c = claims.get("hansen.normal_faster")
+    won = [_faster(m[f"reach:{a}"], m[f"reach:{b}"]) for a, b in NORMAL_PAIRS]
+    out[c.key] = {"passed": all(won),
+                  "detail": "; ".join(f"{a} {_step(m[f'reach:{a}'])} vs {b} "
+                                      f"{_step(m[f'reach:{b}'])} steps" for a, b in NORMAL_PAIRS)
+                            + f" (to stay within {c.extra['threshold_over_floor']:g} x the floor)",
+                  "why": f"normal is faster in {sum(won)} of {len(won)} pairs"}
+    c = claims.get("hansen.converge_direct")
+    rel = c.extra["rel"]
+    ratio = {k: m[f"final:{k}"] / m["direct"] for k in CONVERGE}
+    out[c.key] = {"passed": all(abs(r - 1) <= rel for r in ratio.values()),
+                  "detail": "final loss / the direct encodings': " + ", ".join(
+                      f"{k} {r:.3g}" for k, r in ratio.items()),
+                  "why": f"not within {rel:.0%} of the direct encodings: " + ", ".join(
+                      k for k, r in ratio.items() if abs(r - 1) > rel)}
+    c = claims.get("hansen.learned_linear_peak")
+    sooner = all(m[f"plateau:{k}"] < m["plateau:sincos"] for k in LINEAR_LEARNED)
+    ratio = {k: m[f"final:{k}"] / m["direct"] for k in LINEAR_LEARNED}
+    same = all(abs(r - 1) <= c.extra["rel"] for r in ratio.values())
+    out[c.key] = {"passed": sooner and same, "partial": sooner != same,
+                  "detail": ("plateau steps " + ", ".join(
+                      f"{k} {_step(m[f'plateau:{k}'])}" for k in (*LINEAR_LEARNED, "sincos"))
+                      + "; final loss / the direct encodings': " + ", ".join(
+                      f"{k} {r:.4f}" for k, r in ratio.items())),
+                  "why": ("only the first part holds (sooner than sincos)" if sooner else
+                          "only the second part holds (same final loss as the direct encodings)"
+                          if same else "neither part holds")}
+    for key, group in (("hansen.floor_affine", AFFINE), ("hansen.floor_normal", NORMAL)):
+        c = claims.get(key)
+        worst = max(group, key=lambda k: abs(m[f"final:{k}"] / c.value - 1))
+        out[key] = {"value": m[f"final:{worst}"], "expected": c.value, "encoding": worst}
+    if nonfinite:
+        for ev in out.values():
+            if "passed" in ev:
+                ev["inconclusive"] = (f"{nonfinite} problems' losses turned non-finite (left out "
+                                      "of the means)")
+            ev["diverged"] = nonfinite
+    return out
+
+
+def setting_gap(cfg) -> str:
+    """Why ``cfg`` is not the blog's study ("" when it is): the claims are about that study."""
+    blog = claims.get("hansen.setup").value
+    diff = [f"{k} {cfg[k]:g} (blog {blog[k]:g})" for k in SETTING_KEYS if cfg[k] != blog[k]]
+    return ", ".join(diff)
+
+
+def grade(pooled: pd.DataFrame, floors: dict[str, float], cfg,
+          per_seed: Optional[pd.DataFrame] = None, nonfinite: int = 0) -> list[claims.Grade]:
+    """Every claim of ``claims.of_chapter("invertibility")`` graded on the ``pooled`` mean frame
+    (with the per-seed ``measure_table`` for the details), in registry order; where ``cfg`` is
+    not the blog's study, each is recorded as not tested at this preset."""
+    gap = setting_gap(cfg)
+    ours = claims.of_chapter(CHAPTER)
+    if gap:
+        return [claims.not_tested(c.key, "not at this preset: the claims are about the blog's "
+                                  f"study; this run differs in {gap}", cfg) for c in ours]
+    ev = evidence(measures(pooled, floors), per_seed, nonfinite)
+    return [claims.grade(c.key, ev[c.key], cfg, inits=cfg.inits) for c in ours]

@@ -1,0 +1,18 @@
+"""Chapter "Key findings" (``notebooks/key_findings.py``): Morita, Sec. 4.1, Fig. 2.
+
+It tests whether concatenating the sinusoidal positional encoding to the inputs lets
+single-layer GRUs, LSTMs and S4Ds reverse sequences of random integers over large
+vocabularies, where the vanilla models fail: token accuracy and Damerau-Levenshtein
+distance against the vocabulary size, with 95% bootstrap intervals over seeds, graded
+claim by claim through the registry ``penb.claims``.
+
+* :mod:`~penb.chapters.key_findings.presets`: ``PAPER``, ``QUICK``, ``SMOKE`` and
+  ``check(cfg)``;
+* :mod:`~penb.chapters.key_findings.analysis`: the runs (``run_configs``, ``run``,
+  ``frame``), ``summary``, the evidence of each claim and ``grade``, the exploratory
+  ``gaps``, the page's tables and the regime search's table (``search_table``);
+* :mod:`~penb.chapters.key_findings.plots`: Fig. 2's layout (``vocab_sweep``);
+* ``search_log.csv``: the regime search behind ``QUICK``
+  (``scripts/search_key_findings.py``).
+"""
+from penb.chapters.key_findings import analysis, plots, presets  # noqa: F401

@@ -1,0 +1,310 @@
+"""Morita's Fig. 2 (Sec. 4.1): vanilla vs. position-encoded GRU, LSTM and S4D.
+
+* ``run_configs(cfg)``: one ``penb.train`` config per (core, vocabulary, encoding,
+  seed) of a resolved ``key_findings`` config (``.presets``);
+* ``run(cfg)``: trains (or reuses from the run store) every one of them;
+  ``frame(results)``: one row per run from ``penb.runs.RunResult``s, a diverged run
+  included with its step and no metrics (``penb.runs.split_diverged``);
+* ``summary(runs)``: one row per (model, vocabulary, variant): the mean over seeds of
+  each run's own token accuracy and mean Damerau-Levenshtein distance, with its 95%
+  bootstrap interval over seeds (``penb.claims.seed_interval``); valid and diverged
+  runs counted; on request, the paper caption's interval over seeds x held-out
+  sequences as secondary columns;
+* ``evidence`` and ``trend_evidence``: what the registered rules of the chapter's
+  claims read (one number per seed, seeds paired); ``grade(runs, cfg)``: every claim
+  of the chapter graded through ``penb.claims`` (``claims.not_tested`` where the
+  preset cannot test it), which keeps the verdicts for the scorecard;
+* ``gaps(runs)``: the paired PE - vanilla gap at every vocabulary (exploratory);
+* ``summary_table``, ``run_table``: the page's tables; ``search_table()``: the regime
+  search behind the ``quick`` preset.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from penb import claims, metrics, runs
+from penb.chapters import rnn_common
+from penb.executors import Executor
+from penb.names import model_name, variant_label
+
+CHAPTER = "key_findings"
+SEARCH_LOG = Path(__file__).with_name("search_log.csv")   # the regime search's table
+settings = rnn_common.settings                   # the training settings of one core
+provenance_extra = rnn_common.provenance_extra   # L and per-model settings
+VANILLA, PE = "none", "sinusoidal"               # the two encodings Fig. 2 compares
+METRICS = {"accuracy": "token_accuracy", "distance": "mean_distance"}  # summary <- run
+# claim -> (model, metric), graded by rule "better" at the model's largest vocabulary
+BETTER = {"morita.fig2.gru": ("gru", "token_accuracy"),
+          "morita.fig2.lstm": ("lstm", "token_accuracy"),
+          "morita.fig2.s4d": ("s4d", "token_accuracy"),
+          "morita.fig2.distance": ("lstm", "mean_distance")}
+TREND = ("morita.fig2.trend", "lstm")   # the gap's growth over the LSTM's vocabularies
+TREND_MIN_VOCABS = 3                    # the trend rule needs three x-values
+# Sec. 4.1 claims that the registry says no chapter tests: recorded with its reason
+UNTESTED = ("morita.sec4_1.no_rescue",)
+
+
+def graded_cell(cfg, core: str, vocab: int) -> bool:
+    """True when a claim grades the runs of (``core``, ``vocab``): every model's largest
+    vocabulary, and every LSTM vocabulary (the trend claim reads them all)."""
+    return core == "lstm" or vocab == max(cfg[f"{core}_vocab"])
+
+
+def seeds_of(cfg, core: str, vocab: int) -> tuple:
+    """The seeds of a cell: all of ``cfg.seeds`` where a claim grades it, else the first
+    ``cfg.shape_seeds`` of them (cells that only show the curve's shape)."""
+    if graded_cell(cfg, core, vocab):
+        return tuple(cfg.seeds)
+    return tuple(cfg.seeds[:cfg.shape_seeds])
+
+
+def run_configs(cfg) -> list[dict]:
+    """One ``penb.train`` config per (core, vocabulary, encoding, seed) of ``cfg``."""
+    common = dict(task="reverse", length=cfg.length, betas=tuple(cfg.betas),
+                  held_out=cfg.held_out, checkpoint_every=cfg.checkpoint_every,
+                  device=cfg.device, amp=cfg.amp)
+    return [dict(common, **settings(cfg, core), core=core, vocab_size=v, encoding=e,
+                 seed=s)
+            for core in cfg.cores for v in cfg[f"{core}_vocab"] for e in cfg.encodings
+            for s in seeds_of(cfg, core, v)]
+
+
+def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
+        progress: bool = True) -> pd.DataFrame:
+    """Train or reuse every run of the resolved config ``cfg``; their :func:`frame`."""
+    results, _ = runs.chapter_sweep(run_configs(cfg), cfg, "Fig. 2 runs", executor,
+                                    store, progress)
+    return frame(results)
+
+
+def frame(results: Iterable[runs.RunResult]) -> pd.DataFrame:
+    """One row per run, in the order of ``results``.
+
+    Columns: model, vocab, encoding, variant, seed, diverged (bool), diverged_at (the
+    step at which the loss turned non-finite; NaN for a valid run), token_accuracy,
+    sequence_accuracy, mean_distance (the run's own headline metrics; NaN when it
+    diverged), wall_s, key, path.
+    """
+    results = list(results)
+    _, diverged = runs.split_diverged(results)
+    bad = {r.key for r in diverged}
+    rows = []
+    for r in results:
+        c, gone = r.config, r.key in bad
+        m = {} if gone else r.metrics
+        rows.append(dict(
+            model=c["core"], vocab=int(c["vocab_size"]), encoding=c["encoding"],
+            variant=variant_label(c["encoding"]), seed=int(c["seed"]), diverged=gone,
+            diverged_at=r.divergence.get("step", np.nan) if gone else np.nan,
+            token_accuracy=m.get("token_accuracy", np.nan),
+            sequence_accuracy=m.get("sequence_accuracy", np.nan),
+            mean_distance=m.get("mean_distance", np.nan),
+            wall_s=r.wall_s, key=r.key, path=str(r.path)))
+    return pd.DataFrame(rows)
+
+
+def per_sequence(path) -> dict[str, np.ndarray]:
+    """{"correct", "scored", "distance"}: int [n] per held-out sequence of the valid
+    run in folder ``path`` (read through the store: ``penb.runs.RunResult``)."""
+    f = runs.RunResult.from_dir(path).predictions()
+    pred, target = f["predictions"], f["targets"]
+    s = metrics.per_sequence(pred, target)
+    return {"correct": s["correct"], "scored": s["scored"],
+            "distance": metrics.distances(pred, target)}
+
+
+def summary(frame: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 0.95,
+            seed: int = 0, pooled: bool = False) -> pd.DataFrame:
+    """One row per (model, vocab, variant) of ``frame`` (the columns of :func:`frame`).
+
+    Columns: model, vocab, encoding, variant, seeds (valid runs), diverged (runs),
+    accuracy, accuracy_lo, accuracy_hi, distance, distance_lo, distance_hi (the mean
+    over the valid seeds of each run's own metric, and its percentile bootstrap
+    interval over seeds), accuracy_per_seed (tuple, in seed order). ``pooled=True``
+    adds the paper caption's intervals over seeds x held-out sequences as secondary
+    columns (accuracy_seq_lo/_hi, distance_seq_lo/_hi), from each valid run's
+    predictions.
+    """
+    rows = []
+    cells = frame.groupby(["model", "vocab", "encoding"], sort=False)
+    for (model, vocab, enc), g in cells:
+        g = g.sort_values("seed")
+        ok = g[~g["diverged"].astype(bool)]
+        row = dict(model=model, vocab=int(vocab), encoding=enc,
+                   variant=variant_label(enc), seeds=len(ok),
+                   diverged=int(g["diverged"].sum()))
+        for name, col in METRICS.items():
+            mean, lo, hi = claims.seed_interval(ok[col].to_numpy(float), confidence,
+                                                n_resamples, seed)
+            row.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
+        row["accuracy_per_seed"] = tuple(round(float(a), 4)
+                                         for a in ok["token_accuracy"])
+        if pooled:
+            row.update(_pooled(ok["path"], n_resamples, confidence, seed))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _pooled(paths, n_resamples: int, confidence: float, seed: int) -> dict:
+    """Intervals over seeds x held-out sequences pooled (the paper's caption)."""
+    if len(paths) == 0:
+        return dict(accuracy_seq_lo=np.nan, accuracy_seq_hi=np.nan,
+                    distance_seq_lo=np.nan, distance_seq_hi=np.nan)
+    seqs = [per_sequence(p) for p in paths]
+    correct = np.stack([s["correct"] for s in seqs])                 # [seeds, n]
+    scored = np.stack([s["scored"] for s in seqs])
+    dist = np.stack([s["distance"] for s in seqs])
+    opts = dict(n_resamples=n_resamples, confidence=confidence, seed=seed)
+    acc = metrics.bootstrap_ci(correct, scored, **opts)
+    dl = metrics.bootstrap_ci(dist, **opts)
+    return dict(accuracy_seq_lo=acc[1], accuracy_seq_hi=acc[2],
+                distance_seq_lo=dl[1], distance_seq_hi=dl[2])
+
+
+def summary_table(summ: pd.DataFrame) -> pd.DataFrame:
+    """:func:`summary` for the page, rounded: the intervals over seeds first, the
+    pooled per-sequence ones (when present) as secondary columns."""
+    def span(lo, hi, digits):
+        return [f"[{a:.{digits}f}, {b:.{digits}f}]" for a, b in zip(lo, hi)]
+
+    s = summ
+    out = pd.DataFrame({
+        "model": s["model"].map(model_name), "vocab": s["vocab"],
+        "variant": s["variant"], "seeds": s["seeds"], "diverged": s["diverged"],
+        "accuracy": s["accuracy"].round(4),
+        "accuracy 95% (seeds)": span(s.accuracy_lo, s.accuracy_hi, 3),
+        "distance": s["distance"].round(3),
+        "distance 95% (seeds)": span(s.distance_lo, s.distance_hi, 2)})
+    if "accuracy_seq_lo" in s:
+        out["accuracy 95% (sequences)"] = span(s.accuracy_seq_lo, s.accuracy_seq_hi, 3)
+        out["distance 95% (sequences)"] = span(s.distance_seq_lo, s.distance_seq_hi, 2)
+    out["accuracy per seed"] = s["accuracy_per_seed"]
+    return out.set_index(["model", "vocab", "variant"])
+
+
+def _paired(frame: pd.DataFrame, model: str, vocab: int, metric: str) -> pd.DataFrame:
+    """[seeds valid in both variants, (vanilla, PE)] of ``metric`` at (model, vocab)."""
+    at = frame[(frame["model"] == model) & (frame["vocab"] == vocab)
+               & ~frame["diverged"].astype(bool)]
+    wide = at.pivot(index="seed", columns="encoding", values=metric)
+    wide = wide.reindex(columns=[VANILLA, PE])
+    return wide.dropna().sort_index()
+
+
+def _diverged(frame: pd.DataFrame, model: str, vocabs) -> dict[str, int]:
+    at = frame[(frame["model"] == model) & frame["vocab"].isin(list(vocabs))]
+    return {variant_label(e): int(at.loc[at["encoding"] == e, "diverged"].sum())
+            for e in (VANILLA, PE)}
+
+
+def evidence(frame: pd.DataFrame, model: str, vocab: int,
+             metric: str = "token_accuracy") -> dict:
+    """The evidence of rule "better" at (model, vocab), PE the expected better one.
+
+    a, b: per-seed PE and vanilla values of ``metric`` (each run's own headline
+    metric), over the seeds valid in both variants, in seed order; negated for
+    ``mean_distance`` (so that higher is better). baseline: chance (1/V) for the
+    accuracy, none for the distance. diverged: the runs of each variant at this cell
+    whose loss turned non-finite.
+    """
+    wide = _paired(frame, model, vocab, metric)
+    sign, what = (-1.0, ", minus distance") if metric == "mean_distance" else (1.0, "")
+    return {"a": (sign * wide[PE]).tolist(), "b": (sign * wide[VANILLA]).tolist(),
+            "seeds": [int(s) for s in wide.index],
+            "baseline": 1.0 / vocab if metric == "token_accuracy" else None,
+            "diverged": _diverged(frame, model, [vocab]),
+            "a_name": f"PE {model_name(model)}{what}",
+            "b_name": f"vanilla {model_name(model)}{what}",
+            "vocab": int(vocab), "metric": metric}
+
+
+def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
+    """The evidence of rule "trend": x (the vocabularies, ascending), gaps [seed][x]
+    (PE minus vanilla token accuracy, over the seeds valid in both variants at every
+    x), diverged (the model's runs at these vocabularies that diverged)."""
+    xs = sorted(int(v) for v in vocabs)
+    per_x = [_paired(frame, model, v, "token_accuracy") for v in xs]
+    seeds = sorted(set.intersection(*(set(w.index) for w in per_x))) if per_x else []
+    gaps = [[float(w.loc[s, PE] - w.loc[s, VANILLA]) for w in per_x] for s in seeds]
+    return {"x": xs, "gaps": gaps, "seeds": [int(s) for s in seeds],
+            "diverged": sum(_diverged(frame, model, xs).values())}
+
+
+def grade(frame: pd.DataFrame, cfg) -> list[claims.Grade]:
+    """The grades of the chapter's claims, in registry order: every claim of
+    ``claims.of_chapter("key_findings")`` graded on the runs in ``frame`` (the columns
+    of :func:`frame`, made from ``cfg``) through ``penb.claims.grade``, or recorded with
+    ``penb.claims.not_tested`` where this preset cannot test it; then the claims of
+    :data:`UNTESTED`, with the registry's reason."""
+    out = [_grade(c, frame, cfg) for c in claims.of_chapter(CHAPTER)]
+    return out + [claims.not_tested(k, claims.get(k).not_tested, cfg) for k in UNTESTED]
+
+
+def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
+    if c.rule is None:
+        return claims.not_tested(c.key, c.not_tested, cfg)
+    if c.key not in BETTER and c.key != TREND[0]:
+        raise ValueError(f"claim {c.key}: the chapter {CHAPTER} has no evidence for it")
+    model = BETTER[c.key][0] if c.key in BETTER else TREND[1]
+    missing = _missing(cfg, model)
+    if missing:
+        return claims.not_tested(c.key, f"not at this preset: {missing}", cfg)
+    vocabs = cfg[f"{model}_vocab"]
+    if c.key in BETTER:
+        vocab = max(vocabs)
+        ev = evidence(frame, model, vocab, BETTER[c.key][1])
+        return claims.grade(c.key, ev, cfg, vocab=vocab)
+    if len(vocabs) < TREND_MIN_VOCABS:
+        return claims.not_tested(c.key, (
+            f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
+            f"{model_name(model)} vocabularies, this preset has {len(vocabs)} "
+            f"({', '.join(map(str, sorted(vocabs)))})"), cfg)
+    return claims.grade(c.key, trend_evidence(frame, model, vocabs), cfg,
+                        vocab=sorted(vocabs))
+
+
+def _missing(cfg, model: str) -> str:
+    """Why ``cfg`` cannot compare PE with vanilla for ``model`` ("" when it can)."""
+    if model not in cfg.cores:
+        return (f"the {model_name(model)} is not among the models run "
+                f"({', '.join(cfg.cores)})")
+    if not {VANILLA, PE} <= set(cfg.encodings):
+        return f"the comparison needs both encodings {VANILLA!r} and {PE!r}"
+    return ""
+
+
+def gaps(frame: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Exploratory (graded by no claim): one row per (model, vocab) with seeds
+    (paired), gap (mean over seeds of PE minus vanilla token accuracy), gap_lo, gap_hi
+    (its bootstrap interval over seeds), pe_ahead (seeds in which PE was ahead)."""
+    rows = []
+    for (model, vocab), _ in frame.groupby(["model", "vocab"], sort=False):
+        wide = _paired(frame, model, int(vocab), "token_accuracy")
+        d = (wide[PE] - wide[VANILLA]).to_numpy(float)
+        mean, lo, hi = claims.seed_interval(d, n_resamples=n_resamples, seed=seed)
+        rows.append(dict(model=model, vocab=int(vocab), seeds=len(d), gap=mean,
+                         gap_lo=lo, gap_hi=hi, pe_ahead=int((d > 0).sum())))
+    return pd.DataFrame(rows)
+
+
+def run_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The raw runs for the page: a few columns, rounded; a diverged run shows the
+    step at which its loss turned non-finite (``diverged_at``)."""
+    out = frame[["model", "vocab", "variant", "seed", "token_accuracy",
+                 "mean_distance", "diverged_at", "wall_s"]].copy()
+    out["diverged_at"] = out["diverged_at"].map(lambda s: "" if pd.isna(s) else int(s))
+    out["model"] = out["model"].map(model_name)
+    out = out.round({"token_accuracy": 4, "mean_distance": 3, "wall_s": 1})
+    return out.set_index(["model", "vocab", "variant", "seed"])
+
+
+def search_table(path: Optional[Path] = None) -> pd.DataFrame:
+    """The regime search that chose the ``quick`` preset (``search_log.csv`` beside
+    this module, written by ``scripts/search_key_findings.py``): one row per
+    configuration and vocabulary tried."""
+    path = Path(path) if path is not None else SEARCH_LOG
+    return pd.read_csv(path, dtype={"seeds": str}, keep_default_na=False)

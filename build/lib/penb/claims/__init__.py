@@ -1,0 +1,132 @@
+"""Every claim of the three texts (and the book's own hypotheses), written once as data, with the rule
+that grades it, fixed before its confirmation runs.
+
+A :class:`Claim` carries the text's statement and number, the chapter that tests it, the measure, the
+grading :class:`~penb.claims.grading.Rule` and the trivial baseline; a claim that no chapter tests says
+why (``not_tested``). Chapters compute *evidence* (one number per seed) and call :func:`grade`; the
+verdict comes from the one vocabulary of :mod:`penb.claims.grading`, and :func:`record` keeps it for the
+scorecard. No chapter writes a verdict word itself.
+
+Data: :mod:`penb.claims.morita`, :mod:`penb.claims.irie`, :mod:`penb.claims.hansen`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
+                                 VERDICTS, Grade, Rule, fmt, seed_interval)
+from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
+
+
+@dataclass(frozen=True)
+class Claim:
+    key: str                 # stable identifier, e.g. "morita.fig2.lstm"
+    source: str              # one of MORITA, IRIE, HANSEN, BEYOND
+    where: str               # "Fig. 2", "Table 1", "Sec. 4.2", ...
+    statement: str           # what is claimed, in our words
+    value: Any = None        # the published number(s), where the text prints them
+    unit: str = ""
+    extra: dict = field(default_factory=dict)
+    chapter: str = ""        # the chapter that tests it ("" when none does)
+    measure: str = ""        # what the chapter measures, per seed
+    rule: Optional[Rule] = None
+    baseline: str = ""       # the trivial baseline, in words
+    not_tested: str = ""     # why no chapter tests it (then chapter is "")
+    kind: str = "claim"      # "claim" (graded), "setting" (a fact of the setup), "hypothesis" (beyond the papers)
+
+    def __post_init__(self):
+        if self.kind == "claim" and not (self.rule or self.not_tested):
+            raise ValueError(f"claim {self.key}: a graded claim needs a rule or a not_tested reason")
+
+
+def _load() -> dict[str, Claim]:
+    from penb.claims import hansen, irie, morita
+
+    out: dict[str, Claim] = {}
+    for c in [*morita.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS]:
+        if c.key in out:
+            raise ValueError(f"claim {c.key} is defined twice")
+        out[c.key] = c
+    return out
+
+
+CLAIMS: dict[str, Claim] = _load()
+
+
+def get(key: str) -> Claim:
+    """The claim ``key``; an unknown key raises ``KeyError`` listing the valid ones."""
+    try:
+        return CLAIMS[key]
+    except KeyError:
+        raise KeyError(f"unknown claim {key!r}; known: {', '.join(CLAIMS)}") from None
+
+
+def graded() -> list[Claim]:
+    """Every claim that receives a verdict (settings excluded), in registry order."""
+    return [c for c in CLAIMS.values() if c.kind != "setting"]
+
+
+def of_chapter(chapter: str) -> list[Claim]:
+    """The graded claims that ``chapter`` tests, in registry order."""
+    return [c for c in graded() if c.chapter == chapter]
+
+
+def grade(key: str, evidence: dict, cfg=None, **provenance) -> Grade:
+    """The verdict of claim ``key`` on ``evidence`` under its registered rule, recorded for the scorecard
+    (with ``cfg``'s chapter, preset, seeds and steps, and any ``provenance`` given)."""
+    from penb.claims import grading
+
+    c = get(key)
+    if c.rule is None:
+        raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
+    verdict, ours, reason = grading.apply(c.rule, evidence)
+    g = Grade(key, verdict, ours, reason, _jsonable(evidence))
+    record(g, cfg, **provenance)
+    return g
+
+
+def not_tested(key: str, reason: str, cfg=None, **provenance) -> Grade:
+    """Record that claim ``key`` is not tested here (e.g. "not at this preset: ..."), and return it."""
+    get(key)
+    g = Grade(key, NOT_TESTED, "", reason)
+    record(g, cfg, **provenance)
+    return g
+
+
+def record(g: Grade, cfg=None, **provenance) -> None:
+    from penb.claims.scorecard import record as _record
+
+    _record(g, cfg, **provenance)
+
+
+def table(grades):
+    """A DataFrame of ``grades`` for a chapter page: claim, where, the paper's statement and number, ours,
+    verdict, why."""
+    import pandas as pd
+
+    rows = []
+    for g in grades:
+        c = get(g.claim)
+        paper = c.statement if c.value is None else f"{c.statement} ({_value(c)})"
+        rows.append({"claim": c.key, "where": c.where, "paper": paper, "ours": g.ours, "verdict": g.verdict,
+                     "why": g.reason})
+    return pd.DataFrame(rows).set_index("claim")
+
+
+def _value(c: Claim) -> str:
+    return f"{c.value} {c.unit}".strip()
+
+
+def _jsonable(x):
+    import numpy as np
+
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x

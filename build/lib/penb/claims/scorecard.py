@@ -1,0 +1,125 @@
+"""The scorecard: every claim's verdict from the current build, on one page.
+
+A chapter's :func:`penb.claims.grade` calls :func:`record`, which keeps the grade in
+``<executed>/<chapter>.grades.json`` (cleared when the chapter starts, so a page never shows a verdict of
+an earlier build). :func:`render` joins the registry with those files: a claim that no chapter of this
+build graded shows as "not tested", with the registry's reason or "its chapter has not run".
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Optional
+
+from penb import atomic, paths
+
+
+def grades_file(chapter: str, out_dir: Optional[Path] = None) -> Path:
+    return Path(out_dir or paths.executed_dir()) / f"{chapter}.grades.json"
+
+
+def _steps(cfg) -> object:
+    per = dict(cfg.get("per_core") or {})
+    steps = {c: o["steps"] for c, o in per.items() if isinstance(o, dict) and "steps" in o}
+    if "steps" in cfg:
+        return {"all": cfg["steps"], **steps} if steps else cfg["steps"]
+    for k in ("iterations", "lm_steps"):
+        if k in cfg:
+            return cfg[k]
+    return None
+
+
+def record(g, cfg=None, **provenance) -> None:
+    """Keep grade ``g`` for the scorecard, with the preset, device, seeds and steps behind it."""
+    from penb.claims import get
+
+    claim = get(g.claim)
+    chapter = getattr(cfg, "chapter", "") or claim.chapter or "unknown"
+    prov = {}
+    if cfg is not None:
+        prov = {"preset": cfg.preset, "device": cfg.get("device"), "seeds": list(cfg["seeds"])
+                if "seeds" in cfg else None, "steps": _steps(cfg)}
+    prov.update(provenance)
+    path = grades_file(chapter)
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[g.claim] = {"verdict": g.verdict, "ours": g.ours, "reason": g.reason, "chapter": chapter, **prov}
+    atomic.write_json(path, data)
+
+
+def clear(chapter: str, out_dir: Optional[Path] = None) -> None:
+    """Forget a chapter's recorded grades (done when the chapter starts executing)."""
+    grades_file(chapter, out_dir).unlink(missing_ok=True)
+
+
+def collect(out_dir: Optional[Path] = None) -> dict[str, dict]:
+    """{claim key: recorded grade} over every chapter's grades file in ``out_dir``."""
+    out = {}
+    for f in sorted(Path(out_dir or paths.executed_dir()).glob("*.grades.json")):
+        out.update(json.loads(f.read_text()))
+    return out
+
+
+def rows(out_dir: Optional[Path] = None) -> list[dict]:
+    """One row per graded claim of the registry (settings excluded), with this build's verdict."""
+    from penb.claims import NOT_TESTED, graded
+
+    found = collect(out_dir)
+    out = []
+    for c in graded():
+        g = found.get(c.key)
+        if g is None:
+            why = c.not_tested or f"its chapter ({c.chapter}) has not run in this build"
+            g = {"verdict": NOT_TESTED, "ours": "", "reason": why, "chapter": c.chapter}
+        paper = "" if c.value is None else f"{c.value} {c.unit}".strip()
+        out.append({"key": c.key, "source": c.source, "where": c.where, "statement": c.statement, "paper": paper,
+                    "kind": c.kind, **g})
+    return out
+
+
+def _cell(text) -> str:
+    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+
+
+def _provenance(r: dict) -> str:
+    if "preset" not in r:
+        return ""
+    seeds = r.get("seeds")
+    seeds = f"{len(seeds)} seeds ({', '.join(map(str, seeds))})" if seeds else ""
+    steps = r.get("steps")
+    steps = "" if steps is None else (f"{steps:,} steps" if isinstance(steps, int) else
+                                       "steps " + ", ".join(f"{k} {v:,}" for k, v in steps.items()))
+    return "; ".join(x for x in (r.get("preset"), r.get("device"), seeds, steps) if x)
+
+
+def render(out_dir: Optional[Path] = None) -> str:
+    """MyST markdown of the scorecard page."""
+    from penb.claims import VERDICTS
+    from penb.claims.sources import BEYOND
+
+    table = rows(out_dir)
+    papers = [r for r in table if r["source"] != BEYOND]
+    counts = Counter(r["verdict"] for r in papers)
+    lines = ["# Scorecard", "",
+             "Every claim of the three texts, with this build's verdict. Each claim's measure, rule and trivial "
+             "baseline were written in `penb/claims` before its confirmation runs; the verdicts use one "
+             "vocabulary: " + ", ".join(f"*{v}*" for v in VERDICTS) + ". Intervals are over seeds.", "",
+             "**Summary:** " + "; ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) +
+             f" ({len(papers)} claims).", ""]
+    for source in dict.fromkeys(r["source"] for r in table):
+        part = [r for r in table if r["source"] == source]
+        title = "Beyond the papers: the book's own hypotheses" if source == BEYOND else source
+        lines += [f"## {title}", "", "| where | claim | paper | ours | verdict | run | chapter |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in part:
+            chapter = f"{{doc}}`{r['chapter']}`" if r.get("chapter") and "preset" in r else _cell(r.get("chapter"))
+            verdict = f"**{r['verdict']}**<br>{_cell(r['reason'])}"
+            lines.append(f"| {_cell(r['where'])} | {_cell(r['statement'])} | {_cell(r['paper'])} | "
+                         f"{_cell(r['ours'])} | {verdict} | {_cell(_provenance(r))} | {chapter} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_page(out_dir: Optional[Path] = None) -> Path:
+    """Write ``scorecard.md`` into the executed folder (the first page after the introduction)."""
+    return atomic.write_text(Path(out_dir or paths.executed_dir()) / "scorecard.md", render(out_dir))

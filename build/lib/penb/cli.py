@@ -1,0 +1,88 @@
+"""Command line: ``python -m penb run CHAPTER -p key value ...`` and friends.
+
+    python -m penb list                         chapters in book order
+    python -m penb params invertibility         a chapter's parameters and presets
+    python -m penb run invertibility -p inits 20 --preset smoke
+    python -m penb run-all --preset quick       every chapter of the book
+    python -m penb status                       write the status page
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from penb import notebook, presets, status
+
+
+def _params(pairs: list[list[str]] | None, preset: str | None) -> dict:
+    params = {k: notebook.parse_value(v) for k, v in (pairs or [])}
+    if preset is not None:
+        params["preset"] = preset
+    return params
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m penb", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run", help="execute one chapter with papermill")
+    run.add_argument("chapter")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    run.add_argument("--preset", help="shorthand for -p preset NAME")
+    run.add_argument("--out", help="folder for the executed notebook (default: book/executed)")
+    run.add_argument("--log", action="store_true", help="stream cell output to the terminal")
+    allp = sub.add_parser("run-all", help="execute every chapter in the book's toc")
+    allp.add_argument("--preset", default=None)
+    allp.add_argument("--out", default=None)
+    allp.add_argument("--log", action="store_true")
+    sub.add_parser("list", help="chapters in book order")
+    par = sub.add_parser("params", help="a chapter's parameters and its presets")
+    par.add_argument("chapter")
+    st = sub.add_parser("status", help="write the status page")
+    st.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+
+    try:
+        if args.cmd == "run":
+            path = notebook.run_chapter(args.chapter, _params(args.parameter, args.preset), args.out, args.log)
+            print(f"executed {args.chapter} -> {path}")
+        elif args.cmd == "run-all":
+            names = notebook.book_chapters()
+            for name in names:  # validate all before running any
+                notebook.validate(name, _params(None, args.preset))
+            for i, name in enumerate(names, 1):
+                print(f"[{i}/{len(names)}] {name}", flush=True)
+                notebook.run_chapter(name, _params(None, args.preset), args.out, args.log)
+        elif args.cmd == "list":
+            print("\n".join(notebook.book_chapters()))
+        elif args.cmd == "params":
+            for k, info in notebook.declared_parameters(args.chapter).items():
+                print(f"{k:>14} = {info['default']:<12} # {info['help']}")
+            print()
+            t = presets.table(args.chapter)
+            print(f"{'key':>14} " + " ".join(f"{p:>14}" for p in presets.PRESETS))
+            for k in t["paper"]:
+                print(f"{k:>14} " + " ".join(f"{t[p][k]!s:>14}" for p in presets.PRESETS))
+        elif args.cmd == "status":
+            print(f"wrote {status.write_page(args.out)}")
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # noqa: BLE001 (a failing cell: papermill's error, shown in a few lines)
+        print(f"error: {cell_error(err)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cell_error(err: BaseException, lines: int = 6) -> str:
+    """A few readable lines for a chapter that failed while executing: for papermill's
+    ``PapermillExecutionError`` the failing cell's exception name and message (no traceback);
+    otherwise the exception's type and message."""
+    ename, evalue = getattr(err, "ename", None), getattr(err, "evalue", None)
+    if ename is not None:
+        cell = getattr(err, "exec_count", None)
+        text = f"cell {cell} raised {ename}: {evalue}" if cell is not None else f"{ename}: {evalue}"
+    else:
+        text = f"{type(err).__name__}: {err}"
+    body = text.strip().splitlines()
+    return "\n".join(body[:lines] + (["..."] if len(body) > lines else []))

@@ -1,0 +1,214 @@
+"""Positional encodings, registered by string key.
+
+``get(key)`` returns an :class:`EncodingSpec`; ``spec.build(num_positions, dim, generator)``
+returns a :class:`PositionalEncoding` module that maps ``positions: LongTensor[...]`` to
+``Tensor[..., dim]`` and whose ``table()`` is the whole ``Tensor[num_positions, dim]``.
+Fixed tables are buffers, learnable ones ``nn.Parameter``.
+
+Keys
+----
+Main paper (Morita, Sec. 3.2 and App. D):
+
+* ``none``: output width 0, so a model can always concatenate ``[embedding, encoding]``.
+* ``sinusoidal``: Eq. 1-2, interleaved (sin at dims 2i, cos at dims 2i+1, 0-based), positions
+  0, 1, ..., frequencies ``10000^(-2i/dim)``, every row divided by ``sqrt(dim/2)`` (unit L2 norm).
+  The official code concatenates ``[sin(all freqs), cos(all freqs)]`` instead: the same
+  vectors up to a fixed permutation of dimensions (see :func:`sinusoidal`, ``layout``).
+* ``random``: fixed standard-normal vectors, L2-normalised per position (uniform on the sphere).
+* ``learnable``: a standard-normal parameter per position, not normalised (``nn.Embedding`` init).
+
+Blog (Hansen, "A Normally Distributed Position Encoding"): the nine keys of
+``penb.encodings.blog`` (``sincos``, ``direct1``, ``directN``, ``linear_normal[_learned]``,
+``linear_uniform[_learned]``, ``normal[_learned]``). Their parameters (``w``, ``b``, ``mu``, ``v``)
+are trained for the ``*_learned`` keys. ``normal`` puts the blog's sentinel (-9999999) at
+position 0, faithful to the blog, so it is meant for the blog's study, not for feeding an RNN.
+
+This package's ``__init__`` is the registry; its module ``blog`` holds the blog's nine formulas as
+plain differentiable functions (used by the registry and by ``penb.chapters.invertibility``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+from torch import nn
+
+from penb.encodings import blog
+
+PAPER_KEYS = ("none", "sinusoidal", "random", "learnable")
+BLOG_KEYS = ("sincos", "direct1", "directN", "linear_normal", "linear_normal_learned",
+             "linear_uniform", "linear_uniform_learned", "normal", "normal_learned")
+KEYS = PAPER_KEYS + BLOG_KEYS
+
+
+def sinusoidal(num_positions: int, dim: int, layout: str = "interleaved") -> torch.Tensor:
+    """Eq. 1-2 of the main paper: ``Tensor[num_positions, dim]`` with unit-norm rows.
+
+    Row ``p`` (position ``p = t - 1``), 0-based ``i = 0 .. dim/2 - 1``, ``w_i = 10000^(-2i/dim)``:
+    ``layout="interleaved"`` (the paper's equations): ``[sin(p w_0), cos(p w_0), sin(p w_1), ...]``;
+    ``layout="concat"`` (the official code): ``[sin(p w_0), ..., sin(p w_{d/2-1}), cos(p w_0), ...]``.
+    Both are divided by ``sqrt(dim/2)``.
+    """
+    _check_sizes(num_positions, dim)
+    if dim % 2:
+        raise ValueError(f"sinusoidal encoding needs an even dim (sin/cos pairs), got {dim}")
+    if layout not in ("interleaved", "concat"):
+        raise ValueError(f"unknown layout {layout!r}; valid: interleaved, concat")
+    pos = torch.arange(num_positions, dtype=torch.float64)[:, None]               # [P, 1]
+    freq = 10000.0 ** (-torch.arange(0, dim, 2, dtype=torch.float64) / dim)      # [dim/2]
+    angle = pos * freq                                                            # [P, dim/2]
+    if layout == "interleaved":
+        out = torch.stack([angle.sin(), angle.cos()], dim=-1).reshape(num_positions, dim)
+    else:
+        out = torch.cat([angle.sin(), angle.cos()], dim=-1)
+    return (out / math.sqrt(dim / 2)).to(torch.float32)
+
+
+def _check_sizes(num_positions: int, dim: int) -> None:
+    for name, v in (("num_positions", num_positions), ("dim", dim)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+
+
+class PositionalEncoding(nn.Module):
+    """Base module: ``forward(positions: LongTensor[...]) -> Tensor[..., width]``.
+
+    ``width`` is ``dim`` (0 for ``none``); ``table()`` is ``Tensor[num_positions, width]``.
+    """
+
+    def __init__(self, key: str, num_positions: int, width: int):
+        super().__init__()
+        self.key, self.num_positions, self.width = key, num_positions, width
+
+    def table(self) -> torch.Tensor:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def check_positions(self, positions: torch.Tensor) -> None:
+        """Raise ``ValueError`` unless ``positions`` is an integer tensor in ``[0, num_positions)``."""
+        if positions.dtype.is_floating_point or positions.dtype == torch.bool:
+            raise ValueError(f"positions must be an integer tensor, got {positions.dtype}")
+        if positions.numel():
+            lo, hi = int(positions.min()), int(positions.max())
+            if lo < 0 or hi >= self.num_positions:
+                raise ValueError(f"encoding {self.key!r} was built for positions 0..{self.num_positions - 1}; "
+                                 f"got positions in [{lo}, {hi}]")
+
+    def forward(self, positions: torch.Tensor) -> torch.Tensor:
+        self.check_positions(positions)
+        return self.table()[positions]
+
+    def extra_repr(self) -> str:
+        return f"key={self.key!r}, num_positions={self.num_positions}, width={self.width}"
+
+
+class NoEncoding(PositionalEncoding):
+    """``none``: width 0, so ``torch.cat([emb, enc(pos)], -1)`` is just ``emb``."""
+
+    def __init__(self, num_positions: int):
+        super().__init__("none", num_positions, 0)
+        self.register_buffer("_empty", torch.zeros(num_positions, 0), persistent=False)
+
+    def table(self) -> torch.Tensor:
+        return self._empty
+
+
+class TableEncoding(PositionalEncoding):
+    """A stored table ``[num_positions, dim]``: a buffer if fixed, an ``nn.Parameter`` if learnable."""
+
+    def __init__(self, key: str, values: torch.Tensor, learnable: bool):
+        super().__init__(key, values.shape[0], values.shape[1])
+        if learnable:
+            self.weight = nn.Parameter(values.clone())
+        else:
+            self.register_buffer("weight", values.clone())
+
+    def table(self) -> torch.Tensor:
+        return self.weight
+
+
+class BlogEncoding(PositionalEncoding):
+    """One of the blog's nine: parameters from ``blog.init_params``, table recomputed on use."""
+
+    def __init__(self, key: str, num_positions: int, dim: int, learnable: bool,
+                 generator: Optional[torch.Generator] = None):
+        super().__init__(key, num_positions, dim)
+        self.dim = dim
+        self._names = []
+        for name, value in blog.init_params(key, dim, generator=generator).items():
+            value = torch.as_tensor(value, dtype=torch.float32)
+            if learnable:
+                setattr(self, name, nn.Parameter(value.clone()))
+            else:
+                self.register_buffer(name, value.clone())
+            self._names.append(name)
+
+    def params(self) -> dict:
+        """The encoding's parameters by name (``w``, ``b``, ``mu``, ``v``; empty for fixed formulas)."""
+        return {n: getattr(self, n) for n in self._names}
+
+    def table(self, sentinel: Optional[float] = None) -> torch.Tensor:
+        """``[num_positions, dim]``; ``sentinel`` replaces the blog's -9999999 at position 0 of ``normal*``."""
+        extra = {} if sentinel is None else {"sentinel": sentinel}
+        return blog.table(self.key, self.params(), self.num_positions, self.dim, **extra)
+
+
+@dataclass(frozen=True)
+class EncodingSpec:
+    """A registered encoding: ``build(num_positions, dim, generator)`` makes its module."""
+
+    key: str
+    learnable: bool
+    source: str        # "Morita" or "Hansen"
+    description: str
+
+    def build(self, num_positions: int, dim: int,
+              generator: Optional[torch.Generator] = None) -> PositionalEncoding:
+        """A module for positions ``0 .. num_positions-1`` and width ``dim`` (0 for ``none``).
+
+        ``generator`` (a ``torch.Generator``) draws the random/learnable values; ``None`` uses
+        torch's global generator.
+        """
+        _check_sizes(num_positions, dim)
+        if self.key == "none":
+            return NoEncoding(num_positions)
+        if self.key == "sinusoidal":
+            return TableEncoding(self.key, sinusoidal(num_positions, dim), learnable=False)
+        if self.key == "random":
+            x = torch.randn(num_positions, dim, generator=generator)
+            return TableEncoding(self.key, x / x.norm(dim=-1, keepdim=True), learnable=False)
+        if self.key == "learnable":
+            return TableEncoding(self.key, torch.randn(num_positions, dim, generator=generator), learnable=True)
+        return BlogEncoding(self.key, num_positions, dim, self.learnable, generator)
+
+
+_SPECS = {s.key: s for s in (
+    EncodingSpec("none", False, "Morita", "no encoding (width 0): the vanilla model"),
+    EncodingSpec("sinusoidal", False, "Morita", "Eq. 1-2: sin/cos at 10000^(-2i/D), rows of unit norm"),
+    EncodingSpec("random", False, "Morita", "App. D: fixed standard-normal vectors, unit norm"),
+    EncodingSpec("learnable", True, "Morita", "App. D: nn.Embedding-like N(0,1) parameters, not normalised"),
+    EncodingSpec("sincos", False, "Hansen", "sin/cos of raw positions (sines, then cosines), 10000^(-2k/K), not normalised"),
+    EncodingSpec("direct1", False, "Hansen", "dim 0 = pos/N, other dims 0"),
+    EncodingSpec("directN", False, "Hansen", "every dim = pos/N"),
+    EncodingSpec("linear_normal", False, "Hansen", "(pos/N) w + b, w ~ N(0,1)^K, b ~ N(0,1)"),
+    EncodingSpec("linear_normal_learned", True, "Hansen", "linear_normal with w, b trained"),
+    EncodingSpec("linear_uniform", False, "Hansen", "(pos/N) w + b, w ~ U(-1,1)^K, b ~ U(-1,1)"),
+    EncodingSpec("linear_uniform_learned", True, "Hansen", "linear_uniform with w, b trained"),
+    EncodingSpec("normal", False, "Hansen", "mu_k + sqrt(v_k) ndtri(pos/N): normal quantiles"),
+    EncodingSpec("normal_learned", True, "Hansen", "normal with mu, v trained"),
+)}
+assert tuple(_SPECS) == KEYS
+
+
+def get(key: str) -> EncodingSpec:
+    """The spec registered under ``key``; ``ValueError`` listing valid keys otherwise."""
+    if not isinstance(key, str) or key not in _SPECS:
+        raise ValueError(f"unknown positional encoding {key!r}; valid keys: {', '.join(KEYS)}")
+    return _SPECS[key]
+
+
+def build(key: str, num_positions: int, dim: int,
+          generator: Optional[torch.Generator] = None) -> PositionalEncoding:
+    """Shorthand for ``get(key).build(num_positions, dim, generator)``."""
+    return get(key).build(num_positions, dim, generator)

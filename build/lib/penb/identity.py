@@ -1,0 +1,56 @@
+"""Code identity of stored results: the store version, and the environment recorded with every run.
+
+``STORE_VERSION`` is part of every run key (``penb.runs.key``). Bump it whenever a change to a model, a
+task, the training loop or the evaluation would change what a run produces: stored runs of the old
+version are then never reused, and a partial run of the old version is never resumed under new code
+(its checkpoints record the version; ``penb.train`` refuses a mismatch). History:
+
+* 1: the layout of sessions 1-2 (keys hashed the normalised config alone);
+* 2: key = store version + normalised config without bookkeeping (``log_every``; ``device`` as its
+  type, so "cuda" and "cuda:0" share runs); divergence check; non-finite entries counted per update.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+STORE_VERSION = 2
+
+
+@lru_cache(maxsize=1)
+def git_commit() -> str:
+    """The commit of the penb checkout (with "+dirty" when it has uncommitted changes), or "" outside git."""
+    top = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(top), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return head + ("+dirty" if dirty else "")
+
+
+def environment(device: str = "cpu") -> dict:
+    """What made a result: store version, penb version, git commit, torch/numpy/scipy versions, Python,
+    the device's name and the number of torch threads."""
+    from importlib import metadata
+
+    import numpy
+    import scipy
+    import torch
+
+    try:
+        penb_version = metadata.version("penb")
+    except metadata.PackageNotFoundError:
+        penb_version = "unknown"
+    name = platform.processor() or platform.machine()
+    if device.startswith("cuda") and torch.cuda.is_available():
+        name = torch.cuda.get_device_name(torch.device(device))
+    return {"store_version": STORE_VERSION, "penb": penb_version, "git_commit": git_commit(),
+            "torch": torch.__version__, "numpy": numpy.__version__, "scipy": scipy.__version__,
+            "python": platform.python_version(), "device": device, "device_name": name,
+            "threads": torch.get_num_threads(), "pid": os.getpid()}

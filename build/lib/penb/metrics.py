@@ -1,0 +1,121 @@
+"""Metrics of the main paper: token and sequence accuracy, Damerau-Levenshtein distance, bootstrap CIs.
+
+Predictions and targets are integer arrays ``[n, T]`` (NumPy or torch) laid out like a task's
+targets: steps whose target is ``IGNORE = -100`` are not scored. The paper scores the output phase
+of each held-out sequence; its captions give 95% confidence intervals from 10,000 bootstrap
+resamples of five seeds x 1,024 held-out sequences, which :func:`bootstrap_ci` reproduces by
+resampling the pooled per-sequence values (``level="sequence"``) or the per-seed means (``level="seed"``).
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+IGNORE = -100
+
+
+def _np(x) -> np.ndarray:
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+def _check(pred, target) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    pred, target = _np(pred), _np(target)
+    if pred.shape != target.shape or pred.ndim != 2:
+        raise ValueError(f"predictions and targets must both be [n, T]; got {pred.shape} and {target.shape}")
+    return pred, target, target != IGNORE
+
+
+def per_sequence(pred, target) -> dict[str, np.ndarray]:
+    """Per-sequence counts: ``correct`` and ``scored`` tokens, ``exact`` (bool; all scored tokens right).
+
+    pred, target: int [n, T]. Rows with nothing scored count as not exact.
+    """
+    pred, target, mask = _check(pred, target)
+    correct = ((pred == target) & mask).sum(1)
+    scored = mask.sum(1)
+    return {"correct": correct, "scored": scored, "exact": (correct == scored) & (scored > 0)}
+
+
+def token_accuracy(pred, target) -> float:
+    """Fraction of scored tokens predicted correctly (targets of -100 ignored)."""
+    s = per_sequence(pred, target)
+    return float(s["correct"].sum() / max(s["scored"].sum(), 1))
+
+
+def sequence_accuracy(pred, target) -> float:
+    """Fraction of sequences (with at least one scored token) whose scored tokens are all correct."""
+    s = per_sequence(pred, target)
+    keep = s["scored"] > 0
+    return float(s["exact"][keep].mean()) if keep.any() else 0.0
+
+
+def damerau_levenshtein(a: Sequence, b: Sequence) -> int:
+    """Unrestricted Damerau-Levenshtein distance between two sequences of hashables (rapidfuzz).
+
+    Insertions, deletions, substitutions and transpositions of adjacent symbols each cost 1, and a
+    substring may be edited after a transposition (unlike the restricted "optimal string alignment"
+    distance): ``damerau_levenshtein([3, 1], [1, 2, 3]) == 2`` where OSA gives 3.
+    """
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    return int(DamerauLevenshtein.distance(list(a), list(b)))
+
+
+def distances(pred, target) -> np.ndarray:
+    """int [n]: Damerau-Levenshtein distance between each row's predicted and target scored tokens."""
+    pred, target, mask = _check(pred, target)
+    return np.array([damerau_levenshtein(p[m].tolist(), t[m].tolist())
+                     for p, t, m in zip(pred, target, mask)], dtype=np.int64)
+
+
+def mean_distance(pred, target) -> float:
+    """Mean per-sequence Damerau-Levenshtein distance (raw, not normalised), as in the paper."""
+    d = distances(pred, target)
+    return float(d.mean()) if d.size else 0.0
+
+
+def grouped_accuracy(pred, target, groups) -> dict[int, float]:
+    """Token accuracy per group label (e.g. per input length): {label: accuracy}; groups int [n]."""
+    s = per_sequence(pred, target)
+    groups = _np(groups)
+    return {int(g): float(s["correct"][groups == g].sum() / max(s["scored"][groups == g].sum(), 1))
+            for g in np.unique(groups)}
+
+
+def bootstrap_ci(values, weights=None, *, n_resamples: int = 10_000, confidence: float = 0.95,
+                 level: str = "sequence", method: str = "percentile",
+                 seed: Optional[int] = 0) -> tuple[float, float, float]:
+    """(estimate, low, high): a bootstrap confidence interval of a mean or a ratio of sums.
+
+    values: [seeds, n] per-sequence values (e.g. ``correct``); weights: optional [seeds, n]
+    (e.g. ``scored``), making the statistic sum(values)/sum(weights), the token accuracy;
+    without weights it is the mean. ``level="sequence"`` resamples all seeds x n sequences pooled
+    (scipy.stats.bootstrap, paired when weighted); ``level="seed"`` resamples the per-seed statistics.
+    A degenerate sample (all statistics equal) returns (v, v, v).
+    """
+    from scipy.stats import bootstrap
+
+    if level not in ("sequence", "seed"):
+        raise ValueError(f"unknown level {level!r}; valid: sequence, seed")
+    if not 0 < confidence < 1 or n_resamples < 1:
+        raise ValueError(f"need 0 < confidence < 1 and n_resamples >= 1, got {confidence}, {n_resamples}")
+    v = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    w = np.ones_like(v) if weights is None else np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    if v.shape != w.shape or v.size == 0:
+        raise ValueError(f"values and weights must be non-empty [seeds, n] of one shape; got {v.shape}, {w.shape}")
+    if level == "seed":
+        v, w = (v.sum(1) / w.sum(1))[None, :], np.ones((1, v.shape[0]))
+    v, w = v.ravel(), w.ravel()
+    estimate = float(v.sum() / w.sum())
+    ratios = v / np.where(w == 0, 1, w)
+    if np.all(ratios == ratios[0]) and np.all(w == w[0]):
+        return estimate, estimate, estimate
+
+    def ratio(a, b, axis=-1):
+        return a.sum(axis) / b.sum(axis)
+
+    res = bootstrap((v, w), ratio, paired=True, vectorized=True, n_resamples=n_resamples,
+                    confidence_level=confidence, method=method, batch=1000,
+                    random_state=np.random.default_rng(seed))
+    return estimate, float(res.confidence_interval.low), float(res.confidence_interval.high)

@@ -1,0 +1,295 @@
+"""The run store: one folder per run configuration, keyed by a hash of the whole configuration.
+
+    <penb.paths.store_dir()>/rnn/<key>/
+        config.json            the full (normalised) configuration
+        checkpoints/step-*.pt  kept checkpoints (model, optimiser, schedule, data generator, history)
+        predictions.npz        held-out predictions/targets per sequence (written when training ends)
+        result.json            config, headline metrics, loss history; its presence marks the run done
+
+        .lock                  a file lock: one process at a time trains (or resumes) the run
+
+``key(config)`` is the sha256 (16 hex digits) of the canonical JSON of the store version
+(``penb.identity.STORE_VERSION``) and ``penb.run_config.normalize(config)`` without its bookkeeping:
+every field that affects a result (defaults included) and the device's type ("cpu"/"cuda": "cuda" and
+"cuda:0" share a run), but not ``log_every``. So no two configurations share a folder, and code that
+changes results (a bumped store version) never reuses an old run. ``sweep(configs, executor)``
+normalises every configuration once, first (``ValueError`` before anything runs), reuses finished runs,
+resumes interrupted ones from their last checkpoint, and runs the rest on the executor. A run is
+trained under its folder's lock, so two processes on one store train it once; the second waits and
+reuses it. All files are written atomically (fsync'd), so a killed sweep leaves either a complete file
+or none, and a leftover temporary file is swept before a run resumes. A diverged run is finished too:
+its ``RunResult.diverged`` is True and it has no metrics and no predictions.
+
+Bit-identical results (reruns, resumed runs, pooled vs. in-process runs) hold on the CPU for the
+same number of torch threads: CPU kernels reduce in a thread-dependent order, so a different thread
+count changes the weights in the last bits (about 1e-7 after a few updates). On CUDA, cuDNN RNN
+kernels are not guaranteed deterministic; a resumed GPU run agrees only statistically.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional
+
+import numpy as np
+
+from penb import paths, train
+from penb.executors import Executor, LocalExecutor
+from penb.identity import STORE_VERSION
+from penb.run_config import normalize
+
+NAMESPACE = "rnn"
+BOOKKEEPING = ("log_every",)        # run fields that do not change a result: left out of the key
+
+
+def key_fields(config: Mapping[str, Any]) -> dict:
+    """What the run key hashes: the store version and the normalised config without bookkeeping, with
+    the device reduced to its type."""
+    c = {k: v for k, v in normalize(config).items() if k not in BOOKKEEPING}
+    c["device"] = str(c["device"]).split(":")[0]
+    identity = _task_identity(c["task"], c["vocab_size"], c["length"],
+                              json.dumps(c["task_options"], sort_keys=True, default=str))
+    return {"store_version": STORE_VERSION, **c, **({"task_identity": identity} if identity else {})}
+
+
+@lru_cache(maxsize=256)
+def _task_identity(task: str, vocab_size: int, length: int, options: str) -> dict:
+    """``Task.identity()`` (e.g. the corpus digests of the ``lm`` task), cached per process."""
+    from penb.tasks import make_task
+
+    return make_task(task, vocab_size, length, **json.loads(options)).identity()
+
+
+def key(config: Mapping[str, Any]) -> str:
+    """sha256 (16 hex digits) of the canonical JSON of :func:`key_fields`."""
+    blob = json.dumps(key_fields(config), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def root(store: Optional[Path] = None) -> Path:
+    return Path(store) if store is not None else paths.store_dir() / NAMESPACE
+
+
+def run_dir(config: Mapping[str, Any], store: Optional[Path] = None) -> Path:
+    """The folder of ``config`` in the store (``store`` overrides ``store_dir()/rnn``)."""
+    return root(store) / key(config)
+
+
+def status(config: Mapping[str, Any], store: Optional[Path] = None) -> str:
+    """"done" (a valid result: finished or diverged), "partial" (checkpoints only) or "new".
+
+    A ``result.json`` that does not parse, or a finished run whose ``predictions.npz`` is not a sound
+    archive, does not count as done (the run is trained again, from its checkpoints where it has some).
+    """
+    d = run_dir(config, store)
+    if finished(d):
+        return "done"
+    return "partial" if train.checkpoints(d) else "new"
+
+
+def finished(d: Path) -> bool:
+    """True when folder ``d`` holds a valid result: ``result.json`` parses and says "done" or "diverged"
+    (a result of the first store layout has no status: done), and a done run's predictions open."""
+    import zipfile
+
+    try:
+        result = json.loads((Path(d) / "result.json").read_text())
+        state = result.get("status", "done")
+        if state == "diverged":
+            return True
+        with zipfile.ZipFile(Path(d) / "predictions.npz") as z:
+            return state == "done" and z.testzip() is None
+    except (OSError, ValueError, zipfile.BadZipFile, AttributeError):
+        return False
+
+
+def sweep_temporary(d: Path) -> int:
+    """Remove leftover temporary files (``.*.tmp``) of a killed write in run folder ``d``; their count.
+    Call it only while holding the run's lock."""
+    n = 0
+    for tmp in list(Path(d).glob(".*.tmp")) + list(Path(d).glob("checkpoints/.*.tmp")):
+        tmp.unlink(missing_ok=True)
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A finished run: its key, folder, full config, headline metrics and training history."""
+
+    key: str
+    path: Path
+    config: dict
+    metrics: dict
+    history: list
+
+    @classmethod
+    def from_dir(cls, path) -> "RunResult":
+        """The finished run stored in folder ``path`` (``FileNotFoundError`` if it has not finished)."""
+        path = Path(path)
+        result = json.loads((path / "result.json").read_text())
+        return cls(path.name, path, result["config"], result["metrics"], result["history"])
+
+    @property
+    def result(self) -> dict:
+        """The whole ``result.json`` of the run (config, metrics, history, wall_s, ...)."""
+        return json.loads((self.path / "result.json").read_text())
+
+    @property
+    def diverged(self) -> bool:
+        """True when training stopped on a non-finite loss or gradient (no metrics, no predictions)."""
+        return self.result.get("status") == "diverged"
+
+    @property
+    def divergence(self) -> dict:
+        """{"step", "since", "last_finite_loss", "bad_updates"} of a diverged run, else {}."""
+        return self.result.get("diverged", {})
+
+    @property
+    def wall_s(self) -> float:
+        """Training time of the run where it was made, in seconds (NaN when not recorded)."""
+        return self.result.get("wall_s", float("nan"))
+
+    def predictions(self) -> dict[str, np.ndarray]:
+        """Held-out ``predictions``, ``targets``, ``inputs`` (int [n, T]), ``lengths`` [n] and task info."""
+        if self.diverged:
+            raise ValueError(f"run {self.key} diverged at step {self.divergence.get('step')}: it has no predictions")
+        with np.load(self.path / "predictions.npz") as f:
+            return {k: f[k] for k in f.files}
+
+    def checkpoints(self) -> list[tuple[int, Path]]:
+        """[(step, path)] of the kept checkpoints."""
+        return train.checkpoints(self.path)
+
+    def load_model(self, step: Optional[int] = None, device: Optional[str] = None):
+        """The model with the weights of checkpoint ``step`` (default: the last), in eval mode."""
+        import torch
+
+        found = dict(self.checkpoints())
+        step = max(found) if step is None else step
+        if step not in found:
+            raise ValueError(f"run {self.key} has no checkpoint at step {step}; kept: {sorted(found)}")
+        model = train.build_model(self.config, device=device)
+        state = torch.load(found[step], map_location="cpu", weights_only=True)
+        model.load_state_dict(state["model"])
+        return model.eval()
+
+    def row(self) -> dict:
+        """A flat dict (config fields + metrics + key) for a table."""
+        cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in self.config.items()}
+        return {**cfg, **self.metrics, "diverged": self.diverged, "key": self.key}
+
+
+def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
+    """The finished run of ``config``; ``FileNotFoundError`` if it has not finished."""
+    return RunResult.from_dir(run_dir(config, store))
+
+
+def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True) -> RunResult:
+    """Run ``config`` unless it is done (resuming it if partial); return its result."""
+    return _run(config, store, progress)[0]
+
+
+def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool) -> tuple[RunResult, bool]:
+    """:func:`run`, and whether this call trained the run. The run's lock is held while it trains: a second
+    process waits for it and then finds it done."""
+    from filelock import FileLock
+
+    d = run_dir(config, store)
+    if status(config, store) == "done":
+        return load(config, store), False
+    d.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(d / ".lock")):
+        trained = status(config, store) != "done"
+        if trained:
+            sweep_temporary(d)
+            train.train(config, d, progress=progress)
+    return load(config, store), trained
+
+
+def _job(config: dict, store: str, progress: bool) -> tuple[str, bool]:
+    """Executor job (module level, so it pickles): run one config; its key and whether it trained here."""
+    result, trained = _run(config, Path(store), progress)
+    return result.key, trained
+
+
+def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = None,
+          store: Optional[Path] = None, progress: bool = True) -> list[RunResult]:
+    """Results of every config, in order: finished runs reused, partial ones resumed, new ones run.
+
+    All configs are validated before any run starts (``ValueError``). Duplicates run once. Per-run
+    progress bars show with the in-process executor only.
+    """
+    configs = [normalize(c) for c in configs]              # the one normalisation of each config
+    todo = {}
+    for c in configs:
+        if status(c, store) != "done":
+            todo.setdefault(key(c), c)
+    executor = executor or LocalExecutor()
+    trained = set()
+    if todo:
+        job = partial(_job, store=str(root(store)), progress=progress and isinstance(executor, LocalExecutor))
+        trained = {k for k, t in executor.map(job, list(todo.values())) if t}
+    results = [load(c, store) for c in configs]
+    _log_usage(results, trained)
+    return results
+
+
+def split_diverged(results: Iterable[RunResult]) -> tuple[list[RunResult], list[RunResult]]:
+    """(valid runs, diverged runs): a chapter summarises the first and shows and counts the second."""
+    results = list(results)
+    return [r for r in results if not r.diverged], [r for r in results if r.diverged]
+
+
+def chapter_sweep(configs: list[Mapping[str, Any]], cfg, desc: str, executor: Optional[Executor] = None,
+                  store: Optional[Path] = None, progress: bool = True) -> tuple[list[RunResult], list[bool]]:
+    """A chapter's sweep: says how many runs are in the store and how many will train, trains them with the
+    chapter's executor (``penb.executors.for_config(cfg, desc, todo)``) unless ``executor`` is given, and
+    returns the results in order with, per config, whether it was in the store before (reused)."""
+    from penb.executors import for_config
+
+    before = [status(c, store) == "done" for c in configs]
+    todo = len(configs) - sum(before)
+    print(f"{len(configs)} runs: {sum(before)} found in the run store, {todo} to train")
+    results = sweep(configs, executor or for_config(cfg, desc, todo), store=store, progress=progress)
+    return results, before
+
+
+USAGE_LOG = "PENB_RUN_LOG"   # environment variable: a file to which sweep appends one line per run it returned
+
+
+def _log_usage(results: list[RunResult], trained: set) -> None:
+    """Append ``{"key", "trained", "wall_s"}`` per distinct run to the file named by ``$PENB_RUN_LOG`` (if set).
+
+    ``penb.notebook`` sets it while a chapter runs, so the status page can say how many runs a chapter used,
+    how many it trained itself and how long their training took where they were made.
+    """
+    path = os.environ.get(USAGE_LOG)
+    if not path:
+        return
+    seen, lines = set(), []
+    for r in results:
+        if r.key in seen:
+            continue
+        seen.add(r.key)
+        lines.append(json.dumps({"key": r.key, "trained": r.key in trained, "wall_s": r.wall_s}))
+    with open(path, "a") as f:
+        f.write("".join(line + "\n" for line in lines))
+
+
+def grid(base: Mapping[str, Any], **axes: Iterable[Any]) -> list[dict]:
+    """Every combination of ``axes`` over ``base``: grid(b, seed=(1, 2), core=("gru",)) -> 2 dicts."""
+    names = list(axes)
+    return [{**base, **dict(zip(names, values))} for values in itertools.product(*(list(axes[n]) for n in names))]
+
+
+def to_frame(results: Iterable[RunResult]):
+    """A pandas DataFrame with one row per run (see ``RunResult.row``)."""
+    import pandas as pd
+
+    return pd.DataFrame([r.row() for r in results])
