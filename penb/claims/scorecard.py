@@ -30,6 +30,15 @@ def _steps(cfg) -> object:
     return None
 
 
+def _device(name) -> Optional[str]:
+    """The device a config ran on ("auto" resolved), or None."""
+    if not name:
+        return None
+    from penb.device import resolve_device
+
+    return resolve_device(name).type
+
+
 def record(g, cfg=None, **provenance) -> None:
     """Keep grade ``g`` for the scorecard, with the preset, device, seeds and steps behind it."""
     from penb.claims import get
@@ -38,7 +47,7 @@ def record(g, cfg=None, **provenance) -> None:
     chapter = getattr(cfg, "chapter", "") or claim.chapter or "unknown"
     prov = {}
     if cfg is not None:
-        prov = {"preset": cfg.preset, "device": cfg.get("device"), "seeds": list(cfg["seeds"])
+        prov = {"preset": cfg.preset, "device": _device(cfg.get("device")), "seeds": list(cfg["seeds"])
                 if "seeds" in cfg else None, "steps": _steps(cfg)}
     prov.update(provenance)
     path = grades_file(chapter)
