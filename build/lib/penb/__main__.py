@@ -1,5 +1,0 @@
-import sys
-
-from penb.cli import main
-
-sys.exit(main())
