@@ -50,35 +50,15 @@ PAPER = dict(
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
 )
-QUICK = dict(                       # appendix A's regime (see the docstring)
-    device="cpu",                   # a CPU regime, for the 2-core machine
+QUICK = dict(common.QUICK_REGIME,                       # appendix A's regime (see the docstring)
     length=16,                      # appendix C's L (fixed), B's (variable): reused
     min_length=8,                   # appendix B's shortest length: its runs reused
     vocab=256,                      # appendix B's and C's vocabulary: runs reused
-    hidden=64,                      # the key-findings search's r1-r8 LSTM width
-    batch_size=128,                 # the key-findings search's r1-r8 LSTM batch
-    steps=2000,                     # the key-findings regime's updates
-    warmup=100,                     # the regime's warm-up (5% of the updates)
-    lr=1e-2,                        # the key-findings search's r1-r8 LSTM lr
-    seeds=(1001, 1002, 1003, 1004, 1005),  # the confirmation seeds: graded cells
-    checkpoint_every=1000,          # two checkpoints per run
-    bootstrap=2000,                 # a fifth of the paper's resamples: faster
-    workers=2,                      # one run per core of the 2-core machine
 )
-SMOKE = dict(                       # toy sizes: only exercises every cell (seconds)
-    device="cpu",                   # runs anywhere
+SMOKE = dict(common.SMOKE_REGIME,                       # toy sizes: only exercises every cell (seconds)
     length=4,                       # toy L, as appendix B's and C's smoke
     min_length=2,                   # appendix B's smoke range: its runs reused
     vocab=16,                       # toy vocabulary, as appendix B's and C's smoke
-    hidden=16,                      # toy width
-    batch_size=16,                  # toy batch
-    steps=20,                       # a few updates
-    warmup=5,                       # a quarter of the 20 updates
-    held_out=16,                    # a few test sequences: the summaries need some
-    seeds=(1001, 1002),             # two confirmation seeds (too few to decide)
-    checkpoint_every=10,            # two checkpoints per run, as at other presets
-    bootstrap=200,                  # enough resamples to draw an interval, fast
-    workers=1,                      # in-process: no worker start-up
 )
 
 

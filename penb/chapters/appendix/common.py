@@ -38,6 +38,34 @@ LABELS = {"vanilla": VARIANT_LABELS["none"], "sinusoidal": VARIANT_LABELS["sinus
 METRICS = ("token_accuracy", "sequence_accuracy", "mean_distance")
 
 
+# The training regime that the quick and smoke presets of appendices B-D share (each adds its task's own
+# keys: length, vocabulary, ...): written once here, with the reason for every value.
+QUICK_REGIME = dict(
+    device="cpu",                   # a CPU regime, for the 2-core machine
+    hidden=64,                      # the key-findings search's r1-r8 LSTM width
+    batch_size=128,                 # the key-findings search's r1-r8 LSTM batch
+    steps=2000,                     # the key-findings regime's updates
+    warmup=100,                     # the regime's warm-up (5% of the updates)
+    lr=1e-2,                        # the key-findings search's r1-r8 LSTM lr
+    seeds=(1001, 1002, 1003, 1004, 1005),  # the confirmation seeds: graded cells
+    checkpoint_every=1000,          # two checkpoints per run
+    bootstrap=2000,                 # a fifth of the paper's resamples: faster
+    workers=2,                      # one run per core of the 2-core machine
+)
+SMOKE_REGIME = dict(                # toy sizes: only exercises every cell (seconds)
+    device="cpu",                   # runs anywhere
+    hidden=16,                      # toy width
+    batch_size=16,                  # toy batch
+    steps=20,                       # a few updates
+    warmup=5,                       # a quarter of the 20 updates
+    held_out=16,                    # a few test sequences: the summaries need some
+    seeds=(1001, 1002),             # two confirmation seeds (too few to decide)
+    checkpoint_every=10,            # two checkpoints per run, as at other presets
+    bootstrap=200,                  # enough resamples to draw an interval, fast
+    workers=1,                      # in-process: no worker start-up
+)
+
+
 @dataclass(frozen=True)
 class Panel:
     """One task x core x vocabularies x variants (a panel of a paper figure).
