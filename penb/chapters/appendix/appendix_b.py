@@ -40,12 +40,12 @@ PAPER = dict(
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
 )
-QUICK = dict(common.QUICK_REGIME,                       # appendix A's regime (see the docstring)
+QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     min_length=8,                   # half of L, as in the paper: phases overlap
     length=16,                      # the key-findings regime's L (a quarter of 64)
     vocab=256,                      # the smallest LSTM V of Fig. 2 (= appendix D's)
 )
-SMOKE = dict(common.SMOKE_REGIME,                       # toy sizes: only exercises every cell (seconds)
+SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     min_length=2,                   # half of L, as at the other presets
     length=4,                       # toy L: lengths 2-4, three per-length points
     vocab=16,                       # toy vocabulary

@@ -49,11 +49,11 @@ PAPER = dict(
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
 )
-QUICK = dict(common.QUICK_REGIME,                       # appendix A's regime (see the docstring)
+QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     length=16,                      # appendix A's sorting L: its runs are shared
     vocab=256,                      # appendix A's sorting V: its runs are shared
 )
-SMOKE = dict(common.SMOKE_REGIME,                       # toy sizes: only exercises every cell (seconds)
+SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     length=4,                       # toy L
     vocab=16,                       # toy vocabulary
 )

@@ -50,12 +50,12 @@ PAPER = dict(
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
 )
-QUICK = dict(common.QUICK_REGIME,                       # appendix A's regime (see the docstring)
+QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     length=16,                      # appendix C's L (fixed), B's (variable): reused
     min_length=8,                   # appendix B's shortest length: its runs reused
     vocab=256,                      # appendix B's and C's vocabulary: runs reused
 )
-SMOKE = dict(common.SMOKE_REGIME,                       # toy sizes: only exercises every cell (seconds)
+SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     length=4,                       # toy L, as appendix B's and C's smoke
     min_length=2,                   # appendix B's smoke range: its runs reused
     vocab=16,                       # toy vocabulary, as appendix B's and C's smoke
