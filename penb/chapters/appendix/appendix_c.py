@@ -30,24 +30,11 @@ from penb.presets import require, require_ints
 TASKS = ("reverse", "sort")
 ALLOWED = ("vanilla", "double", "sinusoidal")
 
-PAPER = dict(
-    device="auto",                  # auto: CUDA when present, else the CPU
+PAPER = dict(common.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
     tasks=TASKS,                    # reverse ordering and sorting (Fig. 12)
     variants=ALLOWED,               # vanilla, double vanilla, sinusoidal PE
     length=64,                      # input length L
     vocab=16384,                    # vocabulary size
-    hidden=512,                     # hidden = embedding = D_pos (Sec. 3.3)
-    batch_size=512,                 # Sec. 3.3
-    steps=300_000,                  # training updates
-    warmup=1000,                    # linear warm-up updates, then cosine to 0
-    lr=1e-3,                        # peak learning rate
-    betas=(0.9, 0.98),              # Adam betas of the official code (text: 0.999)
-    held_out=1024,                  # test sequences per trial (Fig. 12 caption)
-    seeds=(111, 222, 333, 444, 555),  # five trials (official replication seeds)
-    checkpoint_every=5000,          # kept checkpoints
-    bootstrap=10_000,               # bootstrap resamples of the 95% intervals
-    amp="none",                     # fp32; "bf16" autocast on CUDA
-    workers=1,                      # runs at a time (CPU: one thread each)
 )
 QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     length=16,                      # appendix A's sorting L: its runs are shared

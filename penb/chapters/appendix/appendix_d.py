@@ -30,25 +30,12 @@ from penb.presets import require, require_ints, require_names
 SETTINGS = ("fixed", "variable")
 ALLOWED = ("vanilla", "sinusoidal", "random", "learnable")
 
-PAPER = dict(
-    device="auto",                  # auto: CUDA when present, else the CPU
+PAPER = dict(common.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
     settings=SETTINGS,              # fixed (Fig. 13) and variable length (Fig. 14)
     variants=ALLOWED,               # vanilla and the three encodings
     length=64,                      # the (longest) input length
     min_length=32,                  # shortest input length of the variable setting
     vocab=16384,                    # vocabulary size
-    hidden=512,                     # hidden = embedding = D_pos (Sec. 3.3)
-    batch_size=512,                 # Sec. 3.3
-    steps=300_000,                  # training updates
-    warmup=1000,                    # linear warm-up updates, then cosine to 0
-    lr=1e-3,                        # peak learning rate
-    betas=(0.9, 0.98),              # Adam betas of the official code (text: 0.999)
-    held_out=1024,                  # test sequences per trial (per length if variable)
-    seeds=(111, 222, 333, 444, 555),  # five trials (official replication seeds)
-    checkpoint_every=5000,          # kept checkpoints
-    bootstrap=10_000,               # bootstrap resamples of the 95% intervals
-    amp="none",                     # fp32; "bf16" autocast on CUDA
-    workers=1,                      # runs at a time (CPU: one thread each)
 )
 QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     length=16,                      # appendix C's L (fixed), B's (variable): reused
