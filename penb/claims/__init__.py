@@ -7,7 +7,8 @@ why (``not_tested``). Chapters compute *evidence* (one number per seed) and call
 verdict comes from the one vocabulary of :mod:`penb.claims.grading`, and :func:`record` keeps it for the
 scorecard. No chapter writes a verdict word itself.
 
-Data: :mod:`penb.claims.morita`, :mod:`penb.claims.irie`, :mod:`penb.claims.hansen`.
+Data: :mod:`penb.claims.morita`, :mod:`penb.claims.irie`, :mod:`penb.claims.hansen`; the book's own
+hypotheses: :mod:`penb.claims.beyond`.
 """
 from __future__ import annotations
 
@@ -41,10 +42,10 @@ class Claim:
 
 
 def _load() -> dict[str, Claim]:
-    from penb.claims import hansen, irie, morita
+    from penb.claims import beyond, hansen, irie, morita
 
     out: dict[str, Claim] = {}
-    for c in [*morita.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS]:
+    for c in [*morita.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS, *beyond.CLAIMS]:
         if c.key in out:
             raise ValueError(f"claim {c.key} is defined twice")
         out[c.key] = c

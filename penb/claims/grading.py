@@ -131,9 +131,14 @@ def better(ev: dict, p: dict) -> tuple[str, str, str]:
 
 def no_gain(ev: dict, p: dict) -> tuple[str, str, str]:
     """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin``; if the
-    control is clearly worse than ``b`` it failed as a control (inconclusive)."""
+    control is clearly worse than ``b`` it failed as a control (inconclusive). With ``gate_b``, ``b`` at
+    the evidence's ``baseline`` (nothing learned) is inconclusive too."""
     margin = p.get("margin", 0.02)
     gate = _gate({**ev, "baseline": None}, p)
+    base = ev.get("baseline") if p.get("gate_b") else None
+    if gate is None and base is not None and float(np.mean(ev["b"])) <= base + p.get("baseline_margin", 0.02):
+        gate = (f"{ev.get('b_name', 'the reference')} sits at the trivial baseline ({base:.3g}): with nothing "
+                "learned, 'no gain' says nothing")
     s = _paired(ev, p)
     ours = (f"{ev.get('a_name', 'a')} {s['a']:.3f} vs {ev.get('b_name', 'b')} {s['b']:.3f}; difference "
             f"{fmt(s['diff'], s['lo'], s['hi'])} over {s['n']} seeds")
