@@ -124,7 +124,9 @@ presets.differences(cfg)
 # buffers; the learnable ones are `nn.Parameter`s.
 
 # %%
-specs = [penb.encodings.get(k) for k in penb.encodings.KEYS]
+# the two texts' encodings only: the registry's BEYOND_KEYS are the book's own variants
+TEXT_KEYS = penb.encodings.PAPER_KEYS + penb.encodings.BLOG_KEYS
+specs = [penb.encodings.get(k) for k in TEXT_KEYS]
 registry = pd.DataFrame([dict(key=s.key, source=s.source, learnable=s.learnable,
                               definition=s.description)
                          for s in specs]).set_index("key")
@@ -313,7 +315,8 @@ print(report.provenance(cfg, dim=D, vocab=cfg.vocab))
 # %%
 import ipywidgets as widgets
 
-key_w = widgets.Dropdown(options=[k for k in penb.encodings.KEYS if k != "none"],
+# the two texts' encodings only (onehot, for one, needs dimension >= positions)
+key_w = widgets.Dropdown(options=[k for k in TEXT_KEYS if k != "none"],
                          value="sinusoidal", description="encoding")
 dim_w = widgets.IntSlider(value=min(D, 512), min=2, max=512, step=2,
                           description="dimension",
@@ -368,8 +371,9 @@ print(report.provenance(cfg))
 # %% [markdown]
 # ## Recap
 #
-# - `penb.encodings.get(key).build(num_positions, dim, generator)` makes any of 13
-#   encodings; `none` has width 0.
+# - `penb.encodings.get(key).build(num_positions, dim, generator)` makes any of the
+#   texts' 13 encodings (and the book's own variants, `BEYOND_KEYS`, used in the
+#   chapter {doc}`beyond_rnn`); `none` has width 0.
 # - Sinusoidal (Eq. 1-2): unit-norm rows, a similarity that depends only on the offset,
 #   a smooth low-dimensional path; random and learnable vectors: nearly orthogonal, no
 #   structure along positions.

@@ -203,6 +203,7 @@ def check(vocab_size: int, num_positions: int, core: str = "lstm", encoding: str
                         ("s4d_state", s4d_state, 2)):
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
+    encodings.get(encoding).check(num_positions, hidden if embed is None else embed)  # e.g. onehot: embed >= T
     if s4d_state % 2:
         raise ValueError(f"s4d_state must be even (complex modes come in pairs), got {s4d_state}")
     if core == "transformer":

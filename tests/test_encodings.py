@@ -125,15 +125,15 @@ def test_unknown_key_raises_listing_keys():
         E.get("sinusoid")
     with pytest.raises(ValueError):
         E.build(3, 4, 4)
-    assert len(set(E.KEYS)) == 13 and set(E.PAPER_KEYS) | set(E.BLOG_KEYS) == set(E.KEYS)
+    assert len(set(E.KEYS)) == 27 and set(E.PAPER_KEYS) | set(E.BLOG_KEYS) | set(E.BEYOND_KEYS) == set(E.KEYS)
 
 
 @pytest.mark.parametrize("key", E.KEYS)
 def test_every_key_builds_with_right_shape_and_flags(key):
     spec = E.get(key)
     assert spec.key == key
-    m = spec.build(20, 8, gen(0))
-    width = 0 if key == "none" else 8
+    m = spec.build(20, 24, gen(0))   # 24 >= 20 positions: onehot needs dim >= positions
+    width = 0 if key == "none" else 24
     assert m.table().shape == (20, width)
     pos = torch.randint(0, 20, (4, 6), generator=gen(1))
     out = m(pos)

@@ -23,8 +23,20 @@ Blog (Hansen, "A Normally Distributed Position Encoding"): the nine keys of
 are trained for the ``*_learned`` keys. ``normal`` puts the blog's sentinel (-9999999) at
 position 0, faithful to the blog, so it is meant for the blog's study, not for feeding an RNN.
 
+Beyond the texts (source ``penb``, :mod:`penb.encodings.variants`):
+
+* ``sinusoidal_high``, ``sinusoidal_low``, ``sinusoidal_spread``: Eq. 1-2 keeping only the highest-frequency
+  half of the sin/cos pairs, the lowest half, or 4 pairs spread over the range; other dims 0, unit rows.
+* ``sinusoidal_phase``: Eq. 1-2 with a fixed random phase ``phi_i ~ U(0, 2 pi)`` added to pair ``i``.
+* ``unit_<k>`` for each blog key ``k``: the blog's table times a scalar fixed at build so that the mean row
+  norm at initialisation is 1; ``normal``'s row 0 is ``mu + sqrt(|v|) ndtri(1/(2N))``, finite (for an RNN).
+* ``onehot``: row ``p`` is the unit vector ``e_p``; needs ``dim >= num_positions``.
+
+``spec.check(num_positions, dim)`` refuses impossible sizes (``ValueError``) before anything is built.
+
 This package's ``__init__`` is the registry; its module ``blog`` holds the blog's nine formulas as
-plain differentiable functions (used by the registry and by ``penb.chapters.invertibility``).
+plain differentiable functions (used by the registry and by ``penb.chapters.invertibility``); its module
+``variants`` holds the encodings beyond the texts.
 """
 from __future__ import annotations
 
@@ -40,7 +52,9 @@ from penb.encodings import blog
 PAPER_KEYS = ("none", "sinusoidal", "random", "learnable")
 BLOG_KEYS = ("sincos", "direct1", "directN", "linear_normal", "linear_normal_learned",
              "linear_uniform", "linear_uniform_learned", "normal", "normal_learned")
-KEYS = PAPER_KEYS + BLOG_KEYS
+BEYOND_KEYS = ("sinusoidal_high", "sinusoidal_low", "sinusoidal_spread", "sinusoidal_phase") + tuple(
+    "unit_" + k for k in BLOG_KEYS) + ("onehot",)
+KEYS = PAPER_KEYS + BLOG_KEYS + BEYOND_KEYS
 
 
 def sinusoidal(num_positions: int, dim: int, layout: str = "interleaved") -> torch.Tensor:
@@ -129,14 +143,17 @@ class TableEncoding(PositionalEncoding):
 
 
 class BlogEncoding(PositionalEncoding):
-    """One of the blog's nine: parameters from ``blog.init_params``, table recomputed on use."""
+    """One of the blog's nine: parameters from ``blog.init_params``, table recomputed on use.
+
+    ``formula`` is the blog key whose formula is used (default: ``key``; a subclass may register another key).
+    """
 
     def __init__(self, key: str, num_positions: int, dim: int, learnable: bool,
-                 generator: Optional[torch.Generator] = None):
+                 generator: Optional[torch.Generator] = None, formula: Optional[str] = None):
         super().__init__(key, num_positions, dim)
-        self.dim = dim
+        self.dim, self.formula = dim, key if formula is None else formula
         self._names = []
-        for name, value in blog.init_params(key, dim, generator=generator).items():
+        for name, value in blog.init_params(self.formula, dim, generator=generator).items():
             value = torch.as_tensor(value, dtype=torch.float32)
             if learnable:
                 setattr(self, name, nn.Parameter(value.clone()))
@@ -151,7 +168,7 @@ class BlogEncoding(PositionalEncoding):
     def table(self, sentinel: Optional[float] = None) -> torch.Tensor:
         """``[num_positions, dim]``; ``sentinel`` replaces the blog's -9999999 at position 0 of ``normal*``."""
         extra = {} if sentinel is None else {"sentinel": sentinel}
-        return blog.table(self.key, self.params(), self.num_positions, self.dim, **extra)
+        return blog.table(self.formula, self.params(), self.num_positions, self.dim, **extra)
 
 
 @dataclass(frozen=True)
@@ -160,8 +177,17 @@ class EncodingSpec:
 
     key: str
     learnable: bool
-    source: str        # "Morita" or "Hansen"
+    source: str        # "Morita", "Hansen" or "penb" (beyond the texts)
     description: str
+
+    def check(self, num_positions: int, dim: int) -> None:
+        """``ValueError`` if this encoding cannot be built for ``num_positions`` positions and width ``dim``."""
+        _check_sizes(num_positions, dim)
+        if self.key in ("sinusoidal", "sincos") and dim % 2:
+            raise ValueError(f"encoding {self.key!r} needs an even dim (sin/cos pairs), got {dim}")
+        if self.key in BEYOND_KEYS:
+            from penb.encodings import variants          # imports this module: loaded on first use
+            variants.check(self.key, num_positions, dim)
 
     def build(self, num_positions: int, dim: int,
               generator: Optional[torch.Generator] = None) -> PositionalEncoding:
@@ -170,7 +196,10 @@ class EncodingSpec:
         ``generator`` (a ``torch.Generator``) draws the random/learnable values; ``None`` uses
         torch's global generator.
         """
-        _check_sizes(num_positions, dim)
+        self.check(num_positions, dim)
+        if self.key in BEYOND_KEYS:
+            from penb.encodings import variants
+            return variants.build(self.key, num_positions, dim, self.learnable, generator)
         if self.key == "none":
             return NoEncoding(num_positions)
         if self.key == "sinusoidal":
@@ -197,6 +226,14 @@ _SPECS = {s.key: s for s in (
     EncodingSpec("linear_uniform_learned", True, "Hansen", "linear_uniform with w, b trained"),
     EncodingSpec("normal", False, "Hansen", "mu_k + sqrt(v_k) ndtri(pos/N): normal quantiles"),
     EncodingSpec("normal_learned", True, "Hansen", "normal with mu, v trained"),
+    EncodingSpec("sinusoidal_high", False, "penb", "Eq. 1-2, only the highest-frequency half of the pairs, unit rows"),
+    EncodingSpec("sinusoidal_low", False, "penb", "Eq. 1-2, only the lowest-frequency half of the pairs, unit rows"),
+    EncodingSpec("sinusoidal_spread", False, "penb", "Eq. 1-2, only 4 pairs spread from 0 to D/2-1, unit rows"),
+    EncodingSpec("sinusoidal_phase", False, "penb", "Eq. 1-2 with a fixed phase phi_i ~ U(0, 2 pi) per pair"),
+    *(EncodingSpec("unit_" + k, k.endswith("_learned"), "penb",
+                   f"{k} scaled to mean row norm 1 at init" + (", row 0 finite" if k.startswith("normal") else ""))
+      for k in BLOG_KEYS),
+    EncodingSpec("onehot", False, "penb", "row p = e_p, the p-th unit vector (needs D >= positions)"),
 )}
 assert tuple(_SPECS) == KEYS
 
