@@ -24,4 +24,6 @@ PRESET_MODULES = {
     "lm_appendix": "penb.chapters.lm_appendix.presets",
     "irie": "penb.chapters.irie.presets",
     "invertibility": "penb.chapters.invertibility.presets",
+    "beyond_rnn": "penb.chapters.beyond_rnn.presets",
+    "beyond_transformers": "penb.chapters.beyond_transformers.presets",
 }

@@ -118,8 +118,15 @@ def render(out_dir: Optional[Path] = None) -> str:
     for source in dict.fromkeys(r["source"] for r in table):
         part = [r for r in table if r["source"] == source]
         title = "Beyond the papers: the book's own hypotheses" if source == BEYOND else source
-        lines += [f"## {title}", "", "| where | claim | paper | ours | verdict | run | chapter |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [f"## {title}", ""]
+        if source == BEYOND:
+            own = Counter(r["verdict"] for r in part)
+            lines += ["Questions the three texts leave open, each written in `penb/claims/beyond.py` with its "
+                      "measure and rule before its runs and graded by the same rules; *reproduced* means that "
+                      "the hypothesis held. These are not counted in the summary above. **Summary:** " +
+                      "; ".join(f"{own.get(v, 0)} {v}" for v in VERDICTS) + f" ({len(part)} hypotheses).", ""]
+        lines += [f"| where | {'hypothesis' if source == BEYOND else 'claim'} | paper | ours | verdict | run | "
+                  "chapter |", "|---|---|---|---|---|---|---|"]
         for r in part:
             chapter = f"{{doc}}`{r['chapter']}`" if r.get("chapter") and "preset" in r else _cell(r.get("chapter"))
             verdict = f"**{r['verdict']}**<br>{_cell(r['reason'])}"

@@ -1,0 +1,204 @@
+"""The runs, summary and grading of the chapter ``beyond_transformers``.
+
+* ``run_configs(cfg)``: one ``penb.train`` config per (model, vocabulary, seed); a model of
+  :data:`~penb.chapters.beyond_transformers.presets.MODELS` is (layers, encoding) of Irie's causal
+  Transformer (``core="transformer"``, the encoding added). ``lstm_configs(cfg)``: key_findings' own
+  PE-LSTM runs at the smallest vocabulary (the length study's bridge), made by key_findings' code.
+* ``frame(results)``: one row per run; ``summary``: mean over seeds with its interval per (model, V);
+  ``ceilings(cfg)``: the order-blind ceiling per vocabulary (``penb.chapters.irie.q4.blind_ceiling``).
+* ``length_frame(...)``: every run of the length study scored at L (its own test) and at test_factor x L.
+* ``grade(frame, lengths, cfg)``: every hypothesis of the chapter through ``penb.claims``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from penb import claims, presets, runs
+from penb.chapters.irie.q4 import blind_ceiling
+from penb.claims import evidence
+from penb.executors import Executor
+
+CHAPTER = "beyond_transformers"
+LSTM = "PE-LSTM"
+BY = "model"
+
+
+def spec(model: str, cfg) -> tuple[int, str]:
+    """(layers, encoding) of a model name such as "2-layer PE"."""
+    layers = int(model.split("-")[0])
+    return layers, ("none" if model.endswith("NoPE") else cfg.encoding)
+
+
+def run_configs(cfg) -> list[dict]:
+    """The Transformer runs: (model, vocabulary, seed), every model at every vocabulary."""
+    out = []
+    for m in cfg.models:
+        layers, enc = spec(m, cfg)
+        out += [dict(task="reverse", vocab_size=v, length=cfg.length, core="transformer", layers=layers,
+                     encoding=enc, heads=cfg.heads, norm=cfg.norm, hidden=cfg.dim, steps=cfg.steps,
+                     batch_size=cfg.batch_size, lr=cfg.lr, warmup=cfg.warmup, held_out=cfg.held_out,
+                     checkpoint_every=cfg.steps, log_every=max(cfg.steps // 50, 1), seed=s, device=cfg.device,
+                     dtype="float32")
+                for v in cfg.vocab for s in cfg.seeds]
+    return out
+
+
+def lstm_configs(cfg) -> list[dict]:
+    """key_findings' PE-LSTM runs at (L, smallest vocabulary, seeds), from its own preset of this name."""
+    from penb.chapters.key_findings import analysis as kfa
+
+    kcfg = presets.resolve("key_findings", cfg.preset if cfg.preset in ("smoke", "quick", "paper") else "quick",
+                           length=cfg.length, lstm_vocab=(min(cfg.vocab),), seeds=tuple(cfg.seeds),
+                           cores=("lstm",), encodings=("sinusoidal",), device=cfg.device)
+    return kfa.run_configs(kcfg)
+
+
+def model_of(config: dict) -> str:
+    if config["core"] == "lstm":
+        return LSTM
+    return f"{config['layers']}-layer {'NoPE' if config['encoding'] == 'none' else 'PE'}"
+
+
+def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
+        progress: bool = True) -> tuple[pd.DataFrame, list]:
+    """Train or reuse every Transformer run and the LSTM runs; (:func:`frame` of all, their RunResults)."""
+    configs = run_configs(cfg) + (lstm_configs(cfg) if cfg.lstm else [])
+    results, _ = runs.chapter_sweep(configs, cfg, "beyond_transformers runs", executor, store, progress)
+    return frame(results), results
+
+
+def frame(results) -> pd.DataFrame:
+    """One row per run: model, vocab, seed, diverged, diverged_at, token_accuracy, wall_s, key, path."""
+    results = list(results)
+    _, gone = runs.split_diverged(results)
+    bad = {r.key for r in gone}
+    rows = []
+    for r in results:
+        c, dead = r.config, r.key in bad
+        rows.append(dict(model=model_of(c), vocab=int(c["vocab_size"]), seed=int(c["seed"]), diverged=dead,
+                         diverged_at=r.divergence.get("step", np.nan) if dead else np.nan,
+                         token_accuracy=np.nan if dead else r.metrics.get("token_accuracy", np.nan),
+                         wall_s=r.wall_s, key=r.key, path=str(r.path)))
+    return pd.DataFrame(rows)
+
+
+def ceilings(cfg, length: Optional[int] = None) -> dict[int, float]:
+    """{V: order-blind ceiling of reversal at ``length`` (default L)}."""
+    return {v: blind_ceiling(v, length or cfg.length) for v in cfg.vocab}
+
+
+def margin(ceiling: float, n_tokens: int) -> float:
+    """4 binomial standard deviations of a token accuracy at ``ceiling`` over ``n_tokens`` test tokens."""
+    return 4 * float(np.sqrt(ceiling * (1 - ceiling) / n_tokens))
+
+
+def summary(frame: pd.DataFrame, n_resamples: int = 2000, column: str = "token_accuracy") -> pd.DataFrame:
+    """One row per (model, vocab): seeds (valid), diverged, accuracy and its 95% interval over seeds."""
+    rows = []
+    for (m, v), g in frame.groupby([BY, "vocab"], sort=False):
+        ok = g[~g["diverged"].astype(bool)]
+        mean, lo, hi = claims.seed_interval(ok[column].dropna(), n_resamples=n_resamples)
+        rows.append(dict(model=m, vocab=int(v), seeds=len(ok), diverged=int(g["diverged"].sum()),
+                         accuracy=mean, accuracy_lo=lo, accuracy_hi=hi))
+    return pd.DataFrame(rows)
+
+
+# --- the length study -----------------------------------------------------------------------------------
+def length_frame(frame: pd.DataFrame, results, cfg, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+    """Every valid run at the smallest vocabulary (the Transformers and the PE-LSTM) scored at L (its own
+    test) and at ``test_factor`` x L; (rows: model, seed, at_L, at_long; {model: per-position accuracy at
+    the long length, mean over seeds})."""
+    from tqdm.auto import tqdm
+
+    from penb.chapters.beyond_transformers.length import score
+
+    long = cfg.test_factor * cfg.length
+    by_key = {r.key: r for r in results}
+    at = frame[(frame["vocab"] == min(cfg.vocab)) & ~frame["diverged"].astype(bool)]
+    rows, curves = [], {}
+    for _, row in tqdm(list(at.iterrows()), desc=f"scoring at length {long}", disable=not progress):
+        s = score(by_key[row["key"]], long, cfg.held_out, int(row["seed"]))
+        rows.append(dict(model=row[BY], seed=int(row["seed"]), at_L=row["token_accuracy"], at_long=s["accuracy"]))
+        curves.setdefault(row[BY], []).append(s["per_position"])
+    dead = frame[(frame["vocab"] == min(cfg.vocab)) & frame["diverged"].astype(bool)]
+    rows += [dict(model=r[BY], seed=int(r["seed"]), at_L=np.nan, at_long=np.nan, diverged=True)
+             for _, r in dead.iterrows()]
+    out = pd.DataFrame(rows)
+    out["diverged"] = out.get("diverged", False)
+    out["diverged"] = out["diverged"].fillna(False).astype(bool)
+    return out, {m: np.mean(c, axis=0) for m, c in curves.items()}
+
+
+# --- grading ---------------------------------------------------------------------------------------------
+def blind_evidence(frame: pd.DataFrame, cfg) -> dict:
+    """Evidence of ``beyond.tf.one_layer_blind`` (rule ``check``)."""
+    at = frame[frame[BY] == "1-layer NoPE"]
+    rows, ok, short = [], True, []
+    for v, c in ceilings(cfg).items():
+        g = at[(at["vocab"] == v) & ~at["diverged"].astype(bool)]["token_accuracy"]
+        m = margin(c, cfg.held_out * cfg.length)
+        above = int((g > c + m).sum())
+        ok &= above == 0
+        if len(g) < 3:
+            short.append(v)
+        rows.append(f"V {v}: max {g.max():.3f} vs ceiling {c:.3f} + {m:.3f} ({above}/{len(g)} above)")
+    ev = {"passed": ok, "detail": "; ".join(rows),
+          "why": "a one-layer NoPE model beat the order-blind ceiling at some vocabulary"}
+    if int(at["diverged"].sum()):
+        ev["inconclusive"] = f"{int(at['diverged'].sum())} diverged run(s)"
+    elif short:
+        ev["inconclusive"] = f"fewer than 3 valid seeds at V {short}"
+    return ev
+
+
+def trend_evidence(frame: pd.DataFrame, cfg) -> dict:
+    xs = sorted(cfg.vocab)
+    per = [evidence.wide(frame[frame["vocab"] == v], BY, ["2-layer PE", "2-layer NoPE"]) for v in xs]
+    seeds = sorted(set.intersection(*(set(w.index) for w in per)))
+    gaps = [[float(w.loc[s, "2-layer PE"] - w.loc[s, "2-layer NoPE"]) for w in per] for s in seeds]
+    dead = int(frame[frame[BY].isin(["2-layer PE", "2-layer NoPE"])]["diverged"].sum())
+    return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": dead}
+
+
+def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[claims.Grade]:
+    """Every hypothesis of the chapter, in registry order (``not tested`` where this config lacks a model)."""
+    have = set(frame[BY])
+    vmax, v0 = max(cfg.vocab), min(cfg.vocab)
+    long_ceiling = blind_ceiling(v0, cfg.test_factor * cfg.length)
+    out = []
+    for c in claims.of_chapter(CHAPTER):
+        need = {"beyond.tf.one_layer_blind": {"1-layer NoPE"}, "beyond.tf.two_layer_no_pe": {"2-layer PE", "2-layer NoPE"},
+                "beyond.tf.vocab_effect": {"2-layer PE", "2-layer NoPE"}, "beyond.length.nope": {"2-layer PE", "2-layer NoPE"},
+                "beyond.length.lstm": {"2-layer NoPE", LSTM}}[c.key]
+        pool = set(lengths[BY]) if c.key.startswith("beyond.length") and lengths is not None else have
+        if not need <= pool:
+            out.append(claims.not_tested(c.key, f"not at this preset: needs {', '.join(sorted(need))}", cfg))
+            continue
+        if c.key == "beyond.tf.one_layer_blind":
+            g = claims.grade(c.key, blind_evidence(frame, cfg), cfg, vocab=list(cfg.vocab))
+        elif c.key == "beyond.tf.two_layer_no_pe":
+            ev = evidence.paired(frame[frame["vocab"] == vmax], BY, "2-layer PE", "2-layer NoPE",
+                                 baseline=blind_ceiling(vmax, cfg.length), vocab=vmax)
+            g = claims.grade(c.key, ev, cfg, vocab=vmax)
+        elif c.key == "beyond.tf.vocab_effect":
+            if len(cfg.vocab) < 3:
+                out.append(claims.not_tested(c.key, "not at this preset: the trend needs 3 vocabularies", cfg))
+                continue
+            g = claims.grade(c.key, trend_evidence(frame, cfg), cfg, vocab=sorted(cfg.vocab))
+        else:
+            b = "2-layer PE" if c.key == "beyond.length.nope" else LSTM
+            ev = evidence.paired(lengths, BY, "2-layer NoPE", b, metric="at_long", baseline=long_ceiling,
+                                 vocab=v0, test_length=cfg.test_factor * cfg.length)
+            g = claims.grade(c.key, ev, cfg, vocab=v0)
+        out.append(g)
+    return out
+
+
+def run_table(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame[[BY, "vocab", "seed", "token_accuracy", "diverged_at", "wall_s"]].copy()
+    out["diverged_at"] = out["diverged_at"].map(lambda s: "" if pd.isna(s) else int(s))
+    return out.round({"token_accuracy": 4, "wall_s": 1}).set_index([BY, "vocab", "seed"])

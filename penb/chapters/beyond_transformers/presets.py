@@ -1,0 +1,84 @@
+"""Presets of the chapter "Positional encoding in Transformers on the RNN tasks" (``beyond_transformers``).
+
+The models are the causal Transformers of the Irie chapter (Question 4): their width, heads, norm,
+optimiser and schedule are read from ``penb.chapters.irie.presets``; the task is Fig. 2's reversal at
+key_findings' length and LSTM vocabularies (read from ``penb.chapters.key_findings.presets``). Nothing
+here restates a value those chapters own. Three models per vocabulary: one-layer NoPE, two-layer NoPE,
+two-layer with the sinusoid added. For the length study, the same Transformers at the smallest vocabulary
+and key_findings' PE-LSTM at that vocabulary (its own runs, shared) are tested at ``test_factor`` x L.
+
+QUICK (probe on search seed 0, ``search_log.csv``): at L = 16 and 1,500 updates the two-layer models
+learn (NoPE 0.57 / 0.49, PE 1.0 at V = 128 / 512) and the one-layer NoPE sits near the order-blind
+ceiling (0.097 / 0.066); about 35 s per two-layer run and 20 s per one-layer run on one core, so 45
+runs take about 11 minutes on the two workers.
+"""
+from penb.chapters.irie import presets as irie
+from penb.chapters.key_findings import presets as kf
+from penb.presets import CONFIRMATION_SEEDS, require
+
+MODELS = ("1-layer NoPE", "2-layer NoPE", "2-layer PE")
+
+
+def _irie(preset: dict) -> dict:
+    """The Transformer settings of Irie's Question 4 in ``preset`` (a dict of the irie presets)."""
+    names = {"q4_dim": "dim", "heads": "heads", "norm": "norm", "q4_lr": "lr", "q4_warmup": "warmup",
+             "q4_batch": "batch_size", "q4_steps": "steps", "q4_held_out": "held_out"}
+    return {ours: preset[theirs] for theirs, ours in names.items() if theirs in preset}
+
+
+PAPER = dict(
+    _irie(irie.PAPER),                  # Irie Q4's Transformers (irie.presets.PAPER)
+    device="auto",                      # CUDA when present
+    length=kf.PAPER["length"],          # Fig. 2's L
+    vocab=kf.PAPER["lstm_vocab"],       # Fig. 2's LSTM vocabularies
+    seeds=kf.PAPER["seeds"],            # Fig. 2's official seeds
+    models=MODELS,                      # the three models of the question
+    encoding="sinusoidal",              # the PE added in "2-layer PE"
+    test_factor=2,                      # the length study tests at test_factor x L
+    lstm=True,                          # the length study includes key_findings' PE-LSTM
+    bootstrap=10_000,                   # bootstrap resamples of the 95% intervals
+    workers=2,                          # processes training side by side
+)
+QUICK = dict(
+    _irie(irie.QUICK),                  # Irie Q4's quick schedule (1,500 updates)
+    device="cpu",                       # small models: the CPU
+    length=kf.QUICK["length"],          # key_findings' quick L (16): the LSTM runs are shared
+    vocab=kf.QUICK["lstm_vocab"],       # key_findings' quick LSTM vocabularies (128, 256, 512)
+    seeds=CONFIRMATION_SEEDS,           # graded: the five confirmation seeds
+    bootstrap=2000,                     # as key_findings' quick
+)
+SMOKE = dict(
+    _irie(irie.SMOKE),                  # tiny Transformers, a few updates
+    device="cpu",                       # the tests run on the CPU
+    length=kf.SMOKE["length"],          # key_findings' smoke L: its LSTM runs are shared
+    vocab=kf.SMOKE["lstm_vocab"],       # three vocabularies: the trend code runs
+    seeds=kf.SMOKE["seeds"],            # two seeds: per-seed code runs, rules decline
+    held_out=16,                        # key_findings' smoke test set: shared LSTM runs
+    bootstrap=200,                      # fast intervals
+    workers=1,                          # in-process
+)
+
+
+def check(cfg):
+    """``ValueError`` for an impossible value of a resolved ``beyond_transformers`` config."""
+    for name in ("dim", "heads", "steps", "batch_size", "held_out", "length", "test_factor", "bootstrap",
+                 "workers"):
+        v = cfg[name]
+        require(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{name} must be an int >= 1, got {v!r}")
+    require(cfg.dim % cfg.heads == 0, f"dim ({cfg.dim}) must be a multiple of heads ({cfg.heads})")
+    require(cfg.test_factor >= 2, f"test_factor must be >= 2 (a longer test), got {cfg.test_factor}")
+    require(cfg.lr > 0 and cfg.warmup >= 0 and cfg.warmup < cfg.steps,
+            f"need lr > 0 and 0 <= warmup < steps, got {cfg.lr}, {cfg.warmup}, {cfg.steps}")
+    require(len(cfg.vocab) >= 1 and len(set(cfg.vocab)) == len(cfg.vocab)
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 2 for v in cfg.vocab),
+            f"vocab must hold distinct ints >= 2, got {cfg.vocab}")
+    require(min(cfg.vocab) ** cfg.length > cfg.held_out,
+            f"vocab {min(cfg.vocab)} with length {cfg.length} has fewer than held_out + 1 distinct sequences")
+    require(set(cfg.models) <= set(MODELS) and len(cfg.models) >= 1 and len(set(cfg.models)) == len(cfg.models),
+            f"models must be distinct among {', '.join(MODELS)}, got {cfg.models}")
+    require(cfg.encoding in ("sinusoidal",),
+            f"encoding must be 'sinusoidal' (a fixed table that extends to longer tests), got {cfg.encoding!r}")
+    require(len(cfg.seeds) >= 1 and len(set(cfg.seeds)) == len(cfg.seeds)
+            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in cfg.seeds),
+            f"seeds must be distinct ints >= 0, got {cfg.seeds}")
+    require(isinstance(cfg.lstm, bool), f"lstm must be True or False, got {cfg.lstm!r}")

@@ -1,0 +1,196 @@
+"""The chapters beyond the papers (``beyond_rnn``, ``beyond_transformers``): shared runs, the longer-length
+test against an independent forward pass, and the hypotheses' evidence and verdicts on hand-built runs."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from penb import claims, paths, presets, runs
+from penb.chapters import beyond_rnn, beyond_transformers
+from penb.chapters.irie.q4 import blind_ceiling
+from penb.chapters.key_findings import analysis as kfa
+
+SEEDS = list(presets.CONFIRMATION_SEEDS)
+
+
+@pytest.fixture
+def executed(tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path / "executed"))
+
+
+# -- sharing runs with key_findings --------------------------------------------------------------------
+@pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
+def test_vanilla_and_pe_runs_are_key_findings_own(preset):
+    """Same run keys, so the store trains them once for both chapters."""
+    cfg = presets.resolve("beyond_rnn", preset)
+    ours = {runs.key(c) for c in beyond_rnn.analysis.run_configs(cfg)
+            if beyond_rnn.analysis.label_of(c) in ("vanilla", "sinusoidal")}
+    kf = presets.resolve("key_findings", preset)
+    theirs = {runs.key(c) for c in kfa.run_configs(kf)}
+    assert len(ours) == 2 * len(cfg.seeds) and ours <= theirs
+
+
+@pytest.mark.parametrize("preset", ["smoke", "quick"])
+def test_length_study_lstm_runs_are_key_findings_own(preset):
+    cfg = presets.resolve("beyond_transformers", preset)
+    ours = {runs.key(c) for c in beyond_transformers.analysis.lstm_configs(cfg)}
+    theirs = {runs.key(c) for c in kfa.run_configs(presets.resolve("key_findings", preset))}
+    assert len(ours) == len(cfg.seeds) and ours <= theirs
+
+
+def test_every_variant_is_one_distinct_run_per_seed():
+    cfg = presets.resolve("beyond_rnn", "quick")
+    configs = beyond_rnn.analysis.run_configs(cfg)
+    labels = [beyond_rnn.analysis.label_of(c) for c in configs]
+    assert len({runs.key(c) for c in configs}) == len(configs)
+    assert set(labels) == {v[0] for v in beyond_rnn.analysis.variants(cfg)}
+    assert all(c["seed"] in presets.CONFIRMATION_SEEDS for c in configs)
+    added = [c for c in configs if c.get("input_mode") == "add"]
+    assert added and all(c["encoding"] == "sinusoidal" for c in added)
+
+
+@pytest.mark.parametrize("chapter,bad,match", [
+    ("beyond_rnn", {"bands": ("high", "middle")}, "bands"),
+    ("beyond_rnn", {"cores": ("gru", "lstm")}, "one model"),
+    ("beyond_rnn", {"blog": ("normal", "nope")}, "blog"),
+    ("beyond_rnn", {"hidden": 16, "onehot": True}, "onehot"),
+    ("beyond_transformers", {"test_factor": 1}, "test_factor"),
+    ("beyond_transformers", {"models": ("3-layer NoPE",)}, "models"),
+    ("beyond_transformers", {"dim": 30, "heads": 4}, "multiple"),
+])
+def test_impossible_values_are_refused_before_any_run(chapter, bad, match):
+    with pytest.raises(ValueError, match=match):
+        presets.resolve(chapter, "quick", **bad)
+
+
+# -- the longer test ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("core,encoding", [("transformer", "none"), ("transformer", "sinusoidal"),
+                                           ("lstm", "sinusoidal")])
+def test_extended_model_matches_the_trained_one_on_the_trained_prefix(tmp_path, core, encoding):
+    """A causal model's outputs at the first 2L steps cannot depend on later steps: the model rebuilt for 2L
+    must give the trained model's logits there, computed independently by the stored run's own model."""
+    from penb.chapters.beyond_transformers.length import extended_model, score
+
+    cfg = dict(task="reverse", vocab_size=7, length=3, core=core, encoding=encoding, hidden=8, steps=15,
+               warmup=2, batch_size=8, held_out=8, checkpoint_every=15, seed=1001, device="cpu")
+    if core == "transformer":
+        cfg.update(layers=2, heads=2)
+    r = runs.run(cfg, store=tmp_path, progress=False)
+    short, long = r.load_model(), extended_model(r, 6)
+    x = torch.randint(0, 7, (4, 6))
+    with torch.no_grad():
+        assert torch.allclose(short(x), long(x)[:, :6], atol=1e-6)
+        y = torch.randint(0, 7, (4, 12))
+        assert long(y).shape == (4, 12, 7)
+    s = score(r, 6, 20, 1001)
+    assert 0 <= s["accuracy"] <= 1 and s["per_position"].shape == (6,)
+    assert math.isclose(s["accuracy"], float(np.mean(s["per_position"])), rel_tol=1e-6)
+
+
+def test_a_learned_table_cannot_be_extended(tmp_path):
+    from penb.chapters.beyond_transformers.length import extended_model
+
+    cfg = dict(task="reverse", vocab_size=7, length=3, core="lstm", encoding="learnable", hidden=8, steps=4,
+               warmup=1, batch_size=8, held_out=8, checkpoint_every=4, seed=1001, device="cpu")
+    with pytest.raises(ValueError, match="no rows beyond"):
+        extended_model(runs.run(cfg, store=tmp_path, progress=False), 6)
+
+
+# -- evidence and verdicts on hand-built runs ---------------------------------------------------------------
+def rnn_frame(acc: dict) -> pd.DataFrame:
+    return pd.DataFrame([dict(variant=v, seed=s, diverged=False, token_accuracy=a)
+                         for v, values in acc.items() for s, a in zip(SEEDS, values)])
+
+
+def test_band_hypotheses_read_the_registered_pairs(executed):
+    cfg = presets.resolve("beyond_rnn", "quick")
+    f = rnn_frame({"vanilla": [0.30, 0.31, 0.29, 0.30, 0.32], "sinusoidal": [0.40, 0.41, 0.39, 0.42, 0.40],
+                   "high": [0.40, 0.40, 0.41, 0.39, 0.40], "low": [0.30, 0.31, 0.30, 0.29, 0.31],
+                   "spread": [0.35, 0.36, 0.34, 0.36, 0.35], "phase": [0.40, 0.41, 0.40, 0.42, 0.40],
+                   "added": [0.30, 0.30, 0.31, 0.29, 0.31]})
+    got = {g.claim: g.verdict for g in beyond_rnn.analysis.grade(f, cfg)}
+    assert got["beyond.bands.high"] == claims.REPRODUCED
+    assert got["beyond.bands.high_over_low"] == claims.REPRODUCED
+    assert got["beyond.bands.spread"] == claims.REPRODUCED
+    assert got["beyond.bands.phase"] == claims.REPRODUCED          # Eq. 1-2 not ahead of random phases
+    assert got["beyond.add.keeps"] == claims.NOT_REPRODUCED        # added at the vanilla level
+    assert got["beyond.hansen.normal"] == claims.NOT_TESTED        # variant missing
+    assert got["beyond.hansen.invertibility"] == claims.NOT_TESTED
+
+
+def test_rank_evidence_is_minus_spearman_per_seed(executed):
+    floor = pd.Series({"a": 1e-3, "b": 1e-2, "c": 1e-1, "d": 1.0})
+    gains = {"a": 0.10, "b": 0.05, "c": 0.02, "d": 0.0}            # easier to invert -> larger gain
+    f = rnn_frame({"vanilla": [0.3] * 5, **{k: [0.3 + g + 0.001 * i for i in range(5)] for k, g in gains.items()}})
+    ev = beyond_rnn.analysis.rank_evidence(f, floor)
+    assert ev["rho"] == pytest.approx([-1.0] * 5)
+    assert claims.grade("beyond.hansen.invertibility", ev).verdict == claims.REPRODUCED
+    flipped = beyond_rnn.analysis.rank_evidence(f, floor.iloc[::-1].set_axis(floor.index))
+    assert flipped["rho"] == pytest.approx([1.0] * 5)
+    assert claims.grade("beyond.hansen.invertibility", flipped).verdict == claims.NOT_REPRODUCED
+
+
+def test_a_diverged_run_leaves_the_hypothesis_undecided(executed):
+    cfg = presets.resolve("beyond_rnn", "quick")
+    f = rnn_frame({"vanilla": [0.30] * 5, "high": [0.40, 0.41, 0.42, 0.40, 0.41]})
+    f.loc[(f["variant"] == "high") & (f["seed"] == SEEDS[0]), ["diverged", "token_accuracy"]] = [True, np.nan]
+    g = next(g for g in beyond_rnn.analysis.grade(f, cfg) if g.claim == "beyond.bands.high")
+    assert g.verdict == claims.INCONCLUSIVE and "diverged" in g.reason
+
+
+def tf_frame(acc: dict) -> pd.DataFrame:
+    return pd.DataFrame([dict(model=m, vocab=v, seed=s, diverged=False, token_accuracy=a)
+                         for (m, v), values in acc.items() for s, a in zip(SEEDS, values)])
+
+
+def test_one_layer_blind_check_against_the_exact_ceiling(executed):
+    cfg = presets.resolve("beyond_transformers", "quick", vocab=(32, 64, 128), length=8, held_out=1024)
+    at = {v: blind_ceiling(v, 8) for v in cfg.vocab}
+    blind = tf_frame({("1-layer NoPE", v): [at[v]] * 5 for v in cfg.vocab})
+    ev = beyond_transformers.analysis.blind_evidence(blind, cfg)
+    assert ev["passed"] and claims.grade("beyond.tf.one_layer_blind", ev).verdict == claims.REPRODUCED
+    seeing = tf_frame({("1-layer NoPE", v): [at[v] + (0.2 if v == 64 else 0)] * 5 for v in cfg.vocab})
+    ev = beyond_transformers.analysis.blind_evidence(seeing, cfg)
+    assert not ev["passed"]
+    assert claims.grade("beyond.tf.one_layer_blind", ev).verdict == claims.NOT_REPRODUCED
+
+
+def test_margin_is_four_binomial_standard_deviations():
+    assert beyond_transformers.analysis.margin(0.25, 1200) == pytest.approx(4 * math.sqrt(0.25 * 0.75 / 1200))
+
+
+def test_transformer_hypotheses_on_hand_built_runs(executed):
+    cfg = presets.resolve("beyond_transformers", "quick")
+    acc = {}
+    for i, v in enumerate(sorted(cfg.vocab)):
+        acc[("2-layer NoPE", v)] = [0.9 - 0.2 * i + 0.01 * k for k in range(5)]   # NoPE falls with V
+        acc[("2-layer PE", v)] = [0.99] * 5
+        acc[("1-layer NoPE", v)] = [blind_ceiling(v, cfg.length)] * 5
+    f = tf_frame(acc)
+    lengths = pd.DataFrame([dict(model=m, seed=s, at_L=0.9, at_long=a, diverged=False)
+                            for m, a in (("2-layer NoPE", 0.3), ("2-layer PE", 0.1), ("PE-LSTM", 0.05))
+                            for s in SEEDS])
+    lengths.loc[lengths["model"] == "2-layer NoPE", "at_long"] += 0.01 * np.arange(5)
+    got = {g.claim: g.verdict for g in beyond_transformers.analysis.grade(f, lengths, cfg)}
+    assert got["beyond.tf.one_layer_blind"] == claims.REPRODUCED
+    assert got["beyond.tf.two_layer_no_pe"] == claims.NOT_REPRODUCED   # PE far ahead: it gains
+    assert got["beyond.tf.vocab_effect"] == claims.REPRODUCED         # the gap grows with V
+    assert got["beyond.length.nope"] == claims.REPRODUCED
+    assert got["beyond.length.lstm"] == claims.REPRODUCED
+
+
+def test_hypotheses_are_in_their_own_scorecard_section():
+    keys = [c.key for c in claims.graded() if c.chapter in ("beyond_rnn", "beyond_transformers")]
+    assert keys and all(claims.get(k).source == claims.sources.BEYOND and claims.get(k).kind == "hypothesis"
+                        for k in keys)
+
+
+def test_no_verdict_word_is_written_by_hand():
+    for f in ("notebooks/beyond_rnn.py", "notebooks/beyond_transformers.py"):
+        text = (paths.REPO / f).read_text().lower()
+        for word in claims.VERDICTS:
+            assert word not in text, f"{f} writes the verdict {word!r} itself"
+        for i, line in enumerate(text.splitlines(), 1):
+            assert len(line) <= 88, f"{f}:{i} has {len(line)} characters"
