@@ -194,3 +194,14 @@ def test_no_verdict_word_is_written_by_hand():
             assert word not in text, f"{f} writes the verdict {word!r} itself"
         for i, line in enumerate(text.splitlines(), 1):
             assert len(line) <= 88, f"{f}:{i} has {len(line)} characters"
+
+
+@pytest.mark.parametrize("V,L", [(6, 5), (32, 8), (128, 16), (512, 16), (64, 32)])
+def test_float_blind_ceiling_agrees_with_the_exact_one(V, L):
+    """The Poisson-conditioning float method (paper sizes) against the exact Fraction count."""
+    from penb.chapters.irie import q4
+
+    exact = q4.blind_ceiling(V, L) if V * L <= q4.EXACT_LIMIT else None
+    assert exact is not None and q4.blind_ceiling_float(V, L) == pytest.approx(exact, rel=1e-9)
+    # large V: about one token per draw, so the ceiling tends to 1/L from above
+    assert 1 / 128 < q4.blind_ceiling(16384, 128) < 1.5 / 128

@@ -123,6 +123,8 @@ def blind_ceiling(vocab_size: int, length: int) -> float:
     """
     if vocab_size < 1 or length < 1:
         raise ValueError(f"need vocab_size >= 1 and length >= 1, got {vocab_size}, {length}")
+    if vocab_size * length > EXACT_LIMIT:
+        return blind_ceiling_float(vocab_size, length)
     expected = Fraction(0)
     for m in range(length):                       # E[max] = sum_{m >= 0} P(max > m)
         base = [Fraction(1, factorial(j)) for j in range(m + 1)]
@@ -139,6 +141,35 @@ def blind_ceiling(vocab_size: int, length: int) -> float:
 
 
 # -- tables ----------------------------------------------------------------------------------------------
+EXACT_LIMIT = 20_000    # vocab_size x length above which blind_ceiling uses the float method (exact: minutes)
+
+
+def blind_ceiling_float(vocab_size: int, length: int) -> float:
+    """:func:`blind_ceiling` in float64, for large V and L (paper sizes): the counts of L uniform draws
+    over V tokens are V independent Poisson(L/V) counts conditioned on their sum being L, so
+    P(max <= m) = P(N <= m)^V P(S = L | every N_i <= m) / P(S = L), the middle term the L-th entry of the
+    V-fold convolution of the truncated Poisson pmf (by repeated squaring, entries above L dropped)."""
+    from scipy.stats import poisson
+
+    lam = length / vocab_size
+    log_pl = poisson.logpmf(length, length)                           # P(S = L), S ~ Poisson(L)
+    expected = 0.0
+    for m in range(length):
+        pmf = poisson.pmf(np.arange(min(m, length) + 1), lam)        # [m + 1]
+        mass = pmf.sum()
+        base, power, k = pmf / mass, np.array([1.0]), vocab_size
+        while k:
+            if k & 1:
+                power = np.convolve(power, base)[:length + 1]
+            k >>= 1
+            if k:
+                base = np.convolve(base, base)[:length + 1]
+        at_l = power[length] if len(power) > length else 0.0
+        p_at_most = float(np.exp(vocab_size * np.log(mass) - log_pl) * at_l) if at_l > 0 else 0.0
+        expected += 1 - min(p_at_most, 1.0)
+    return expected / length
+
+
 def _label(layers: int, encoding: str) -> str:
     return f"{layers} layer{'s' if layers > 1 else ''}, {'no PE' if encoding == NONE else encoding + ' PE'}"
 
