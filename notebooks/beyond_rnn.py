@@ -62,7 +62,7 @@ cores: Optional[tuple] = None  # the one model every study runs on: gru, lstm or
 vocab: Optional[int] = None  # vocabulary size of the reversal task
 bands: Optional[tuple] = None  # study 1: among high, low, spread, phase
 blog: Optional[tuple] = None  # study 2: keys of Hansen's encodings
-onehot: Optional[bool] = None  # study 2: also one-hot positions (hidden >= 2 L)
+onehot: Optional[bool] = None  # study 2: also one-hot positions, needs hidden of 2 L or more
 add: Optional[bool] = None  # study 3: also Eq. 1-2 added to the embedding
 invert_preset: Optional[str] = None  # the invertibility chapter's preset for the floors
 length: Optional[int] = None  # input length L, the output phase has L more steps
@@ -91,8 +91,7 @@ presets.differences(cfg)
 
 # %% tags=["hide-input"]
 core = cfg.cores[0]
-extra = {"L": cfg.length, "model": model_name(core), "V": cfg.vocab,
-         **beyond_rnn.analysis.rnn_common.settings(cfg, core)}
+extra = {**beyond_rnn.analysis.rnn_common.provenance_extra(cfg), "V": cfg.vocab}
 glue("br_model", model_name(core), display=False)
 glue("br_vocab", cfg.vocab, display=False)
 glue("br_preset", cfg.preset, display=False)

@@ -148,7 +148,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 lengths, curves = beyond_transformers.analysis.length_frame(frame, results, cfg)
 fig = beyond_transformers.plots.length_panels(lengths, curves, cfg.length, long,
                                               ceil_long)
-stamp(fig, cfg, test_length=long, **extra)
+stamp(fig, cfg, test_length=long, LSTM="key_findings' runs", **extra)
 glue("bt_length", fig, display=False)
 plt.close(fig)
 display(lengths.groupby("model", sort=False)[["at_L", "at_long"]]
