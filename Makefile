@@ -1,6 +1,7 @@
 # penb: two commands do everything on a fresh machine.
 #   make book   set up, execute every chapter at its default preset, build _build/html
 #   make test   set up, run the test suite (chapters at the smoke preset + a strict book build)
+#   PRESET=gpu make book   on a GPU machine: the gpu presets (chapters without one run quick, device auto)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv

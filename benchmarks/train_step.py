@@ -85,9 +85,14 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     ap.add_argument("--skip-cpu", action="store_true")
     ap.add_argument("--skip-gpu", action="store_true")
+    ap.add_argument("--no-onednn", action="store_true",
+                    help="turn oneDNN (mkldnn) off: the CPU LSTM then runs the same generic cell loop as the GRU "
+                         "(see benchmarks/README.md)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    print(f"torch {torch.__version__}, {args.threads} CPU thread(s)")
+    if args.no_onednn:
+        torch.backends.mkldnn.enabled = False
+    print(f"torch {torch.__version__}, {args.threads} CPU thread(s), oneDNN {'off' if args.no_onednn else 'on'}")
     if not args.skip_cpu:
         print(f"CPU  {SMALL}")
         for core in ("gru", "lstm", "s4d"):

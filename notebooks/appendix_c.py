@@ -46,7 +46,7 @@ pd.DataFrame([(c.key, c.where, c.statement, c.measure, c.rule.text) for c in CLA
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick or paper
+preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 tasks: Optional[tuple] = None  # tasks among reverse and sort
@@ -64,6 +64,12 @@ checkpoint_every: Optional[int] = None  # updates between kept checkpoints
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one process, one thread
+executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
+cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
+partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
+gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
+time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
+array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
 import matplotlib.pyplot as plt

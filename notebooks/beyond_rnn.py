@@ -55,14 +55,14 @@ display(pd.DataFrame(
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick or paper
+preset: str = "quick"  # smoke, quick or paper (no gpu preset: run-all uses quick)
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 cores: Optional[tuple] = None  # the one model every study runs on: gru, lstm or s4d
 vocab: Optional[int] = None  # vocabulary size of the reversal task
 bands: Optional[tuple] = None  # study 1: among high, low, spread, phase
 blog: Optional[tuple] = None  # study 2: keys of Hansen's encodings
-onehot: Optional[bool] = None  # study 2: also one-hot positions, needs hidden of 2 L or more
+onehot: Optional[bool] = None  # study 2: also one-hot positions (hidden 2 L or more)
 add: Optional[bool] = None  # study 3: also Eq. 1-2 added to the embedding
 invert_preset: Optional[str] = None  # the invertibility chapter's preset for the floors
 length: Optional[int] = None  # input length L, the output phase has L more steps
@@ -78,6 +78,12 @@ bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
+executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
+cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
+partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
+gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
+time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
+array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
 import matplotlib.pyplot as plt

@@ -51,7 +51,7 @@ display(pd.DataFrame(
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick or paper
+preset: str = "quick"  # smoke, quick or paper (no gpu preset: run-all uses quick)
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 models: Optional[tuple] = None  # among 1-layer NoPE, 2-layer NoPE, 2-layer PE
@@ -70,6 +70,12 @@ warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 held_out: Optional[int] = None  # test sequences per trial (also at the longer length)
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
+executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
+cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
+partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
+gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
+time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
+array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
 import matplotlib.pyplot as plt

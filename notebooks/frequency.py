@@ -84,7 +84,7 @@ glue("fq_paper_seeds", claims.get("morita.settings").value["seeds"], display=Fal
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick or paper
+preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 cores: Optional[tuple] = None  # models among gru, lstm and s4d
@@ -106,6 +106,12 @@ bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
+executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
+cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
+partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
+gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
+time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
+array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
 from penb.chapters import rnn_common

@@ -101,7 +101,7 @@ glue("gs_paper_s4d_steps",
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick or paper
+preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one run per seed (shared with "Frequency matters")
 cores: Optional[tuple] = None  # models among gru, lstm and s4d
@@ -130,6 +130,12 @@ engine: Optional[str] = None  # GRU/LSTM Jacobians: chain (fast) or func (vmap)
 lstm_output: Optional[str] = None  # LSTM output: h (Fig. 4) or hc
 s4d_output: Optional[str] = None  # S4D output: output, or ssm (a control)
 s4d_target: Optional[int] = None  # S4D target step t from 1; None: 23 of 64 scaled
+executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
+cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
+partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
+gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
+time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
+array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
 from penb.chapters import rnn_common

@@ -77,6 +77,12 @@ checkpoint_every: Optional[int] = None  # updates between kept checkpoints
 log_every: Optional[int] = None  # updates per point of the training curve
 workers: Optional[int] = None  # parallel CPU processes, one thread each
 amp: Optional[str] = None  # none (fp32, as the paper) or bf16 autocast on CUDA
+executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
+cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
+partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
+gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
+time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
+array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
 cfg = presets.from_parameters("lm_appendix", globals())

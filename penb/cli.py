@@ -4,6 +4,7 @@
     python -m penb params invertibility         a chapter's parameters and presets
     python -m penb run invertibility -p inits 20 --preset smoke
     python -m penb run-all --preset quick       every chapter of the book
+    python -m penb run-all --preset gpu         on a GPU: chapters without a gpu preset run quick
     python -m penb status                       write the status page
 """
 from __future__ import annotations
@@ -48,11 +49,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"executed {args.chapter} -> {path}")
         elif args.cmd == "run-all":
             names = notebook.book_chapters()
-            for name in names:  # validate all before running any
-                notebook.validate(name, _params(None, args.preset))
-            for i, name in enumerate(names, 1):
-                print(f"[{i}/{len(names)}] {name}", flush=True)
-                notebook.run_chapter(name, _params(None, args.preset), args.out, args.log)
+            plan = [run_all_plan(name, args.preset) for name in names]
+            for name, params, _ in plan:  # validate all before running any
+                notebook.validate(name, params)
+            for i, (name, params, note) in enumerate(plan, 1):
+                print(f"[{i}/{len(names)}] {name}" + (f" ({note})" if note else ""), flush=True)
+                notebook.run_chapter(name, params, args.out, args.log,
+                                     requested=args.preset if note else None)
         elif args.cmd == "list":
             print("\n".join(notebook.book_chapters()))
         elif args.cmd == "params":
@@ -72,6 +75,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {cell_error(err)}", file=sys.stderr)
         return 1
     return 0
+
+
+def run_all_plan(name: str, preset: str | None) -> tuple[str, dict, str]:
+    """(chapter, parameters, note) of one chapter of ``run-all --preset PRESET``: a chapter without an
+    optional preset such as ``gpu`` runs its ``quick`` preset (``penb.presets.book_preset``) and the note
+    says so; no preset given: the notebook's default."""
+    if preset is None:
+        return name, {}, ""
+    chosen, overrides, note = presets.book_preset(name, preset, notebook.declared_parameters(name))
+    return name, {**_params(None, chosen), **overrides}, note
 
 
 def cell_error(err: BaseException, lines: int = 6) -> str:

@@ -7,6 +7,9 @@
   (or is preempted) is requeued by submitit and resumes from the run's last checkpoint in the shared store;
   the store's per-run locks keep concurrent jobs from training one run twice.
 
+A chapter's sweep picks one through :func:`for_config` from its parameters (``executor``, ``cluster``,
+``partition``, ``gpus_per_job``, ``time_limit_min``, ``array_parallelism``: ``penb.chapters.rnn_common.EXECUTION``).
+
 A cluster engine plugs in as another subclass whose ``map`` submits ``fn(item)`` jobs (``fn`` and the
 items are picklable: the sweep passes a module-level function and plain dicts) and gathers the results.
 """
@@ -116,14 +119,31 @@ def _cost(item) -> float:
     return float(item.get("steps", 1) * item.get("batch_size", 1) * item.get("length", 1) * item.get("hidden", 1) ** 2)
 
 
-def for_config(cfg, desc: str = "runs", todo: int = 2) -> Executor:
-    """The executor a chapter uses: ``cfg.workers`` processes of one torch thread each, with a progress bar,
-    when more than one run is to train (on the CPU, one per core; on a GPU, runs packed onto the device
-    at once); otherwise in this process (one thread on the CPU)."""
+def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
+    """The executor a chapter's sweep uses, chosen by the chapter's parameters (``rnn_common.EXECUTION``):
+
+    * ``executor="auto"`` (also when ``cfg`` has no ``executor`` key): ``cfg.workers`` processes of one
+      torch thread each, with a progress bar, when more than one run is to train (on the CPU, one per core;
+      on a GPU, runs packed onto the device at once); otherwise in this process (one thread on the CPU);
+    * ``"local"``: in this process; ``"process"``: ``cfg.workers`` processes whatever the number of runs;
+    * ``"submitit"``: a :class:`SubmititExecutor` (``cluster``, ``partition``, ``gpus_per_job``,
+      ``time_limit_min``, ``array_parallelism`` from ``cfg``) whose folder is ``submitit/`` in the run store
+      (``store``: the store's ``rnn`` folder when a sweep was pointed elsewhere; its parent holds it)."""
+    from pathlib import Path
+
+    from penb import paths
     from penb.device import resolve_device
 
+    name = cfg.get("executor", "auto")
+    if name not in ("auto", "local", "process", "submitit"):
+        raise ValueError(f"unknown executor {name!r}; valid: auto, local, process, submitit")
+    if name == "submitit":
+        folder = (Path(store).parent if store is not None else paths.store_dir()) / "submitit"
+        return SubmititExecutor(folder, cluster=cfg["cluster"], partition=cfg["partition"],
+                                gpus_per_job=cfg["gpus_per_job"], time_limit_min=cfg["time_limit_min"],
+                                array_parallelism=cfg["array_parallelism"])
     cpu = resolve_device(cfg.device).type == "cpu"
-    if cfg.workers > 1 and todo > 1:
+    if name == "process" or (name == "auto" and cfg.workers > 1 and todo > 1):
         return ProcessExecutor(cfg.workers, 1, desc=desc)
     return LocalExecutor(threads=1 if cpu else None)
 
@@ -151,19 +171,37 @@ class _Requeueable(Checkpointable):
         return self.fn(item)
 
 
-# Step times of one update at paper size (h512, batch 512, L64) on one H100 in fp32
-# (shared/anchors/gpu-h100-measurements.md); a run's cost is scaled from these by B * L * h^2.
+# Step times of one update at paper size (h512, batch 512, L64) on one H100 in fp32, as measured
+# (shared/anchors/gpu-h100-measurements.md): the GRU at V 256, the LSTM and S4D at V 16,384.
 PAPER_STEP_S = {"gru": 0.0140, "lstm": 0.0524, "s4d": 0.0541, "transformer": 0.0524}
+ANCHOR_VOCAB = {"gru": 256, "lstm": 16384, "s4d": 16384, "transformer": 16384}
+# What the readout and softmax over V add to an update, split off those two measurements: a GRU's gates
+# cost 3/4 of an LSTM's, so with R the readout's time at V 16,384 (linear in V),
+# 4/3 (14.0 - R/64) + R = 52.4 ms gives R = 34.5 ms (the LSTM's recurrence: 18.0 ms). An estimate, not
+# a measurement; the step at another V is the anchor's plus R x (V - anchor V) / 16,384.
+READOUT_S = 0.03445
+
+
+def step_seconds(config) -> float:
+    """Estimated seconds of one fp32 update of a run config on one H100: the anchor's time of its core,
+    moved to its vocabulary (:data:`READOUT_S`) and scaled by B x L x h^2 from the paper's size."""
+    core = config.get("core", "lstm")
+    step = PAPER_STEP_S.get(core, 0.05)
+    if config.get("vocab_size") is not None:
+        step += READOUT_S * (config["vocab_size"] - ANCHOR_VOCAB.get(core, 16384)) / 16384
+    scale = config.get("batch_size", 512) * config.get("length", 64) * config.get("hidden", 512) ** 2 / (
+        512 * 64 * 512 ** 2)
+    return step * scale
 
 
 def gpu_hours(configs) -> float:
-    """A rough GPU-hour estimate of run configs (dicts with core, steps, batch_size, length, hidden)."""
+    """A rough GPU-hour estimate of run configs (dicts with core, steps, batch_size, length, hidden and,
+    optionally, vocab_size), one run at a time (:func:`step_seconds`)."""
     total = 0.0
     for c in configs:
         if not isinstance(c, dict) or "steps" not in c:
             continue
-        scale = c.get("batch_size", 512) * c.get("length", 64) * c.get("hidden", 512) ** 2 / (512 * 64 * 512 ** 2)
-        total += c["steps"] * PAPER_STEP_S.get(c.get("core", "lstm"), 0.05) * scale
+        total += c["steps"] * step_seconds(c)
     return total / 3600
 
 

@@ -160,11 +160,13 @@ def versions() -> dict[str, str]:
 
 
 def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path | None = None,
-                log_output: bool = False) -> Path:
+                log_output: bool = False, requested: str | None = None) -> Path:
     """Execute chapter ``name`` with papermill; return the executed notebook's path.
 
     The notebook is written atomically to ``out_dir/<name>.ipynb`` (default: the book's executed
-    folder), with ``<name>.status.json`` beside it. A cell that raises raises here.
+    folder), with ``<name>.status.json`` beside it. A cell that raises raises here. ``requested``: the
+    preset the book was asked for where this chapter runs another (``penb.presets.book_preset``); the
+    chapter's output and its status record say so.
     """
     import papermill
 
@@ -181,7 +183,7 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
 
     scorecard.clear(name, out_dir)                  # a page never shows a verdict of an earlier build
     with tempfile.TemporaryDirectory() as tmp, _env(USAGE_LOG, str(Path(tmp) / "runs.jsonl")), \
-            _env("PENB_EXECUTED_DIR", str(out_dir)):
+            _env("PENB_EXECUTED_DIR", str(out_dir)), _env(presets.REQUESTED, requested):
         src = to_ipynb(name, Path(tmp) / f"{name}.ipynb")
         done = Path(tmp) / f"{name}.out.ipynb"
         papermill.execute_notebook(
@@ -194,7 +196,8 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
         used = run_usage(Path(tmp) / "runs.jsonl")
     device = str(resolve_device(cfg["device"])) if "device" in cfg else "cpu"
     atomic.write_json(out_dir / f"{name}.status.json", {
-        "chapter": name, "preset": cfg.preset, "parameters": params, "device": device,
+        "chapter": name, "preset": cfg.preset, "requested_preset": requested or cfg.preset,
+        "parameters": params, "device": device,
         "wall_s": round(time.time() - start, 1), "date": _dt.datetime.now().isoformat(timespec="seconds"),
         "versions": versions(), "runs": used,
     })
@@ -202,10 +205,14 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
 
 
 @contextlib.contextmanager
-def _env(name: str, value: str):
-    """Set environment variable ``name`` (inherited by the kernel) for the duration of the block."""
+def _env(name: str, value: str | None):
+    """Set environment variable ``name`` (inherited by the kernel) for the duration of the block; None:
+    make sure it is unset."""
     old = os.environ.get(name)
-    os.environ[name] = value
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
     try:
         yield
     finally:

@@ -109,23 +109,26 @@ def vocab_sweep(summ: pd.DataFrame, models: Optional[Sequence[str]] = None,
     return fig
 
 
-def variant_dots(ax, summ: pd.DataFrame, per_seed: pd.DataFrame, order: Sequence[str], value: str = "accuracy",
-                 per_seed_value: str = "token_accuracy", by: str = "variant", color: str = "#1f77b4",
+def variant_dots(ax, summ: pd.DataFrame, per_seed: pd.DataFrame, order: Sequence[str],
+                 value: str = "accuracy", per_seed_value: str = "token_accuracy",
+                 by: str = "variant", color: str = "#1f77b4",
                  highlight: Optional[dict] = None) -> None:
-    """One column per variant of ``order`` (categorical x): its mean ``summ[value]`` with the interval
-    ``value_lo``/``value_hi`` (``summ`` indexed by variant), and each seed's ``per_seed[per_seed_value]`` as a
-    hollow point beside it. ``highlight`` maps a variant to another colour (e.g. the vanilla reference)."""
+    """One column per variant of ``order`` (categorical x): its mean ``summ[value]``
+    with the interval ``value_lo``/``value_hi`` (``summ`` indexed by variant), and each
+    seed's ``per_seed[per_seed_value]`` as a hollow point beside it. ``highlight`` maps
+    a variant to another colour (e.g. the vanilla reference)."""
     highlight = highlight or {}
     for i, v in enumerate(order):
         if v not in summ.index:
             continue
         c = highlight.get(v, color)
         row = summ.loc[v]
-        ax.errorbar([i], [row[value]], yerr=[[max(row[value] - row[f"{value}_lo"], 0)],
-                                              [max(row[f"{value}_hi"] - row[value], 0)]],
-                    color=c, marker="s", ms=6, capsize=4, lw=1.5, zorder=2)
+        err = [[max(row[value] - row[f"{value}_lo"], 0)],
+               [max(row[f"{value}_hi"] - row[value], 0)]]
+        ax.errorbar([i], [row[value]], yerr=err, color=c, marker="s", ms=6, capsize=4,
+                    lw=1.5, zorder=2)
         pts = per_seed.loc[per_seed[by] == v, per_seed_value].dropna().to_numpy(float)
-        ax.scatter(i + 0.18 + 0.03 * np.arange(len(pts)), pts, s=14, facecolors="none", edgecolors=c,
-                   linewidths=0.9, alpha=0.85, zorder=3)
+        ax.scatter(i + 0.18 + 0.03 * np.arange(len(pts)), pts, s=14, facecolors="none",
+                   edgecolors=c, linewidths=0.9, alpha=0.85, zorder=3)
     ax.set_xticks(range(len(order)), list(order), rotation=30, ha="right")
     ax.grid(axis="y", alpha=0.3)

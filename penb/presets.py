@@ -214,16 +214,49 @@ def cross_check(chapter: str, values: Mapping[str, Any]) -> None:
                 require(w <= n, f"{chapter}: warmup ({w}) must not exceed steps ({n}){label}")
 
 
+# Environment variable that ``penb.notebook.run_chapter`` sets while a chapter runs at a preset other than
+# the one the book was asked for (``book_preset``), so that the chapter says so in its output.
+REQUESTED = "PENB_REQUESTED_PRESET"
+
+
 def from_parameters(chapter: str, namespace: Mapping[str, Any]) -> Config:
     """:func:`resolve` for a notebook: ``namespace`` is its globals after the parameters cell.
 
     Takes ``preset`` and every configuration key of ``chapter`` that ``namespace`` defines (None: the
-    preset's value), so a parameter added to the cell cannot be forgotten in the call.
+    preset's value), so a parameter added to the cell cannot be forgotten in the call. Where the book was
+    asked for another preset that this chapter lacks (``$PENB_REQUESTED_PRESET``, see :func:`book_preset`),
+    prints which preset ran instead.
     """
+    import os
+
     if "preset" not in namespace:
         raise ValueError(f"{chapter}: the namespace defines no 'preset'")
     keys = table(chapter)["paper"]
-    return resolve(chapter, namespace["preset"], **{k: namespace[k] for k in keys if k in namespace})
+    cfg = resolve(chapter, namespace["preset"], **{k: namespace[k] for k in keys if k in namespace})
+    asked = os.environ.get(REQUESTED)
+    if asked and asked != cfg.preset:
+        device = f" (device {cfg['device']!r})" if "device" in cfg else ""
+        print(f"The book was built at preset {asked!r}, which this chapter does not have: it ran its "
+              f"{cfg.preset!r} preset instead{device}.")
+    return cfg
+
+
+def book_preset(chapter: str, preset: str, settable=None) -> tuple[str, dict, str]:
+    """What ``python -m penb run-all --preset <preset>`` runs ``chapter`` at: (preset, overrides, note).
+
+    A chapter that has ``preset`` runs it as it is (note ""). A chapter without an optional preset
+    (:data:`OPTIONAL`: ``gpu``) runs its ``quick`` preset instead, with ``device="auto"`` where it has a
+    device that can be set (``settable``: the parameters its notebook declares; None: every key), so a
+    GPU serves it too, and the note says so. Any other preset is returned unchanged (an unknown one is
+    refused by :func:`resolve`).
+    """
+    presets = table(chapter)
+    if preset in presets or preset not in OPTIONAL:
+        return preset, {}, ""
+    can = "device" in presets["quick"] and (settable is None or "device" in settable)
+    over = {"device": "auto"} if can else {}
+    how = " with device='auto'" if over else ""
+    return "quick", over, f"{chapter} has no {preset!r} preset: running its 'quick' preset{how} instead"
 
 
 def diff(chapter: str, preset: str) -> list[tuple[str, Any, Any]]:

@@ -249,14 +249,15 @@ def split_diverged(results: Iterable[RunResult]) -> tuple[list[RunResult], list[
 def chapter_sweep(configs: list[Mapping[str, Any]], cfg, desc: str, executor: Optional[Executor] = None,
                   store: Optional[Path] = None, progress: bool = True) -> tuple[list[RunResult], list[bool]]:
     """A chapter's sweep: says how many runs are in the store and how many will train, trains them with the
-    chapter's executor (``penb.executors.for_config(cfg, desc, todo)``) unless ``executor`` is given, and
+    chapter's executor (``penb.executors.for_config(cfg, desc, todo, store)``: chosen by the chapter's
+    ``executor`` parameters) unless ``executor`` is given, and
     returns the results in order with, per config, whether it was in the store before (reused)."""
     from penb.executors import for_config
 
     before = [status(c, store) == "done" for c in configs]
     todo = len(configs) - sum(before)
     print(f"{len(configs)} runs: {sum(before)} found in the run store, {todo} to train")
-    results = sweep(configs, executor or for_config(cfg, desc, todo), store=store, progress=progress)
+    results = sweep(configs, executor or for_config(cfg, desc, todo, store), store=store, progress=progress)
     return results, before
 
 

@@ -23,6 +23,13 @@ def _fmt_seconds(s: float) -> str:
     return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min"
 
 
+def preset_cell(r: dict) -> str:
+    """The preset a chapter actually ran; where the book asked for another that the chapter lacks (e.g.
+    ``gpu``), "quick (no gpu preset)"."""
+    ran, asked = r.get("preset", "?"), r.get("requested_preset")
+    return f"{ran} (no {asked} preset)" if asked and asked != ran else ran
+
+
 def render(rows: list[dict]) -> str:
     """MyST markdown for the status page."""
     lines = [
@@ -33,7 +40,8 @@ def render(rows: list[dict]) -> str:
         "chapter's wall time counts only the runs it trained itself. *Runs* gives the runs it used and, in",
         "brackets, how many of them it trained; *training* is the training time of all the runs it used,",
         "where they were made (one CPU thread each on a CPU): about what the chapter costs from an empty store,",
-        "divided by its number of worker processes.", "",
+        "divided by its number of worker processes. *Preset* is the preset the chapter ran: a book built",
+        "at `gpu` runs the chapters that have no `gpu` preset at `quick` (device auto), marked here.", "",
         "| chapter | preset | device | wall time | runs (trained) | training | parameters | run on |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -42,7 +50,7 @@ def render(rows: list[dict]) -> str:
         used = r.get("runs") or {}
         runs_cell = f"{used['used']} ({used['trained']})" if used.get("used") else "none"
         training = _fmt_seconds(used["training_s"]) if used.get("used") else ""
-        lines.append(f"| {{doc}}`{r['chapter']}` | {r.get('preset', '?')} | {r['device']} | "
+        lines.append(f"| {{doc}}`{r['chapter']}` | {preset_cell(r)} | {r['device']} | "
                      f"{_fmt_seconds(r['wall_s'])} | {runs_cell} | {training} | {params} | "
                      f"{r['date'].replace('T', ' ')} |")
     total = sum(r["wall_s"] for r in rows)

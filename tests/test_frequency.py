@@ -193,7 +193,9 @@ def test_paper_preset_is_the_published_setting():
 def test_both_chapters_share_their_runs(preset):
     """Gradient stability scores runs of "Frequency matters": the same configs (seeds included),
     every model at smoke and paper, the GRU and LSTM at quick (S4D left to gpu/paper for the budget)."""
-    fq, gs = presets.resolve("frequency", preset), presets.resolve("gradient_stability", preset)
+    explicit = {"device": "cpu"} if preset == "gpu" else {}    # gpu: refused without CUDA unless explicit
+    fq = presets.resolve("frequency", preset, **explicit)
+    gs = presets.resolve("gradient_stability", preset, **explicit)
     a = [runs.key(c) for c in analysis.run_configs(fq)]
     b = [runs.key(c) for c in analysis.run_configs(gs)]
     assert len(set(a)) == len(a) and set(b) <= set(a) and fq.seeds == gs.seeds

@@ -28,7 +28,7 @@ def test_key_covers_every_field_and_fills_defaults():
     base = runs.key(TINY)
     assert base == runs.key({**TINY, "betas": [0.9, 0.98], "embed": None})     # defaults made explicit
     assert base == runs.key({**TINY, "device": "cpu"})
-    changes = dict(vocab_size=7, length=4, hidden=9, batch_size=9, steps=13, warmup=2, held_out=9,
+    changes = dict(vocab_size=7, length=4, hidden=10, batch_size=9, steps=13, warmup=2, held_out=9,
                    checkpoint_every=5, seed=8, core="gru", encoding="none", lr=2e-3,
                    betas=(0.9, 0.999), eps=1e-8, clip=0.5, weight_decay=0.1, task="sort", s4d_state=32,
                    input_mode="add", embed=8, dtype="float64", task_options={})

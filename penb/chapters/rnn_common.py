@@ -7,11 +7,34 @@ presets give each model the regime its search found, while the paper preset uses
 """
 from __future__ import annotations
 
+import shutil
+
 from penb import encodings
 from penb.names import MODEL_NAMES, RNN_CORES
 from penb.presets import require, require_ints, require_names
 
 KEYS = ("hidden", "batch_size", "steps", "lr", "warmup")     # what ``per_core`` may override
+
+# Where a chapter's runs execute (``penb.executors.for_config``), defined once and merged into the PAPER
+# preset of every chapter that trains through ``penb.runs.chapter_sweep`` (key findings, frequency,
+# gradient stability, appendices A-D, language modelling), so every preset inherits them. None of these
+# keys enters a run's config: they decide where runs train, never what a run is (run keys do not move).
+EXECUTION = dict(
+    executor="auto",        # auto: `workers` processes when > 1 and more than one run is to train,
+                            # else in this process (as before these keys existed); local: in this
+                            # process; process: `workers` processes; submitit: one job per run
+    cluster=None,           # submitit: None = Slurm where present, else local subprocesses (all jobs
+                            # at once: for tests and one machine); "slurm" or "local" to force one
+    partition=None,         # submitit on Slurm: the partition (None: the cluster's default)
+    gpus_per_job=1,         # submitit: GPUs per job, one run per job; 0 for CPU jobs (on the local
+                            # cluster 0 hides the GPUs from the job)
+    time_limit_min=240.0,   # submitit: minutes per job; a job that reaches it is requeued and resumes
+                            # from its last checkpoint (a 300k-update fp32 LSTM run, ~4.4 h on an
+                            # H100, is requeued once)
+    array_parallelism=32,   # submitit on Slurm: jobs of the array running at once
+)
+EXECUTORS = ("auto", "local", "process", "submitit")          # values of ``executor``
+CLUSTERS = (None, "slurm", "local")                            # values of ``cluster``
 
 
 def settings(cfg, core: str) -> dict:
@@ -62,3 +85,32 @@ def check_training(cfg, ints) -> None:
         require(e in encodings.PAPER_KEYS, f"unknown encoding {e!r}; valid: {', '.join(encodings.PAPER_KEYS)}")
     require(cfg.amp in ("none", "bf16"), f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
     check_per_core(cfg)
+
+
+def check_execution(cfg) -> None:
+    """``ValueError`` for an impossible value of the :data:`EXECUTION` keys, or a combination that cannot
+    work: ``cluster="slurm"`` without Slurm's ``sbatch`` here, or submitit jobs without a GPU
+    (``gpus_per_job=0``) for runs whose device resolves to CUDA."""
+    require(cfg.executor in EXECUTORS,
+            f"unknown executor {cfg.executor!r}; valid: {', '.join(EXECUTORS)}")
+    require(cfg.cluster in CLUSTERS,
+            f"unknown cluster {cfg.cluster!r}; valid: None (submitit's choice: Slurm where present, else "
+            f"local subprocesses), 'slurm', 'local'")
+    require(cfg.partition is None or (isinstance(cfg.partition, str) and cfg.partition.strip() != ""),
+            f"partition must be None or a partition name, got {cfg.partition!r}")
+    require_ints(cfg, ("gpus_per_job",), minimum=0)
+    require_ints(cfg, ("array_parallelism",), minimum=1)
+    t = cfg.time_limit_min
+    require(isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0,
+            f"time_limit_min must be a positive number of minutes, got {t!r}")
+    if cfg.executor != "submitit":
+        return
+    require(cfg.cluster != "slurm" or shutil.which("sbatch") is not None,
+            "cluster='slurm' needs Slurm, but there is no sbatch on this machine's PATH; run from the "
+            "cluster's login node, or use cluster=None or 'local'")
+    if cfg.gpus_per_job == 0 and "device" in cfg:
+        from penb.device import resolve_device
+
+        require(resolve_device(cfg.device).type != "cuda",
+                f"gpus_per_job=0 gives the submitit jobs no GPU, but device={cfg.device!r} resolves to CUDA "
+                f"here; give each job a GPU or pass device='cpu'")

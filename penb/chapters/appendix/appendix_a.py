@@ -43,6 +43,7 @@ SMOKE only exercises every cell.
 ``panels(cfg)`` lists the figure panels of the selected sections, ``run_configs(cfg)``
 their runs and ``run(cfg)`` trains or reuses them (``common.run``).
 """
+from penb.chapters import rnn_common
 from penb.chapters.appendix import common
 from penb.chapters.appendix.common import Panel
 from penb.presets import require, require_ints, require_names
@@ -75,6 +76,7 @@ PAPER = dict(
     bootstrap=10_000,               # bootstrap resamples of the 95% intervals
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
+    **rnn_common.EXECUTION,         # where runs execute (rnn_common.EXECUTION)
 )
 QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     device="cpu",                   # a CPU regime, for the 2-core machine
@@ -100,6 +102,31 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     bootstrap=2000,                 # a fifth of the paper's resamples: faster
     workers=2,                      # one run per core of the 2-core machine
 )
+# Paper-sized models on a shortened schedule for one GPU: appendices B-D's GPU regime
+# (common.GPU_REGIME: key findings' GPU settings) with updates per section. Only a
+# panel's largest vocabulary is graded (Fig. 7's trend reads three): the others are
+# left to the paper preset.
+GPU = dict(
+    {k: v for k, v in common.GPU_REGIME.items() if k != "steps"},  # lr 3e-3, seeds,
+                                    # checkpoints, fp32, 4 runs packed (common.py)
+    add_vocab=(896, 1024, 1088),    # A.1: three of the paper's four: the trend's fewest
+    add_steps=12_000,               # A.1: twice the other sections' updates (paper)
+    sort_gru_vocab=(256,),          # A.2: graded (largest) GRU V of Fig. 2, anchors'
+    sort_lstm_vocab=(4096,),        # A.2: graded; key findings' largest GPU LSTM V (its
+                                    # reversal runs shared), C's V (sorting shared)
+    sort_steps=6000,                # A.2: key findings' GPU LSTM (runs shared); the GRU
+                                    # at V256 had parted by 4-7k in the anchors
+    pred_vocab=(4096,),             # A.3: the graded (largest) V, as other LSTMs
+    pred_steps=6000,                # A.3: as the LSTM's other tasks
+)
+# Estimated cost (penb.executors.gpu_hours: the anchors' fp32 step times moved to each V
+# and L), one run at a time: A.1 30 runs x 12k x 5.1 ms (L16) = 30 min; sorting GRU
+# 10 x 6k x 14.0 ms = 14 min, its reversal reference 14 min; sorting LSTM V4096
+# 10 x 6k x 26.6 ms = 27 min, its reversal reference 27 min (key findings' runs: free
+# after that chapter); A.3 10 x 6k x 6.7 ms (L16) = 7 min. About 2.0 GPU-hours from an
+# empty store (80 runs), 1.5 after key findings (70 new); about one with four runs
+# packed if packing gains 1.5x (short L16 updates leave the GPU idle: they should pack
+# well). Measure it before trusting it.
 SMOKE = dict(                       # toy sizes: only exercises every cell
     device="cpu",                   # runs anywhere
     hidden=16,                      # toy width

@@ -32,6 +32,11 @@ QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     length=16,                      # the key-findings regime's L (a quarter of 64)
     vocab=256,                      # the smallest LSTM V of Fig. 2 (= appendix D's)
 )
+GPU = dict(common.GPU_REGIME,   # paper-sized models, shortened schedule (common.py)
+    vocab=common.GPU_VOCAB,         # 4,096, a quarter of the paper's (common.GPU_VOCAB)
+)
+# Estimated cost (penb.executors.gpu_hours): 10 runs x 6k x 26.6 ms (LSTM V4096, L up
+# to 64) = 27 min one run at a time, 0.44 GPU-hours. Measure it before trusting it.
 SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     min_length=2,                   # half of L, as at the other presets
     length=4,                       # toy L: lengths 2-4, three per-length points

@@ -40,6 +40,13 @@ QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     length=16,                      # appendix A's sorting L: its runs are shared
     vocab=256,                      # appendix A's sorting V: its runs are shared
 )
+GPU = dict(common.GPU_REGIME,   # paper-sized models, shortened schedule (common.py)
+    vocab=common.GPU_VOCAB,         # 4,096, a quarter of the paper's (common.GPU_VOCAB)
+)
+# Estimated cost (penb.executors.gpu_hours): 30 runs x 6k x 26.6 ms (LSTM V4096, L64)
+# = 80 min one run at a time, 1.3 GPU-hours from an empty store; after key findings (the
+# vanilla/PE reversal runs) and appendix A (the vanilla/PE sorting runs) only the 10
+# double-vanilla runs are new: 27 min. Measure it before trusting it.
 SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     length=4,                       # toy L
     vocab=16,                       # toy vocabulary

@@ -42,6 +42,13 @@ QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     min_length=8,                   # appendix B's shortest length: its runs reused
     vocab=256,                      # appendix B's and C's vocabulary: runs reused
 )
+GPU = dict(common.GPU_REGIME,   # paper-sized models, shortened schedule (common.py)
+    vocab=common.GPU_VOCAB,         # 4,096, a quarter of the paper's (common.GPU_VOCAB)
+)
+# Estimated cost (penb.executors.gpu_hours): 40 runs x 6k x 26.6 ms (LSTM V4096, L64)
+# = 107 min one run at a time, 1.8 GPU-hours from an empty store; after appendices B and
+# C (their vanilla/PE runs) the 20 random and learnable runs are new: 53 min, 0.9
+# GPU-hours. Measure it before trusting it.
 SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     length=4,                       # toy L, as appendix B's and C's smoke
     min_length=2,                   # appendix B's smoke range: its runs reused

@@ -20,8 +20,9 @@ from typing import Callable, Optional, Sequence
 import pandas as pd
 
 from penb import runs, train
+from penb.chapters import rnn_common
 from penb.names import VARIANT_LABELS
-from penb.presets import require, require_ints
+from penb.presets import CONFIRMATION_SEEDS, require, require_ints
 
 # variant key -> the run fields that make it
 VARIANTS = {
@@ -53,6 +54,7 @@ PAPER_REGIME = dict(
     bootstrap=10_000,               # bootstrap resamples of the 95% intervals
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
+    **rnn_common.EXECUTION,         # where runs execute (rnn_common.EXECUTION)
 )
 
 # The training regime that the quick and smoke presets of appendices B-D share (each adds its task's own
@@ -69,6 +71,27 @@ QUICK_REGIME = dict(
     bootstrap=2000,                 # a fifth of the paper's resamples: faster
     workers=2,                      # one run per core of the 2-core machine
 )
+# The GPU regime that the gpu presets of appendices B-D share (paper-sized models on a
+# shortened schedule for one GPU; appendix A takes it with its own updates per section).
+# Not yet run on a GPU by this project: the numbers come from the H100 measurements of
+# commit 9cc031a (shared/anchors/gpu-h100-measurements.md) and match the key-findings
+# chapter's GPU preset, so that equal runs are shared (LSTM reversal runs at V 4,096).
+GPU_REGIME = dict(
+    device="auto",                  # no CUDA: refused unless device="cpu" is given
+    steps=6000,                     # key findings' GPU LSTM: V16384 vanilla 0.032 vs PE
+                                    # 0.063 at 3k (anchors)
+    lr=3e-3,                        # anchors: 1e-3 parts the variants slowly, 1e-2
+                                    # stalls the LSTM and sends the GRU to NaN
+    seeds=CONFIRMATION_SEEDS,       # graded: the five confirmation seeds
+    checkpoint_every=2000,          # as key findings' GPU preset (runs shared); a
+                                    # requeued run loses at most ~1 GPU-minute
+    amp="none",                     # fp32: bf16 sent vanilla GRUs to NaN (anchors)
+    workers=4,                      # runs packed on the GPU at once (processes)
+)
+GPU_VOCAB = 4096                    # B-D's V at gpu, a quarter of the paper's 16,384:
+                                    # an LSTM update about half as long (27 vs 52 ms,
+                                    # estimated); key findings' largest GPU LSTM V
+                                    # (reversal shared), A's sorting V (sorting shared)
 SMOKE_REGIME = dict(                # toy sizes: only exercises every cell (seconds)
     device="cpu",                   # runs anywhere
     hidden=16,                      # toy width
@@ -124,6 +147,7 @@ def check_common(cfg, ints: Sequence[str] = ("hidden", "batch_size", "held_out",
             f"seeds must be distinct ints >= 0, got {cfg.seeds}")
     require(cfg.amp in ("none", "bf16"),
             f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
+    rnn_common.check_execution(cfg)
 
 
 def check_vocab(name: str, vocab) -> None:

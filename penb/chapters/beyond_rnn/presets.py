@@ -39,6 +39,7 @@ PAPER = dict(
     add=True,                           # also the sinusoid added to the embedding
     invert_preset="paper",              # the invertibility chapter's preset behind the floors
     bootstrap=10_000,                   # bootstrap resamples of the 95% intervals
+    **rnn_common.EXECUTION,             # where runs execute (rnn_common.EXECUTION)
 )
 QUICK = dict(
     _shared(kf.QUICK),                  # key_findings' quick regime (shares its runs)
@@ -64,6 +65,7 @@ def check(cfg):
     rnn_common.check_training(Config({**cfg.as_dict(), "encodings": ("none", "sinusoidal")}),
                               ("length", "hidden", "batch_size", "steps", "held_out", "checkpoint_every",
                                "bootstrap", "workers", "vocab"))
+    rnn_common.check_execution(cfg)
     require(len(cfg.cores) == 1, f"cores must name one model (every study runs on it), got {cfg.cores}")
     require(cfg.vocab >= 2 and cfg.vocab ** cfg.length > cfg.held_out,
             f"vocab {cfg.vocab} with length {cfg.length} has fewer than held_out + 1 distinct sequences")

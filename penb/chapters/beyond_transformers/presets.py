@@ -12,6 +12,7 @@ learn (NoPE 0.57 / 0.49, PE 1.0 at V = 128 / 512) and the one-layer NoPE sits ne
 ceiling (0.097 / 0.066); about 35 s per two-layer run and 20 s per one-layer run on one core, so 45
 runs take about 11 minutes on the two workers.
 """
+from penb.chapters import rnn_common
 from penb.chapters.irie import presets as irie
 from penb.chapters.key_findings import presets as kf
 from penb.presets import CONFIRMATION_SEEDS, require
@@ -38,6 +39,7 @@ PAPER = dict(
     lstm=True,                          # the length study includes key_findings' PE-LSTM
     bootstrap=10_000,                   # bootstrap resamples of the 95% intervals
     workers=2,                          # processes training side by side
+    **rnn_common.EXECUTION,             # where runs execute (rnn_common.EXECUTION)
 )
 QUICK = dict(
     _irie(irie.QUICK),                  # Irie Q4's quick schedule (1,500 updates)
@@ -65,6 +67,7 @@ def check(cfg):
                  "workers"):
         v = cfg[name]
         require(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{name} must be an int >= 1, got {v!r}")
+    rnn_common.check_execution(cfg)
     require(cfg.dim % cfg.heads == 0, f"dim ({cfg.dim}) must be a multiple of heads ({cfg.heads})")
     require(cfg.test_factor >= 2, f"test_factor must be >= 2 (a longer test), got {cfg.test_factor}")
     require(cfg.lr > 0 and cfg.warmup >= 0 and cfg.warmup < cfg.steps,

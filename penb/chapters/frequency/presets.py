@@ -51,6 +51,7 @@ PAPER = dict(
     amp="none",                                     # fp32 as in the paper; "bf16" autocast on CUDA
     workers=1,                                      # runs at a time (CPU: processes of one thread each)
     per_core={},                                    # per-model overrides of hidden, batch_size, steps, lr, warmup
+    **rnn_common.EXECUTION,                         # where runs execute (rnn_common.EXECUTION)
 )
 # The CPU regime chosen by scripts/search_frequency.py (round f1 of its table).
 QUICK = dict(
@@ -75,6 +76,31 @@ QUICK = dict(
                                                     # not tested at this preset)
     per_core={"lstm": {"batch_size": 128, "steps": 2000}},  # f1: the key-findings LSTM regime
 )
+# Paper-sized models (the paper's vocabularies, L 64, h512, B512) on a shortened schedule for one GPU:
+# the key-findings chapter's GPU regime. Not yet run on a GPU by this project: the numbers come from
+# the H100 measurements of commit 9cc031a (shared/anchors/gpu-h100-measurements.md).
+GPU = dict(
+    device="auto",                                  # no CUDA: refused unless device="cpu" is given
+    lr=3e-3,                                        # anchors: splits vanilla from PE by 3-4k updates;
+                                                    # 1e-2 sent the GRU to NaN, 1e-3 parts them slowly
+    seeds=CONFIRMATION_SEEDS,                       # graded: the five confirmation seeds
+    checkpoint_every=1000,                          # Fig. 5's curves ("Gradient stability" scores every
+                                                    # checkpoint): 12 points for the GRU, 6 for the
+                                                    # others; ~8 GB of checkpoints in all
+    amp="none",                                     # fp32: bf16 sent vanilla GRUs to NaN (anchors)
+    workers=4,                                      # runs packed on the GPU at once (processes): a
+                                                    # GRU update at h512 leaves an H100 partly idle
+    per_core={                                      # updates where the anchors' curves have parted
+        "gru": {"steps": 12_000},                   # (as key findings' GPU preset): GRU V256 vanilla
+        "lstm": {"steps": 6000},                    # 0.36 vs PE 0.59 at ~13k; LSTM V16384 0.032 vs
+        "s4d": {"steps": 6000},                     # 0.063 at 3k; the S4D as the LSTM
+    },
+)
+# Estimated cost (penb.executors.gpu_hours: the anchors' fp32 step times moved to each vocabulary),
+# one run at a time: GRU V64 10 runs x 12k x 13.5 ms = 27 min; LSTM V1024 10 x 6k x 20.1 ms = 20 min;
+# S4D V2048 10 x 6k x 24.0 ms = 24 min: about 1.2 GPU-hours (30 runs), under one with the runs packed
+# four at a time if packing gains 1.2x or more. Measure it before trusting it.
+
 # Exercises every cell in seconds; its numbers mean nothing.
 SMOKE = dict(
     device="cpu",                                   # the tests run on the CPU
@@ -92,13 +118,15 @@ SMOKE = dict(
     bootstrap=200,                                  # fast CIs
     workers=1,                                      # in-process: no worker start-up
 )
-TRAINING_KEYS = tuple(PAPER)                        # the keys that decide the runs (shared with Fig. 5)
+TRAINING_KEYS = tuple(k for k in PAPER if k not in rnn_common.EXECUTION)  # the keys that decide the
+                                                    # runs (shared with Fig. 5)
 
 
 def check(cfg):
     """Raise ``ValueError`` for an impossible value of the training keys (both chapters use it)."""
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps", "per_cell", "checkpoint_every",
                                     "bootstrap", "workers"))
+    rnn_common.check_execution(cfg)
     require(cfg.length >= 4 and cfg.length % 4 == 0,
             f"length must be a multiple of 4 (four quarters of target positions), got {cfg.length}")
     require(0 < cfg.rarity < 1, f"rarity must be in (0, 1), got {cfg.rarity}")

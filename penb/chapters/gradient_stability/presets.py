@@ -39,6 +39,15 @@ QUICK = dict(
                                                     # the scoring (1.1 s vs 0.3-0.5 s per checkpoint):
                                                     # dropped to pay for five seeds
 )
+GPU = dict(
+    frequency.presets.GPU,                          # the frequency chapter's GPU runs, shared (no
+                                                    # retraining): all three models, as in Fig. 5
+)
+# Estimated cost: no training of its own after "Frequency matters" (otherwise its 30 runs, 1.2 GPU-hours one
+# at a time, penb.executors.gpu_hours). Scoring 1,024 pairs (the paper's) at every kept checkpoint (12 per
+# GRU run, 6 per LSTM and S4D run: 240 checkpoints) is not measured on a GPU: the GRU/LSTM Jacobians are
+# [512, 512] (chain engine), the S4D's [512, 512 x 64] per sequence (vmap of jacrev, in chunks of 1 GiB),
+# so the S4D's dominate; pass cores=("gru", "lstm") to leave them out.
 SMOKE = dict(
     frequency.presets.SMOKE,                        # the frequency chapter's smoke runs, shared
     pairs=8,                                        # two per cell: the fewest that give each cell an SD

@@ -48,6 +48,7 @@ PAPER = dict(
     amp="none",                         # fp32 as in the paper; "bf16" autocast on CUDA
     workers=1,                          # runs at a time (CPU: one-thread processes)
     per_core={},                        # per-model overrides: {"gru": {"steps": 9}}
+    **rnn_common.EXECUTION,             # where runs execute (rnn_common.EXECUTION)
 )
 PER_CORE_KEYS = rnn_common.KEYS         # what ``per_core`` may override
 
@@ -100,10 +101,11 @@ GPU = dict(
         "s4d": {"steps": 6000},         # as the LSTM (54 ms per update at V16384)
     },
 )
-# Estimated cost (the anchors' fp32 step times, summed over runs): GRU 18 runs x 12k x
-# 14 ms = 50 min; LSTM and S4D 30 runs x 6k x ~30 ms (smaller V than 16,384) = 90 min
-# each: about 3.8 GPU-hours one run at a time, about one with four runs packed if
-# packing gives the 3-4x small models usually get. Measure it before trusting it.
+# Estimated cost (penb.executors.gpu_hours: the anchors' fp32 step times moved to each
+# vocabulary, summed over runs): GRU 18 runs x 12k x 13.5-14.0 ms = 50 min; LSTM 30
+# runs x 6k x 18.5-26.6 ms (V 256-4,096) = 65 min; S4D 18 runs x 6k x 20-28 ms = 45 min:
+# about 2.7 GPU-hours one run at a time (66 runs), about one with four runs packed if
+# packing gives 2.7x. Measure it before trusting it.
 
 # Exercises every cell in seconds; its numbers mean nothing.
 SMOKE = dict(
@@ -131,6 +133,7 @@ def check(cfg):
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps",
                                     "held_out", "checkpoint_every", "bootstrap",
                                     "workers", "shape_seeds"))
+    rnn_common.check_execution(cfg)
     require(cfg.shape_seeds <= len(cfg.seeds),
             f"shape_seeds ({cfg.shape_seeds}) cannot exceed the {len(cfg.seeds)} seeds")
     for core in cfg.cores:

@@ -40,6 +40,7 @@ and 600 updates (before: V=2,048, 900 updates, three seeds); this was a budget c
 run of the new settings, not one chosen from results.
 """
 from penb import encodings
+from penb.chapters import rnn_common
 from penb.presets import require
 
 PAPER = dict(
@@ -62,6 +63,7 @@ PAPER = dict(
     log_every=100,                  # updates per point of the training curve
     workers=1,                      # parallel CPU processes (one thread each)
     amp="none",                     # fp32 as in the paper; "bf16" autocast on CUDA
+    **rnn_common.EXECUTION,         # where runs execute (rnn_common.EXECUTION)
 )
 QUICK = dict(                       # cut to fit the book's hour (see the docstring)
     device="cpu",                   # a CPU regime, for the 2-core machine
@@ -141,3 +143,4 @@ def check(cfg):
             f"Table 1), got {cfg.encodings}")
     require(cfg.amp in ("none", "bf16"),
             f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
+    rnn_common.check_execution(cfg)
