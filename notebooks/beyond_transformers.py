@@ -141,8 +141,24 @@ plt.close(fig)
 # %% tags=["hide-input"]
 display(summ.round(4).set_index(["model", "vocab"]))
 print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+acc = summ.set_index(["model", "vocab"])["accuracy"]
+for m in beyond_transformers.presets.MODELS:  # "n/a": a model this run left out
+    tag = m.replace("-layer ", "").lower()
+    for name, v in (("v0", min(cfg.vocab)), ("vmax", max(cfg.vocab))):
+        value = acc.get((m, v))
+        glue(f"bt_{tag}_{name}", "n/a" if value is None else f"{value:.3f}",
+             display=False)
+glue("bt_vmax", max(cfg.vocab), display=False)
+glue("bt_ceil_v0", f"{ceil[min(cfg.vocab)]:.3f}", display=False)
+glue("bt_ceil_vmax", f"{ceil[max(cfg.vocab)]:.3f}", display=False)
 
 # %% [markdown]
+# Mean token accuracy at $V$ = {glue:text}`bt_v0` and at $V$ = {glue:text}`bt_vmax`:
+# one-layer NoPE {glue:text}`bt_1nope_v0` and {glue:text}`bt_1nope_vmax` (order-blind
+# ceiling {glue:text}`bt_ceil_v0` and {glue:text}`bt_ceil_vmax`); two-layer NoPE
+# {glue:text}`bt_2nope_v0` and {glue:text}`bt_2nope_vmax`; two-layer PE
+# {glue:text}`bt_2pe_v0` and {glue:text}`bt_2pe_vmax`.
+#
 # ### Twice the length
 #
 # Each model trained at $L$ = {glue:text}`bt_L` with $V$ = {glue:text}`bt_v0` is
@@ -159,6 +175,12 @@ glue("bt_length", fig, display=False)
 plt.close(fig)
 display(lengths.groupby("model", sort=False)[["at_L", "at_long"]]
         .agg(["mean", "min", "max"]).round(4))
+at_long = lengths[~lengths["diverged"]].groupby("model")["at_long"].mean()
+for m in (*beyond_transformers.presets.MODELS, beyond_transformers.analysis.LSTM):
+    value = at_long.get(m)
+    glue(f"bt_long_{m.replace('-layer ', '').replace('-', '').lower()}",
+         "n/a" if value is None else f"{value:.3f}", display=False)
+glue("bt_ceil_long", f"{ceil_long:.3f}", display=False)
 
 # %% [markdown]
 # ```{glue:figure} bt_length
@@ -169,6 +191,12 @@ display(lengths.groupby("model", sort=False)[["at_L", "at_long"]]
 # order-blind ceiling at the long length. (b) Accuracy at each output step of the long
 # test, mean over seeds; the dotted line marks how many outputs training ever asked for.
 # ```
+#
+# At {glue:text}`bt_long` tokens the mean token accuracies are: two-layer NoPE
+# {glue:text}`bt_long_2nope`, two-layer PE {glue:text}`bt_long_2pe`, PE-LSTM
+# {glue:text}`bt_long_pelstm`; the order-blind ceiling at that length is
+# {glue:text}`bt_ceil_long`. Panel (b) shows where along the output each model keeps
+# its accuracy.
 #
 # ## Verdict
 
