@@ -36,7 +36,7 @@ CLAIMS = [
           "Eq. 1-2 (Eq. 1-2 is not more than 0.02 ahead).", kind=H, chapter=RNN,
           measure=f"{ACC}, Eq. 1-2 PE vs random-phase PE",
           rule=Rule("no_gain", "Eq. 1-2 minus random-phase accuracy, paired by seed: reproduced when the "
-                               "seed-level 95% interval stays below +0.02; inconclusive when Eq. 1-2 is far "
+                               "seed-level 95% interval stays below +0.02; not reproduced when it is above 0; inconclusive when Eq. 1-2 is far "
                                "below (interval under -0.02) or too noisy to decide, a run diverged, or the "
                                "random-phase model sits at chance", {**_P, "margin": 0.02, "gate_b": True}),
           baseline="none"),
@@ -64,7 +64,7 @@ CLAIMS = [
           "Adding is as good as concatenating: concatenation is not more than 0.02 ahead.", kind=H, chapter=RNN,
           measure=f"{ACC}, concatenated PE vs added PE",
           rule=Rule("no_gain", "concatenated minus added accuracy, paired by seed: reproduced when the "
-                               "seed-level 95% interval stays below +0.02; inconclusive when concatenation is "
+                               "seed-level 95% interval stays below +0.02; not reproduced when it is above 0; inconclusive when concatenation is "
                                "far below, the interval is too wide, a run diverged, or the added-PE model "
                                "sits at chance", {**_P, "margin": 0.02, "gate_b": True}),
           baseline="none"),
@@ -83,7 +83,7 @@ CLAIMS = [
           "0.02 more accurate than without, at the chapter's largest vocabulary.", kind=H, chapter=TF,
           measure=f"{ACC}, two-layer PE vs two-layer NoPE, largest vocabulary",
           rule=Rule("no_gain", "PE minus NoPE accuracy, paired by seed: reproduced when the seed-level 95% "
-                               "interval stays below +0.02; inconclusive when PE is far below, too noisy, a run "
+                               "interval stays below +0.02; not reproduced when it is above 0; inconclusive when PE is far below, too noisy, a run "
                                "diverged, or NoPE sits at the order-blind ceiling (nothing learned)",
                     {**_P, "margin": 0.02, "gate_b": True}),
           baseline=BLIND),
