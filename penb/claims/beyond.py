@@ -13,6 +13,13 @@ from penb.claims.sources import BEYOND
 
 H = "hypothesis"
 RNN, TF = "beyond_rnn", "beyond_transformers"
+
+
+def no_gain(difference: str, inconclusive: str) -> Rule:
+    """Rule ``no_gain`` (margin 0.02, the reference gated on its baseline): ``difference`` paired by seed."""
+    return Rule("no_gain", f"{difference}, paired by seed: reproduced when the seed-level 95% interval stays "
+                           f"below +0.02; not reproduced when it is above 0; inconclusive when {inconclusive}",
+                {**_P, "margin": 0.02, "gate_b": True})
 BLIND = "the order-blind ceiling (the best token accuracy from the multiset of the inputs alone)"
 
 CLAIMS = [
@@ -35,10 +42,8 @@ CLAIMS = [
           "The exact phases do not matter: the full sinusoid with a random phase per pair does as well as "
           "Eq. 1-2 (Eq. 1-2 is not more than 0.02 ahead).", kind=H, chapter=RNN,
           measure=f"{ACC}, Eq. 1-2 PE vs random-phase PE",
-          rule=Rule("no_gain", "Eq. 1-2 minus random-phase accuracy, paired by seed: reproduced when the "
-                               "seed-level 95% interval stays below +0.02; not reproduced when it is above 0; inconclusive when Eq. 1-2 is far "
-                               "below (interval under -0.02) or too noisy to decide, a run diverged, or the "
-                               "random-phase model sits at chance", {**_P, "margin": 0.02, "gate_b": True}),
+          rule=no_gain("Eq. 1-2 minus random-phase accuracy", "Eq. 1-2 is far below (interval under -0.02) "
+                       "or too noisy to decide, a run diverged, or the random-phase model sits at chance"),
           baseline="none"),
     Claim("beyond.hansen.normal", BEYOND, "Hansen x Morita",
           "The blog's recommended encoding (normal quantiles), scaled to unit mean norm and concatenated, helps "
@@ -63,10 +68,8 @@ CLAIMS = [
     Claim("beyond.add.as_concat", BEYOND, "Morita Sec. 3.2 (choice)",
           "Adding is as good as concatenating: concatenation is not more than 0.02 ahead.", kind=H, chapter=RNN,
           measure=f"{ACC}, concatenated PE vs added PE",
-          rule=Rule("no_gain", "concatenated minus added accuracy, paired by seed: reproduced when the "
-                               "seed-level 95% interval stays below +0.02; not reproduced when it is above 0; inconclusive when concatenation is "
-                               "far below, the interval is too wide, a run diverged, or the added-PE model "
-                               "sits at chance", {**_P, "margin": 0.02, "gate_b": True}),
+          rule=no_gain("concatenated minus added accuracy", "concatenation is far below, the interval is too "
+                       "wide, a run diverged, or the added-PE model sits at chance"),
           baseline="none"),
     # --- Positional encoding in Transformers on the RNN tasks (beyond_transformers) -------------------------
     Claim("beyond.tf.one_layer_blind", BEYOND, "Irie Q5 x Morita Fig. 2",
@@ -82,10 +85,8 @@ CLAIMS = [
           "A two-layer causal Transformer needs no PE on reversal: with sinusoidal PE added it is not more than "
           "0.02 more accurate than without, at the chapter's largest vocabulary.", kind=H, chapter=TF,
           measure=f"{ACC}, two-layer PE vs two-layer NoPE, largest vocabulary",
-          rule=Rule("no_gain", "PE minus NoPE accuracy, paired by seed: reproduced when the seed-level 95% "
-                               "interval stays below +0.02; not reproduced when it is above 0; inconclusive when PE is far below, too noisy, a run "
-                               "diverged, or NoPE sits at the order-blind ceiling (nothing learned)",
-                    {**_P, "margin": 0.02, "gate_b": True}),
+          rule=no_gain("PE minus NoPE accuracy", "PE is far below, too noisy, a run diverged, or NoPE sits at "
+                       "the order-blind ceiling (nothing learned)"),
           baseline=BLIND),
     Claim("beyond.tf.vocab_effect", BEYOND, "Morita Fig. 2 without recurrence",
           "Morita's vocabulary effect appears without recurrence: the two-layer Transformer's gain from PE grows "
