@@ -55,6 +55,7 @@ preset: str = "quick"  # smoke, quick or paper (no gpu preset: run-all uses quic
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 models: Optional[tuple] = None  # among 1-layer NoPE, 2-layer NoPE, 2-layer PE
+one_layer_seeds: Optional[int] = None  # seeds (the first n) of the 1-layer NoPE model
 vocab: Optional[tuple] = None  # vocabulary sizes of the reversal task
 length: Optional[int] = None  # training length L (the output phase has L more steps)
 test_factor: Optional[int] = None  # the length study tests at test_factor x L

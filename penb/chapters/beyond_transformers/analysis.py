@@ -34,16 +34,18 @@ def spec(model: str, cfg) -> tuple[int, str]:
 
 
 def run_configs(cfg) -> list[dict]:
-    """The Transformer runs: (model, vocabulary, seed), every model at every vocabulary."""
+    """The Transformer runs: (model, vocabulary, seed), every model at every vocabulary; the one-layer
+    model on the first ``one_layer_seeds`` seeds."""
     out = []
     for m in cfg.models:
         layers, enc = spec(m, cfg)
+        seeds = cfg.seeds[:cfg.one_layer_seeds] if layers == 1 else cfg.seeds
         out += [dict(task="reverse", vocab_size=v, length=cfg.length, core="transformer", layers=layers,
                      encoding=enc, heads=cfg.heads, norm=cfg.norm, hidden=cfg.dim, steps=cfg.steps,
                      batch_size=cfg.batch_size, lr=cfg.lr, warmup=cfg.warmup, held_out=cfg.held_out,
                      checkpoint_every=cfg.steps, log_every=max(cfg.steps // 50, 1), seed=s, device=cfg.device,
                      dtype="float32")
-                for v in cfg.vocab for s in cfg.seeds]
+                for v in cfg.vocab for s in seeds]
     return out
 
 
