@@ -21,7 +21,9 @@ def grades_file(chapter: str, out_dir: Optional[Path] = None) -> Path:
 
 def _steps(cfg) -> object:
     per = dict(cfg.get("per_core") or {})
-    steps = {c: o["steps"] for c, o in per.items() if isinstance(o, dict) and "steps" in o}
+    cores = cfg.get("cores")
+    steps = {c: o["steps"] for c, o in per.items() if isinstance(o, dict) and "steps" in o
+             and (cores is None or c in cores)}
     if "steps" in cfg:
         return {"all": cfg["steps"], **steps} if steps else cfg["steps"]
     for k in ("iterations", "lm_steps"):
