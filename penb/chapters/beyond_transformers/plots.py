@@ -30,7 +30,7 @@ def vocab_panel(summ: pd.DataFrame, frame: pd.DataFrame, ceilings: dict[int, flo
     ax.set_ylabel("token accuracy")
     ax.set_ylim(0, 1.05)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="center right")
     fig.tight_layout()
     return fig
 
