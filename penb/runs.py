@@ -283,6 +283,18 @@ def _log_usage(results: list[RunResult], trained: set) -> None:
         f.write("".join(line + "\n" for line in lines))
 
 
+def outcomes(results: Iterable[RunResult]) -> list[dict]:
+    """One dict per result, in order, for a chapter's run table: ``result``, ``diverged`` (bool),
+    ``diverged_at`` (the step at which the loss turned non-finite; NaN for a valid run), ``metrics`` (the
+    run's headline metrics; empty for a diverged run), ``wall_s``, ``key``."""
+    results = list(results)
+    _, gone = split_diverged(results)
+    bad = {r.key for r in gone}
+    return [dict(result=r, diverged=r.key in bad,
+                 diverged_at=r.divergence.get("step", np.nan) if r.key in bad else np.nan,
+                 metrics={} if r.key in bad else r.metrics, wall_s=r.wall_s, key=r.key) for r in results]
+
+
 def grid(base: Mapping[str, Any], **axes: Iterable[Any]) -> list[dict]:
     """Every combination of ``axes`` over ``base``: grid(b, seed=(1, 2), core=("gru",)) -> 2 dicts."""
     names = list(axes)

@@ -44,14 +44,12 @@ def variants(cfg) -> list[tuple[str, str, str]]:
 
 def run_configs(cfg) -> list[dict]:
     """One ``penb.train`` config per (variant, seed); vanilla and PE are exactly key_findings' configs."""
-    core = cfg.cores[0]
-    common = dict(task="reverse", length=cfg.length, betas=tuple(cfg.betas), held_out=cfg.held_out,
-                  checkpoint_every=cfg.checkpoint_every, device=cfg.device, amp=cfg.amp)
+    from penb.chapters.key_findings.analysis import run_config
+
     out = []
     for label, enc, mode in variants(cfg):
         extra = {} if mode == "concat" else {"input_mode": mode}
-        out += [dict(common, **rnn_common.settings(cfg, core), core=core, vocab_size=cfg.vocab, encoding=enc,
-                     seed=s, **extra) for s in cfg.seeds]
+        out += [dict(run_config(cfg, cfg.cores[0], cfg.vocab, enc, s), **extra) for s in cfg.seeds]
     return out
 
 
@@ -75,18 +73,13 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
 def frame(results: Iterable[runs.RunResult]) -> pd.DataFrame:
     """One row per run: variant, encoding, input_mode, seed, diverged, diverged_at, token_accuracy,
     mean_distance (NaN for a diverged run), wall_s, key."""
-    results = list(results)
-    _, gone = runs.split_diverged(results)
-    bad = {r.key for r in gone}
     rows = []
-    for r in results:
-        c, dead = r.config, r.key in bad
-        m = {} if dead else r.metrics
+    for o in runs.outcomes(results):
+        c, m = o["result"].config, o["metrics"]
         rows.append(dict(variant=label_of(c), encoding=c["encoding"], input_mode=c.get("input_mode", "concat"),
-                         seed=int(c["seed"]), diverged=dead,
-                         diverged_at=r.divergence.get("step", np.nan) if dead else np.nan,
+                         seed=int(c["seed"]), diverged=o["diverged"], diverged_at=o["diverged_at"],
                          token_accuracy=m.get("token_accuracy", np.nan),
-                         mean_distance=m.get("mean_distance", np.nan), wall_s=r.wall_s, key=r.key))
+                         mean_distance=m.get("mean_distance", np.nan), wall_s=o["wall_s"], key=o["key"]))
     return pd.DataFrame(rows)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, presets, runs
+from penb.chapters.irie.q4 import binomial_margin as margin  # noqa: F401 (the chapter's margin)
 from penb.chapters.irie.q4 import blind_ceiling
 from penb.claims import evidence
 from penb.executors import Executor
@@ -75,27 +76,19 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
 
 def frame(results) -> pd.DataFrame:
     """One row per run: model, vocab, seed, diverged, diverged_at, token_accuracy, wall_s, key, path."""
-    results = list(results)
-    _, gone = runs.split_diverged(results)
-    bad = {r.key for r in gone}
     rows = []
-    for r in results:
-        c, dead = r.config, r.key in bad
-        rows.append(dict(model=model_of(c), vocab=int(c["vocab_size"]), seed=int(c["seed"]), diverged=dead,
-                         diverged_at=r.divergence.get("step", np.nan) if dead else np.nan,
-                         token_accuracy=np.nan if dead else r.metrics.get("token_accuracy", np.nan),
-                         wall_s=r.wall_s, key=r.key, path=str(r.path)))
+    for o in runs.outcomes(results):
+        r = o["result"]
+        rows.append(dict(model=model_of(r.config), vocab=int(r.config["vocab_size"]), seed=int(r.config["seed"]),
+                         diverged=o["diverged"], diverged_at=o["diverged_at"],
+                         token_accuracy=o["metrics"].get("token_accuracy", np.nan), wall_s=o["wall_s"],
+                         key=o["key"], path=str(r.path)))
     return pd.DataFrame(rows)
 
 
 def ceilings(cfg, length: Optional[int] = None) -> dict[int, float]:
     """{V: order-blind ceiling of reversal at ``length`` (default L)}."""
     return {v: blind_ceiling(v, length or cfg.length) for v in cfg.vocab}
-
-
-def margin(ceiling: float, n_tokens: int) -> float:
-    """4 binomial standard deviations of a token accuracy at ``ceiling`` over ``n_tokens`` test tokens."""
-    return 4 * float(np.sqrt(ceiling * (1 - ceiling) / n_tokens))
 
 
 def summary(frame: pd.DataFrame, n_resamples: int = 2000, column: str = "token_accuracy") -> pd.DataFrame:

@@ -318,7 +318,12 @@ def ceiling_margin(cfg) -> tuple[float, float]:
     """(the order-blind ceiling of ``reverse``, 4 binomial standard deviations of a token accuracy
     at that level on the held-out set): a seed counts as above the ceiling beyond their sum."""
     c = blind_ceiling(cfg.q4_vocab, cfg.q4_length)
-    return c, 4 * (c * (1 - c) / (cfg.q4_held_out * cfg.q4_length)) ** 0.5
+    return c, binomial_margin(c, cfg.q4_held_out * cfg.q4_length)
+
+
+def binomial_margin(ceiling: float, n_tokens: int) -> float:
+    """4 binomial standard deviations of a token accuracy at ``ceiling`` over ``n_tokens`` test tokens."""
+    return 4 * (ceiling * (1 - ceiling) / n_tokens) ** 0.5
 
 
 def evidence(results: dict, cfg) -> dict:

@@ -62,13 +62,18 @@ def seeds_of(cfg, core: str, vocab: int) -> tuple:
     return tuple(cfg.seeds[:cfg.shape_seeds])
 
 
+def run_config(cfg, core: str, vocab: int, encoding: str, seed: int) -> dict:
+    """The ``penb.train`` config of one Fig. 2 run under ``cfg``'s training settings
+    (also used by the chapters that share these runs, e.g. ``beyond_rnn``)."""
+    return dict(task="reverse", length=cfg.length, betas=tuple(cfg.betas),
+                held_out=cfg.held_out, checkpoint_every=cfg.checkpoint_every,
+                device=cfg.device, amp=cfg.amp, **settings(cfg, core), core=core,
+                vocab_size=vocab, encoding=encoding, seed=seed)
+
+
 def run_configs(cfg) -> list[dict]:
     """One ``penb.train`` config per (core, vocabulary, encoding, seed) of ``cfg``."""
-    common = dict(task="reverse", length=cfg.length, betas=tuple(cfg.betas),
-                  held_out=cfg.held_out, checkpoint_every=cfg.checkpoint_every,
-                  device=cfg.device, amp=cfg.amp)
-    return [dict(common, **settings(cfg, core), core=core, vocab_size=v, encoding=e,
-                 seed=s)
+    return [run_config(cfg, core, v, e, s)
             for core in cfg.cores for v in cfg[f"{core}_vocab"] for e in cfg.encodings
             for s in seeds_of(cfg, core, v)]
 
@@ -89,17 +94,14 @@ def frame(results: Iterable[runs.RunResult]) -> pd.DataFrame:
     sequence_accuracy, mean_distance (the run's own headline metrics; NaN when it
     diverged), wall_s, key, path.
     """
-    results = list(results)
-    _, diverged = runs.split_diverged(results)
-    bad = {r.key for r in diverged}
     rows = []
-    for r in results:
-        c, gone = r.config, r.key in bad
-        m = {} if gone else r.metrics
+    for o in runs.outcomes(results):
+        r, m = o["result"], o["metrics"]
+        c = r.config
         rows.append(dict(
             model=c["core"], vocab=int(c["vocab_size"]), encoding=c["encoding"],
-            variant=variant_label(c["encoding"]), seed=int(c["seed"]), diverged=gone,
-            diverged_at=r.divergence.get("step", np.nan) if gone else np.nan,
+            variant=variant_label(c["encoding"]), seed=int(c["seed"]),
+            diverged=o["diverged"], diverged_at=o["diverged_at"],
             token_accuracy=m.get("token_accuracy", np.nan),
             sequence_accuracy=m.get("sequence_accuracy", np.nan),
             mean_distance=m.get("mean_distance", np.nan),
