@@ -16,7 +16,11 @@ items are picklable: the sweep passes a module-level function and plain dicts) a
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import multiprocessing as mp
+import os
+import signal
+import threading
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Iterable, Optional
 
@@ -50,9 +54,47 @@ class LocalExecutor(Executor):
 
 
 def _init_worker(threads: int) -> None:
+    _exit_with_parent()
     import torch
 
     torch.set_num_threads(threads)
+
+
+def _exit_with_parent() -> None:
+    """In a pool worker: end this process as soon as the process that started it ends (a daemon thread
+    waits on the parent's sentinel), so that no worker outlives an interrupted or killed sweep."""
+    import threading
+    from multiprocessing.connection import wait
+
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch():
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="penb-exit-with-parent", daemon=True).start()
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """Hold back Ctrl-C (SIGINT) while the pool starts its workers and takes the jobs, then raise it.
+
+    A KeyboardInterrupt raised inside ``ProcessPoolExecutor.submit`` can strike between a worker's spawn
+    and its registration in the pool, and such a worker escapes :func:`_stop`; deferring the signal over
+    that short stretch (well under a second) closes the window. Outside the main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 class ProcessExecutor(Executor):
@@ -77,18 +119,22 @@ class ProcessExecutor(Executor):
         if not items:
             return []
         order = sorted(range(len(items)), key=lambda i: -_cost(items[i]))
-        pool = cf.ProcessPoolExecutor(min(self.workers, len(items)), mp_context=mp.get_context(self.start_method),
-                                      initializer=_init_worker, initargs=(self.threads,))
+        others = set(mp.active_children())                   # children that are not this pool's workers
+        pool = None
         try:
-            with tqdm(total=len(items), desc=self.desc, disable=self.desc is None) as bar:
+            with _sigint_deferred():
+                pool = cf.ProcessPoolExecutor(min(self.workers, len(items)),
+                                              mp_context=mp.get_context(self.start_method),
+                                              initializer=_init_worker, initargs=(self.threads,))
                 futures = {pool.submit(fn, items[i]): i for i in order}
+            with tqdm(total=len(items), desc=self.desc, disable=self.desc is None) as bar:
                 for f in cf.as_completed(futures):
                     if f.exception() is not None:           # fail fast: the first error ends the sweep
                         raise RunFailed(items[futures[f]], f.exception()) from f.exception()
                     bar.update(1)
                 results = {i: f.result() for f, i in futures.items()}
         except BaseException:                                # an error or Ctrl-C: drop the queue, stop workers
-            _stop(pool)
+            _stop(pool, others)
             raise
         pool.shutdown(wait=True)
         return [results[i] for i in range(len(items))]
@@ -102,14 +148,20 @@ class RunFailed(RuntimeError):
         super().__init__(f"a run of the sweep failed ({type(error).__name__}: {error}); its config: {item!r}")
 
 
-def _stop(pool: cf.ProcessPoolExecutor) -> None:
-    """Cancel every queued job and terminate the workers at once (finished runs are already on disk; a run
-    cut off mid-way resumes from its last checkpoint next time)."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())     # shutdown forgets them
-    pool.shutdown(wait=False, cancel_futures=True)
+def _stop(pool: Optional[cf.ProcessPoolExecutor], others: set) -> None:
+    """Cancel every queued job and end the workers at once: the pool's own, and any child process started
+    since the pool was made (``others``: the children that existed before). Finished runs are already on
+    disk; a run cut off mid-way resumes from its last checkpoint next time."""
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+    procs = [p for p in mp.active_children() if p not in others]
     for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.join(timeout=10)
         if proc.is_alive():
-            proc.terminate()
+            proc.kill()
+            proc.join(timeout=10)
 
 
 def _cost(item) -> float:

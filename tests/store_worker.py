@@ -15,11 +15,13 @@ def configs(seeds):
 
 
 def main(argv):
-    if argv[:1] == ["--sleepers"]:                     # a pool of long jobs, for the Ctrl-C test
+    if argv[:1] == ["--sleepers"]:                     # a pool of long jobs, for the Ctrl-C tests
+        from functools import partial
+
         from penb.executors import ProcessExecutor
 
         print("started", flush=True)
-        ProcessExecutor(workers=2, threads=1).map(fail_on_three, [1, 2, 4, 5, 6])
+        ProcessExecutor(workers=2, threads=1).map(partial(wait_for, argv[1]), [1, 2, 4, 5, 6])
         return
     import torch
 
@@ -42,14 +44,49 @@ def poison_at(step):
     return callback
 
 
-def fail_on_three(x):
-    """Executor job for the fail-fast test: item 3 fails at once, the others take a long time."""
+def wait_for(folder, x):
+    """Executor job of the pool tests: write ``ready-<x>`` into ``folder``, then wait until a file ``go``
+    appears there (600 s at most) and write ``done-<x>``. Item 3 fails at once."""
+    import os
     import time
+    from pathlib import Path
 
+    folder = Path(folder)
     if x == 3:
         raise RuntimeError("boom")
-    time.sleep(60)
+    (folder / f"ready-{x}").write_text(str(os.getpid()))
+    deadline = time.monotonic() + 600
+    while not (folder / "go").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (folder / f"done-{x}").write_text(str(os.getpid()))
     return x
+
+
+class InterruptedSpawn:
+    """A multiprocessing context for the pool tests: spawn, but Ctrl-C (a real SIGINT to this process) strikes
+    right after the second worker has started, before the pool has registered it."""
+
+    @staticmethod
+    def make():
+        import multiprocessing as mp
+        import os
+        import signal
+
+        base = mp.get_context("spawn")
+
+        class Process(base.Process):
+            started = []
+
+            def start(self):
+                super().start()
+                Process.started.append(self)
+                if len(Process.started) == 2:
+                    os.kill(os.getpid(), signal.SIGINT)
+
+        Process.__module__, Process.__qualname__ = __name__, "InterruptedProcess"
+        globals()["InterruptedProcess"] = Process
+        ctx = type("Ctx", (type(base),), {"Process": Process})()
+        return ctx, Process.started
 
 
 if __name__ == "__main__":
