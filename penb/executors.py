@@ -295,6 +295,12 @@ class SubmititExecutor(Executor):
         ex.update_parameters(**params)
         return ex
 
+    @property
+    def job_device(self) -> str:
+        """The device a job of this executor has: "cuda" when it asks for GPUs, else "cpu". A sweep resolves
+        ``device="auto"`` to it (``penb.run_config.normalize(job_device=...)``), not to the submitting node's."""
+        return "cuda" if self.gpus_per_job > 0 else "cpu"
+
     def map(self, fn, items):
         return [job.result() for job in self.submit(fn, items)]
 

@@ -138,7 +138,12 @@ def validate(name: str, params: dict[str, Any]) -> presets.Config:
                          f"this chapter takes: {', '.join(declared)}")
     preset = params.get("preset", ast.literal_eval(declared["preset"]["default"]))
     overrides = {k: v for k, v in params.items() if k != "preset"}
-    return presets.resolve(name, preset, **overrides)
+    cfg = presets.resolve(name, preset, **overrides)
+    from penb import limits
+
+    limits.check_memory(name, cfg)
+    limits.check_store(paths.store_dir())
+    return cfg
 
 
 def kernel_name() -> str:

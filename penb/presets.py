@@ -1,6 +1,6 @@
 """Presets: one frozen configuration per chapter and preset name.
 
-Every chapter declares its configuration once, in the module that ``penb.chapters.PRESET_MODULES`` names
+Every chapter declares its configuration once, in the module that ``penb.registry.PRESET_MODULES`` names
 (``penb/chapters/<chapter>/presets.py``):
 
 * ``PAPER``: the published settings (a flat dict of literals);
@@ -18,6 +18,8 @@ import importlib
 import json
 from collections.abc import Mapping
 from typing import Any, Iterator
+
+from penb.config_checks import cross_check, require, require_finite  # noqa: F401 (re-exported)
 
 PRESETS = ("smoke", "quick", "gpu", "paper")
 # ``gpu`` (paper-sized models on a shortened schedule, about a GPU-hour a chapter) exists only for the chapters
@@ -81,14 +83,14 @@ class Config(Mapping):
 
 
 def chapters() -> list[str]:
-    """The names of all chapters that declare presets (the registry ``penb.chapters.PRESET_MODULES``)."""
-    from penb.chapters import PRESET_MODULES
+    """The names of all chapters that declare presets (the registry ``penb.registry.PRESET_MODULES``)."""
+    from penb.registry import PRESET_MODULES
 
     return sorted(PRESET_MODULES)
 
 
 def _module(chapter: str):
-    from penb.chapters import PRESET_MODULES
+    from penb.registry import PRESET_MODULES
 
     name = chapter.replace("-", "_")
     if name not in PRESET_MODULES:
@@ -175,45 +177,6 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
     return cfg
 
 
-def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
-    """(path, number) of every float inside ``value`` (tuples, lists and dicts searched)."""
-    if isinstance(value, float):
-        yield where, value
-    elif isinstance(value, (tuple, list)):
-        for i, v in enumerate(value):
-            yield from _numbers(v, f"{where}[{i}]")
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from _numbers(v, f"{where}[{k!r}]")
-
-
-def require_finite(chapter: str, values: Mapping[str, Any]) -> None:
-    """``ValueError`` naming the first NaN or infinite number anywhere in ``values`` (checked first)."""
-    import math
-
-    for where, v in (hit for k, v in values.items() for hit in _numbers(v, k)):
-        require(math.isfinite(v), f"{chapter}: {where} must be a finite number, got {v!r}")
-
-
-def cross_check(chapter: str, values: Mapping[str, Any]) -> None:
-    """Checks across fields that hold for every chapter, after the chapter's own: ``amp="bf16"`` only
-    where the device resolves to CUDA; ``warmup`` no larger than ``steps`` (per model too, where
-    ``per_core`` overrides them)."""
-    if values.get("amp", "none") != "none" and "device" in values:
-        from penb.device import resolve_device
-
-        require(resolve_device(values["device"]).type == "cuda",
-                f"{chapter}: amp={values['amp']!r} needs a CUDA device, but device={values['device']!r} "
-                f"resolves to the CPU here; use amp='none'")
-    if "warmup" in values and "steps" in values:
-        runs = {"": {}} | {f" for {c}": o for c, o in dict(values.get("per_core") or {}).items()
-                           if isinstance(o, Mapping)}
-        for label, over in runs.items():
-            w, n = over.get("warmup", values["warmup"]), over.get("steps", values["steps"])
-            if isinstance(w, int) and isinstance(n, int):
-                require(w <= n, f"{chapter}: warmup ({w}) must not exceed steps ({n}){label}")
-
-
 # Environment variable that ``penb.notebook.run_chapter`` sets while a chapter runs at a preset other than
 # the one the book was asked for (``book_preset``), so that the chapter says so in its output.
 REQUESTED = "PENB_REQUESTED_PRESET"
@@ -296,9 +259,3 @@ def require_names(name: str, values, allowed) -> None:
     """``ValueError`` unless ``values`` is a non-empty sequence of distinct names out of ``allowed``."""
     require(len(values) >= 1 and len(set(values)) == len(values) and set(values) <= set(allowed),
             f"{name} must be distinct names among {', '.join(allowed)}, got {values!r}")
-
-
-def require(cond: bool, message: str) -> None:
-    """Raise ``ValueError(message)`` unless ``cond``: the building block of chapter checks."""
-    if not cond:
-        raise ValueError(message)

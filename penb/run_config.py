@@ -40,8 +40,12 @@ def derive_seed(seed: int, stream: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{stream}".encode()).digest()[:8], "big") >> 1
 
 
-def normalize(config: Mapping[str, Any]) -> RunConfig:
+def normalize(config: Mapping[str, Any], job_device: str | None = None) -> RunConfig:
     """The full run config: defaults filled, types checked, ``device`` resolved to "cpu"/"cuda[:n]".
+
+    ``job_device`` ("cpu" or "cuda"): the run goes to a cluster job that will have that device, so
+    ``device="auto"`` resolves to it rather than to this machine's (a Slurm login node has no GPU), and
+    "cuda" is not required here; the job checks it on its own node (``penb.train.Trainer``).
 
     Raises ``ValueError`` for an unknown field or an impossible value (before any work). A
     :class:`RunConfig` is returned as it is: it was checked when it was made.
@@ -85,7 +89,10 @@ def normalize(config: Mapping[str, Any]) -> RunConfig:
     models.check(c["vocab_size"], task.num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
                  c["embed"], c["s4d_state"], c["dtype"], **options)
     c.update(models.core_options(c["core"], options, c["hidden"]))            # {} for the RNN cores
-    c["device"] = str(resolve_device(c["device"]))
+    if job_device is not None and c["device"] in ("auto", job_device):
+        c["device"] = job_device
+    else:
+        c["device"] = str(resolve_device(c["device"]))
     if c["amp"] == "bf16" and not c["device"].startswith("cuda"):
         raise ValueError("amp='bf16' is meant for CUDA; use amp='none' on the CPU")
     return RunConfig(c)

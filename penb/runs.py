@@ -31,7 +31,6 @@ import hashlib
 import itertools
 import json
 import os
-from dataclasses import dataclass
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
@@ -41,6 +40,7 @@ import numpy as np
 from penb import paths, train
 from penb.executors import Executor, LocalExecutor
 from penb.identity import STORE_VERSION
+from penb.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
 from penb.run_config import normalize
 
 NAMESPACE = "rnn"
@@ -108,81 +108,19 @@ def finished(d: Path) -> bool:
         return False
 
 
+TEMPORARY = ("*.tmp", "*.tmp[0-9]*", "*.tmp.*", "*~")   # penb's own (.<name>.*.tmp) and other writers'
+
+
 def sweep_temporary(d: Path) -> int:
-    """Remove leftover temporary files (``.*.tmp``) of a killed write in run folder ``d``; their count.
-    Call it only while holding the run's lock."""
+    """Remove leftover temporary files of a killed write in run folder ``d`` (and its checkpoints/): every
+    name of :data:`TEMPORARY` (e.g. ``.result.json.x1.tmp``, ``result.json.tmp123``); their count. Call it
+    only while holding the run's lock."""
     n = 0
-    for tmp in list(Path(d).glob(".*.tmp")) + list(Path(d).glob("checkpoints/.*.tmp")):
-        tmp.unlink(missing_ok=True)
-        n += 1
+    for folder in (Path(d), Path(d) / "checkpoints"):
+        for tmp in {f for pattern in TEMPORARY for f in folder.glob(pattern) if f.is_file()}:
+            tmp.unlink(missing_ok=True)
+            n += 1
     return n
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """A finished run: its key, folder, full config, headline metrics and training history."""
-
-    key: str
-    path: Path
-    config: dict
-    metrics: dict
-    history: list
-
-    @classmethod
-    def from_dir(cls, path) -> "RunResult":
-        """The finished run stored in folder ``path`` (``FileNotFoundError`` if it has not finished)."""
-        path = Path(path)
-        result = json.loads((path / "result.json").read_text())
-        return cls(path.name, path, result["config"], result["metrics"], result["history"])
-
-    @property
-    def result(self) -> dict:
-        """The whole ``result.json`` of the run (config, metrics, history, wall_s, ...)."""
-        return json.loads((self.path / "result.json").read_text())
-
-    @property
-    def diverged(self) -> bool:
-        """True when training stopped on a non-finite loss or gradient (no metrics, no predictions)."""
-        return self.result.get("status") == "diverged"
-
-    @property
-    def divergence(self) -> dict:
-        """{"step", "since", "last_finite_loss", "bad_updates"} of a diverged run, else {}."""
-        return self.result.get("diverged", {})
-
-    @property
-    def wall_s(self) -> float:
-        """Training time of the run where it was made, in seconds (NaN when not recorded)."""
-        return self.result.get("wall_s", float("nan"))
-
-    def predictions(self) -> dict[str, np.ndarray]:
-        """Held-out ``predictions``, ``targets``, ``inputs`` (int [n, T]), ``lengths`` [n] and task info."""
-        if self.diverged:
-            raise ValueError(f"run {self.key} diverged at step {self.divergence.get('step')}: it has no predictions")
-        with np.load(self.path / "predictions.npz") as f:
-            return {k: f[k] for k in f.files}
-
-    def checkpoints(self) -> list[tuple[int, Path]]:
-        """[(step, path)] of the kept checkpoints."""
-        return train.checkpoints(self.path)
-
-    def load_model(self, step: Optional[int] = None, device: Optional[str] = None):
-        """The model with the weights of checkpoint ``step`` (default: the last), in eval mode."""
-        import torch
-
-        found = dict(self.checkpoints())
-        step = max(found) if step is None else step
-        if step not in found:
-            raise ValueError(f"run {self.key} has no checkpoint at step {step}; kept: {sorted(found)}")
-        model = train.build_model(self.config, device=device)
-        state = torch.load(found[step], map_location="cpu", weights_only=True)
-        model.load_state_dict(state["model"])
-        return model.eval()
-
-    def row(self) -> dict:
-        """A flat dict (config fields + metrics + key) for a table."""
-        cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in self.config.items()}
-        return {**cfg, **self.metrics, "diverged": self.diverged, "key": self.key}
 
 
 def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
@@ -192,7 +130,7 @@ def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
 
 def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True) -> RunResult:
     """Run ``config`` unless it is done (resuming it if partial); return its result."""
-    return _run(config, store, progress)[0]
+    return _run(normalize(config), store, progress)[0]          # settled once, here
 
 
 def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool) -> tuple[RunResult, bool]:
@@ -202,6 +140,7 @@ def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool) -> tu
 
     d = run_dir(config, store)
     if status(config, store) == "done":
+        _tidy(d)
         return load(config, store), False
     d.mkdir(parents=True, exist_ok=True)
     with FileLock(str(d / ".lock")):
@@ -210,6 +149,27 @@ def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool) -> tu
             sweep_temporary(d)
             train.train(config, d, progress=progress)
     return load(config, store), trained
+
+
+def _tidy(d: Path) -> None:
+    """Sweep a finished run folder's stale temporary files when it is opened, if no process holds its lock."""
+    from filelock import FileLock, Timeout
+
+    if not any(f for pattern in TEMPORARY for f in d.glob(pattern)) and \
+            not any(f for pattern in TEMPORARY for f in d.glob("checkpoints/" + pattern)):
+        return
+    try:
+        with FileLock(str(d / ".lock"), timeout=0):
+            sweep_temporary(d)
+    except Timeout:
+        pass
+
+
+def settle(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = None) -> list:
+    """Each config normalised once, for ``executor``: a cluster executor's jobs resolve ``device="auto"`` to
+    the device they will have (``job_device``), not to this machine's."""
+    job_device = getattr(executor, "job_device", None)
+    return [normalize(c, job_device=job_device) for c in configs]
 
 
 def _job(config: dict, store: str, progress: bool) -> tuple[str, bool]:
@@ -225,7 +185,10 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     All configs are validated before any run starts (``ValueError``). Duplicates run once. Per-run
     progress bars show with the in-process executor only.
     """
-    configs = [normalize(c) for c in configs]              # the one normalisation of each config
+    configs = settle(configs, executor)                    # the one normalisation of each config
+    from penb.limits import check_store
+
+    check_store(root(store))
     todo = {}
     for c in configs:
         if status(c, store) != "done":
@@ -254,6 +217,9 @@ def chapter_sweep(configs: list[Mapping[str, Any]], cfg, desc: str, executor: Op
     returns the results in order with, per config, whether it was in the store before (reused)."""
     from penb.executors import for_config
 
+    if executor is None and cfg.get("executor") == "submitit":
+        executor = for_config(cfg, desc, len(configs), store)
+    configs = settle(configs, executor)
     before = [status(c, store) == "done" for c in configs]
     todo = len(configs) - sum(before)
     print(f"{len(configs)} runs: {sum(before)} found in the run store, {todo} to train")

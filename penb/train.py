@@ -78,7 +78,10 @@ class Trainer:
     """
 
     def __init__(self, config: Mapping[str, Any]):
+        from penb.device import check_device
+
         self.config = c = normalize(config)
+        check_device(c["device"])                        # a cluster job checks its node's device here
         self.device = torch.device(c["device"])
         self.task = make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"])
         test_gen = torch.Generator(device=self.device).manual_seed(derive_seed(c["seed"], "test"))

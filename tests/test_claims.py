@@ -32,7 +32,7 @@ def test_the_issue_named_claims_are_in_the_registry():
 
 def test_better_matches_a_hand_computation():
     a, b = [0.70, 0.72, 0.69, 0.75, 0.71], [0.50, 0.52, 0.60, 0.49, 0.55]
-    verdict, ours, _ = grading.better({"a": a, "b": b, "baseline": 0.004}, {**P, "threshold": 0.95})
+    verdict, ours, _, _ = grading.better({"a": a, "b": b, "baseline": 0.004}, {**P, "threshold": 0.95})
     assert verdict == grading.DIRECTION                            # clear effect, short of 95%
     assert f"{np.mean(np.subtract(a, b)):.3f}" in ours and "5/5" in ours
     assert grading.better({"a": a, "b": b, "baseline": 0.004}, P)[0] == grading.REPRODUCED
@@ -51,13 +51,15 @@ def test_seed_agreement_is_required():
     a, b = [0.9, 0.9, 0.9, 0.9, 0.4], [0.5, 0.5, 0.5, 0.5, 0.5]            # 4 of 5 ahead: enough at 0.8
     assert grading.better({"a": a, "b": b}, P)[0] == grading.REPRODUCED
     a2 = [0.9, 0.9, 0.9, 0.4, 0.4]                                        # 3 of 5: not enough
-    assert grading.better({"a": a2, "b": b}, P)[0] == grading.NOT_REPRODUCED
+    assert grading.better({"a": a2, "b": b}, P)[0] == grading.INCONCLUSIVE   # protocol 2: not shown, not absent
+    assert grading.better({"a": a2, "b": b}, {**P, "protocol": 1})[0] == grading.NOT_REPRODUCED
 
 
-def test_seed_interval_is_a_bootstrap_over_seeds():
+def test_seed_interval_is_a_student_t_interval_over_seeds():
     x = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
     mean, lo, hi = claims.seed_interval(x)
-    assert mean == pytest.approx(0.3) and x.min() <= lo < mean < hi <= x.max()
+    half = 2.7764451051977987 * np.std(x, ddof=1) / np.sqrt(5)              # t(0.975, 4) from a printed table
+    assert mean == pytest.approx(0.3) and (lo, hi) == pytest.approx((0.3 - half, 0.3 + half))
     assert claims.seed_interval([0.3]) == (0.3, 0.3, 0.3)
 
 

@@ -9,21 +9,8 @@ The appendices A-D share ``penb/chapters/appendix/``, one module per appendix ho
 panels. ``rnn_common`` holds what the RNN chapters share. The chapter's name is the stem of its notebook
 (``notebooks/<chapter>.py``) and of its entry in ``_toc.yml``.
 
-:data:`PRESET_MODULES` is the one list of chapters that declare presets: ``penb.presets`` reads it, so
-a new chapter is added here once.
+:data:`PRESET_MODULES` (the one list of chapters that declare presets) lives in ``penb.registry``, below
+``penb.presets`` that reads it, so no module of the shared core imports this package; a new chapter is
+added there once.
 """
-PRESET_MODULES = {
-    "encodings": "penb.chapters.encodings.presets",
-    "key_findings": "penb.chapters.key_findings.presets",
-    "frequency": "penb.chapters.frequency.presets",
-    "gradient_stability": "penb.chapters.gradient_stability.presets",
-    "appendix_a": "penb.chapters.appendix.appendix_a",
-    "appendix_b": "penb.chapters.appendix.appendix_b",
-    "appendix_c": "penb.chapters.appendix.appendix_c",
-    "appendix_d": "penb.chapters.appendix.appendix_d",
-    "lm_appendix": "penb.chapters.lm_appendix.presets",
-    "irie": "penb.chapters.irie.presets",
-    "invertibility": "penb.chapters.invertibility.presets",
-    "beyond_rnn": "penb.chapters.beyond_rnn.presets",
-    "beyond_transformers": "penb.chapters.beyond_transformers.presets",
-}
+from penb.registry import PRESET_MODULES  # noqa: F401 (re-exported)

@@ -35,10 +35,23 @@ class Claim:
     baseline: str = ""       # the trivial baseline, in words
     not_tested: str = ""     # why no chapter tests it (then chapter is "")
     kind: str = "claim"      # "claim" (graded), "setting" (a fact of the setup), "hypothesis" (beyond the papers)
+    sesoi: Optional[float] = None   # smallest effect of interest, in the measure's unit (comparative rules)
+    sesoi_why: str = ""             # where it comes from
+    scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
 
     def __post_init__(self):
+        from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI
+
         if self.kind == "claim" and not (self.rule or self.not_tested):
             raise ValueError(f"claim {self.key}: a graded claim needs a rule or a not_tested reason")
+        if self.rule is not None and self.rule.kind in COMPARATIVE and self.sesoi is None:
+            object.__setattr__(self, "sesoi", DEFAULT_SESOI)
+            object.__setattr__(self, "sesoi_why", "the text states no gap: the protocol's default, 0.02 in the "
+                                                  "measure's unit")
+        if not self.scale:
+            from penb.claims.sources import published_scale
+
+            object.__setattr__(self, "scale", published_scale(self))
 
 
 def _load() -> dict[str, Claim]:
@@ -81,8 +94,13 @@ def grade(key: str, evidence: dict, cfg=None, **provenance) -> Grade:
     c = get(key)
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
-    verdict, ours, reason = grading.apply(c.rule, evidence)
-    g = Grade(key, verdict, ours, reason, _jsonable(evidence))
+    verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=c.sesoi)
+    previous = {}
+    for protocol in sorted(grading.PROTOCOLS):
+        if protocol != grading.PROTOCOL:
+            v, o, r, _ = grading.apply(c.rule, evidence, protocol=protocol, sesoi=c.sesoi)
+            previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
+    g = Grade(key, verdict, ours, reason, _jsonable(evidence), _jsonable(detail), previous)
     record(g, cfg, **provenance)
     return g
 

@@ -2,17 +2,21 @@
 
 Every rule reads *evidence* that a chapter computed from its runs, one number per seed (the seed is the
 independent unit; sequences of one seed are not independent draws of the effect), and returns a
-:class:`Grade`. The vocabulary is fixed (:data:`VERDICTS`):
+:class:`Grade`. The vocabulary is fixed (:data:`VERDICTS`). Grading protocol 2 (:data:`PROTOCOL`; the history
+is :data:`PROTOCOLS`, and protocol 1 is kept so that its verdicts can be shown beside the new ones):
 
-* ``reproduced``: the claimed effect is there (seed-level 95% bootstrap interval of the paired
-  difference above 0, and at least ``min_agree`` of the seeds agree in sign), at the paper's magnitude
-  where the claim states one;
+* intervals over seeds are Student-t intervals of the mean (``scipy.stats``), which keep their level at
+  3-10 seeds where the per-seed values (for a paired rule: the per-seed differences) are roughly normal;
+* ``reproduced``: the claimed effect is there (interval above 0, and at least ``min_agree`` of the seeds
+  agree in sign), at the paper's magnitude where the claim states one;
 * ``direction only``: the effect is there, but short of the paper's magnitude (or, for a two-part
   claim, only its first part holds);
-* ``not reproduced``: the effect is absent (interval not above 0, or too few seeds agree) or reversed;
-* ``inconclusive``: the comparison cannot decide: the variant expected to be better sits at the trivial
-  baseline (nothing was learned), a compared run diverged, fewer than ``min_seeds`` valid seeds, or a
-  control failed;
+* ``not reproduced``: the interval lies below 0 (the opposite holds) or below the claim's smallest effect
+  of interest (``sesoi``): an effect that matters is excluded. The reason says which;
+* ``inconclusive``: the seeds cannot tell ("not shown with N seeds at this preset", with the seeds that
+  80% power at the 5% level would need, :func:`seeds_needed`), or a validity gate failed: the variant
+  expected to be better sits at the trivial baseline, a compared run diverged, fewer than ``min_seeds``
+  valid seeds, or a control failed;
 * ``not tested``: no chapter tests the claim, or not at this preset.
 
 Rules (:data:`RULES`): ``better``, ``no_gain``, ``gain_vs_reference``, ``trend``, ``close``, ``check``.
@@ -24,6 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
+
+from penb.claims.intervals import (ALPHA, DEFAULT_SESOI, POWER, PRACTICAL_SEEDS,  # noqa: F401
+                                  bootstrap_interval, needed_text, seed_interval, seeds_needed, t_interval)
+from penb.claims.protocol import PROTOCOL, PROTOCOLS  # noqa: F401
 
 REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED = (
     "reproduced", "direction only", "not reproduced", "inconclusive", "not tested")
@@ -53,26 +61,12 @@ class Grade:
     ours: str
     reason: str
     evidence: dict = field(default_factory=dict)
+    detail: dict = field(default_factory=dict)        # effect, interval, SESOI, seeds needed (comparisons)
+    previous: dict = field(default_factory=dict)      # the verdict under the earlier protocol(s), for the record
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
-
-
-def seed_interval(values: Sequence[float], confidence: float = 0.95, n_resamples: int = 10_000,
-                  seed: int = 0) -> tuple[float, float, float]:
-    """(mean, lo, hi): the mean over seeds and its percentile bootstrap interval over seeds
-    (``scipy.stats.bootstrap``). One seed gives (x, x, x); an empty input NaNs."""
-    from scipy import stats
-
-    x = np.asarray(values, dtype=float)
-    if x.size == 0:
-        return math.nan, math.nan, math.nan
-    if x.size == 1 or np.all(x == x[0]):
-        return float(x.mean()), float(x.min()), float(x.max())
-    res = stats.bootstrap((x,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
-                          method="percentile", random_state=np.random.default_rng(seed))
-    return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
 def fmt(mean: float, lo: float, hi: float, digits: int = 3) -> str:
@@ -103,92 +97,135 @@ def _paired(ev: dict, p: dict) -> dict:
     a, b = np.asarray(ev["a"], float), np.asarray(ev["b"], float)
     if a.shape != b.shape:
         raise ValueError(f"paired evidence needs one value per seed for both variants, got {a.shape} and {b.shape}")
-    d = a - b
-    mean, lo, hi = seed_interval(d, seed=p.get("bootstrap_seed", 0))
-    agree = int((d > 0).sum())
-    return dict(diff=mean, lo=lo, hi=hi, agree=agree, n=len(d), need=_agree_needed(len(d), p.get("min_agree", 0.8)),
-                a=seed_interval(a)[0], b=seed_interval(b)[0])
+    return _summary(a - b, p, a=float(a.mean()) if a.size else math.nan, b=float(b.mean()) if b.size else math.nan)
 
 
-def better(ev: dict, p: dict) -> tuple[str, str, str]:
+def _summary(d: np.ndarray, p: dict, **more) -> dict:
+    """Mean, interval, sign agreement and SD of per-seed values ``d`` under the protocol in ``p``."""
+    mean, lo, hi = seed_interval(d, protocol=p.get("protocol", PROTOCOL), seed=p.get("bootstrap_seed", 0))
+    return dict(diff=mean, lo=lo, hi=hi, agree=int((d > 0).sum()), n=len(d),
+                need=_agree_needed(len(d), p.get("min_agree", 0.8)),
+                sd=float(np.std(d, ddof=1)) if len(d) > 1 else math.nan, **more)
+
+
+def _detail(s: dict, p: dict, needed: Optional[int] = None) -> dict:
+    """What the scorecard draws and says of a comparison: effect, interval, SESOI, seeds, seeds needed."""
+    return dict(effect=s["diff"], lo=s["lo"], hi=s["hi"], sesoi=p.get("sesoi", DEFAULT_SESOI), n=s["n"],
+                sd=s["sd"], seeds_needed=needed, protocol=p.get("protocol", PROTOCOL))
+
+
+def _absent_or_open(s: dict, p: dict, why: str) -> tuple[str, str, dict]:
+    """Protocol 2's outcome for an effect not shown: not reproduced when the interval excludes the smallest
+    effect of interest (or lies below 0), else inconclusive with the seeds that would decide it."""
+    sesoi = p.get("sesoi", DEFAULT_SESOI)
+    if s["hi"] < 0:
+        return NOT_REPRODUCED, "the opposite holds: the seed-level interval lies below 0", _detail(s, p)
+    if s["hi"] < sesoi:
+        return NOT_REPRODUCED, (f"the seed-level interval lies below the smallest effect of interest ({sesoi:g}): "
+                                "an effect that matters is excluded"), _detail(s, p)
+    n, words = needed_text(s["n"], s["sd"], sesoi)
+    return INCONCLUSIVE, f"not shown with {s['n']} seeds at this preset ({why}); {words}", _detail(s, p, n)
+
+
+def better(ev: dict, p: dict) -> tuple:
     """``a`` (per seed) above ``b`` (paired by seed); with ``threshold``, reproduced needs mean(a) >= it."""
     gate = _gate(ev, p)
     s = _paired(ev, p)
     ours = (f"{ev.get('a_name', 'a')} {s['a']:.3f} vs {ev.get('b_name', 'b')} {s['b']:.3f}; difference "
             f"{fmt(s['diff'], s['lo'], s['hi'])} over {s['n']} seeds, ahead in {s['agree']}/{s['n']}")
     if gate:
-        return INCONCLUSIVE, ours, gate
+        return INCONCLUSIVE, ours, gate, _detail(s, p)
     if s["lo"] > 0 and s["agree"] >= s["need"]:
         t = p.get("threshold")
         if t is not None and s["a"] < t:
-            return DIRECTION, ours, f"the effect is there, but {ev.get('a_name', 'a')} reaches {s['a']:.3f}, short of {t}"
-        return REPRODUCED, ours, "seed-level interval above 0 and enough seeds agree"
-    if s["hi"] < 0:
-        return NOT_REPRODUCED, ours, "the opposite holds: the seed-level interval is below 0"
-    why = "the seed-level interval includes 0" if s["lo"] <= 0 else f"only {s['agree']} of {s['n']} seeds agree (needs {s['need']})"
-    return NOT_REPRODUCED, ours, f"no effect shown: {why}"
+            return (DIRECTION, ours, f"the effect is there, but {ev.get('a_name', 'a')} reaches {s['a']:.3f}, "
+                    f"short of {t}", _detail(s, p))
+        return REPRODUCED, ours, "seed-level interval above 0 and enough seeds agree", _detail(s, p)
+    why = "the seed-level interval includes 0" if s["lo"] <= 0 else \
+        f"only {s['agree']} of {s['n']} seeds agree (needs {s['need']})"
+    if p.get("protocol", PROTOCOL) == 1:
+        if s["hi"] < 0:
+            return NOT_REPRODUCED, ours, "the opposite holds: the seed-level interval is below 0", _detail(s, p)
+        return NOT_REPRODUCED, ours, f"no effect shown: {why}", _detail(s, p)
+    verdict, reason, detail = _absent_or_open(s, p, why)
+    return verdict, ours, reason, detail
 
 
-def no_gain(ev: dict, p: dict) -> tuple[str, str, str]:
-    """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin``; if the
-    control is clearly worse than ``b`` it failed as a control (inconclusive). With ``gate_b``, ``b`` at
-    the evidence's ``baseline`` (nothing learned) is inconclusive too."""
-    margin = p.get("margin", 0.02)
+def no_gain(ev: dict, p: dict) -> tuple:
+    """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin`` (protocol 2:
+    the claim's smallest effect of interest); if the control is clearly worse than ``b`` it failed as a control
+    (inconclusive). With ``gate_b``, ``b`` at the evidence's ``baseline`` (nothing learned) is inconclusive too."""
+    v1 = p.get("protocol", PROTOCOL) == 1
+    margin = p.get("margin", DEFAULT_SESOI) if v1 else p.get("sesoi", p.get("margin", DEFAULT_SESOI))
     gate = _gate({**ev, "baseline": None}, p)
     base = ev.get("baseline") if p.get("gate_b") else None
     if gate is None and base is not None and float(np.mean(ev["b"])) <= base + p.get("baseline_margin", 0.02):
         gate = (f"{ev.get('b_name', 'the reference')} sits at the trivial baseline ({base:.3g}): with nothing "
                 "learned, 'no gain' says nothing")
     s = _paired(ev, p)
+    detail = {**_detail(s, p), "sesoi": margin}
     ours = (f"{ev.get('a_name', 'a')} {s['a']:.3f} vs {ev.get('b_name', 'b')} {s['b']:.3f}; difference "
             f"{fmt(s['diff'], s['lo'], s['hi'])} over {s['n']} seeds")
     if gate:
-        return INCONCLUSIVE, ours, gate
+        return INCONCLUSIVE, ours, gate, detail
     if s["hi"] < -margin:
         return INCONCLUSIVE, ours, (f"the control is far below {ev.get('b_name', 'b')} (interval under -{margin}): "
-                                    "it fails as a control, so 'no gain' says nothing")
+                                    "it fails as a control, so 'no gain' says nothing"), detail
     if s["lo"] > 0 and s["agree"] >= s["need"]:
-        return NOT_REPRODUCED, ours, "the control gains: interval above 0"
+        return NOT_REPRODUCED, ours, "the control gains: interval above 0 and enough seeds agree", detail
     if s["hi"] <= margin:
-        return REPRODUCED, ours, f"no gain: the interval stays below +{margin}"
-    return INCONCLUSIVE, ours, f"too noisy to exclude a gain of {margin}"
+        return REPRODUCED, ours, f"no gain: the interval stays below +{margin}", detail
+    if v1:
+        return INCONCLUSIVE, ours, f"too noisy to exclude a gain of {margin}", detail
+    n, words = needed_text(s["n"], s["sd"], margin)
+    return (INCONCLUSIVE, ours, f"not shown with {s['n']} seeds at this preset (too noisy to exclude a gain of "
+            f"{margin}); {words}", {**detail, "seeds_needed": n})
 
 
-def gain_vs_reference(ev: dict, p: dict) -> tuple[str, str, str]:
+def gain_vs_reference(ev: dict, p: dict) -> tuple:
     """Two-part claim: ``a`` beats ``b`` (as :func:`better`), and that gain is ``relation`` ("smaller" or
     "larger") than ``ref_gain`` (per-seed gains of the reference comparison, paired by seed). Only the
     first part holding gives direction only."""
-    first, ours, why = better(ev, p)
+    first, ours, why, detail = better(ev, p)
     if first not in (REPRODUCED, DIRECTION):
-        return first, ours, why
+        return first, ours, why, detail
     gain = np.asarray(ev["a"], float) - np.asarray(ev["b"], float)
     ref = np.asarray(ev["ref_gain"], float)
     m = min(len(gain), len(ref))
     larger = p.get("relation", "smaller") == "larger"
     d = (gain[:m] - ref[:m]) if larger else (ref[:m] - gain[:m])
-    mean, lo, hi = seed_interval(d)
+    mean, lo, hi = seed_interval(d, protocol=p.get("protocol", PROTOCOL))
     word = "larger" if larger else "smaller"
     ours += f"; this gain {'minus' if larger else 'below'} the reference gain: {fmt(mean, lo, hi)}"
     if lo > 0:
-        return first, ours, f"the first part holds, and the gain is {word} than the reference (interval above 0)"
-    return DIRECTION, ours, f"the first part holds, but a {word} gain than the reference is not shown"
+        return first, ours, f"the first part holds, and the gain is {word} than the reference (interval above 0)", \
+            detail
+    return DIRECTION, ours, f"the first part holds, but a {word} gain than the reference is not shown", detail
 
 
-def trend(ev: dict, p: dict) -> tuple[str, str, str]:
+def trend(ev: dict, p: dict) -> tuple:
     """The per-seed gap (``gaps``: seeds x x-values) grows with ``x`` (slope of a least-squares line per
-    seed, against log2 x when ``log2``); interval of the mean slope above 0."""
+    seed, against log2 x when ``log2``): interval of the mean slope above 0 and (protocol 2) at least
+    ``min_agree`` of the seeds' slopes positive."""
     gaps = np.asarray(ev["gaps"], float)
     if gaps.ndim != 2 or gaps.shape[0] < p.get("min_seeds", 3) or gaps.shape[1] < 3:
-        return INCONCLUSIVE, f"{gaps.shape} gaps", "a trend needs at least 3 x-values and enough seeds"
+        return INCONCLUSIVE, f"{gaps.shape} gaps", "a trend needs at least 3 x-values and enough seeds", {}
     x = np.log2(np.asarray(ev["x"], float)) if p.get("log2", True) else np.asarray(ev["x"], float)
-    slopes = np.polyfit(x, gaps.T, 1)[0]
-    mean, lo, hi = seed_interval(slopes)
-    ours = f"slope of the gap {fmt(mean, lo, hi, 4)} per {'doubling' if p.get('log2', True) else 'unit'}"
+    s = _summary(np.polyfit(x, gaps.T, 1)[0], p)
+    ours = (f"slope of the gap {fmt(s['diff'], s['lo'], s['hi'], 4)} per {'doubling' if p.get('log2', True) else 'unit'}"
+            f", positive in {s['agree']}/{s['n']} seeds")
     if ev.get("diverged"):
-        return INCONCLUSIVE, ours, "diverged runs"
-    if lo > 0:
-        return REPRODUCED, ours, "the gap grows: interval of the slope above 0"
-    return NOT_REPRODUCED, ours, "no growth of the gap shown (interval includes 0 or is below)"
+        return INCONCLUSIVE, ours, "diverged runs", _detail(s, p)
+    if p.get("protocol", PROTOCOL) == 1:
+        if s["lo"] > 0:
+            return REPRODUCED, ours, "the gap grows: interval of the slope above 0", _detail(s, p)
+        return NOT_REPRODUCED, ours, "no growth of the gap shown (interval includes 0 or is below)", _detail(s, p)
+    if s["lo"] > 0 and s["agree"] >= s["need"]:
+        return REPRODUCED, ours, "the gap grows: interval of the slope above 0 and enough seeds agree", _detail(s, p)
+    why = "the slope's interval includes 0" if s["lo"] <= 0 else \
+        f"only {s['agree']} of {s['n']} seeds' slopes are positive (needs {s['need']})"
+    verdict, reason, detail = _absent_or_open(s, p, why)
+    return verdict, ours, reason, detail
 
 
 def close(ev: dict, p: dict) -> tuple[str, str, str]:
@@ -217,6 +254,16 @@ RULES: dict[str, Callable[[dict, dict], tuple[str, str, str]]] = {
 }
 
 
-def apply(rule: Rule, evidence: dict[str, Any]) -> tuple[str, str, str]:
-    """(verdict, ours, reason) of ``rule`` on ``evidence``."""
-    return RULES[rule.kind](evidence, rule.params)
+COMPARATIVE = ("better", "no_gain", "gain_vs_reference", "trend")     # the rules that take a SESOI
+
+
+def apply(rule: Rule, evidence: dict[str, Any], protocol: int = PROTOCOL,
+          sesoi: Optional[float] = None) -> tuple[str, str, str, dict]:
+    """(verdict, ours, reason, detail) of ``rule`` on ``evidence`` under ``protocol``, with the claim's
+    smallest effect of interest ``sesoi`` (comparative rules); ``detail`` holds the effect, its interval and
+    the seeds needed where the rule computed them."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown grading protocol {protocol!r}; known: {sorted(PROTOCOLS)}")
+    params = {**rule.params, "protocol": protocol, **({"sesoi": sesoi} if sesoi is not None else {})}
+    out = RULES[rule.kind](evidence, params)
+    return (*out, {}) if len(out) == 3 else out

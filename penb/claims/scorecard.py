@@ -52,9 +52,15 @@ def record(g, cfg=None, **provenance) -> None:
         prov = {"preset": cfg.preset, "device": _device(cfg.get("device")), "seeds": list(cfg["seeds"])
                 if "seeds" in cfg else None, "steps": _steps(cfg)}
     prov.update(provenance)
+    from penb.claims.grading import PROTOCOL
+    from penb.claims.scale import graded_scale, smaller
+
+    scale = graded_scale(g.claim, cfg, provenance)
     path = grades_file(chapter)
     data = json.loads(path.read_text()) if path.exists() else {}
-    data[g.claim] = {"verdict": g.verdict, "ours": g.ours, "reason": g.reason, "chapter": chapter, **prov}
+    data[g.claim] = {"verdict": g.verdict, "ours": g.ours, "reason": g.reason, "chapter": chapter, **prov,
+                     "protocol": PROTOCOL, "detail": g.detail, "previous": g.previous, "scale": scale,
+                     "claim_scale": claim.scale, "smaller_scale": smaller(scale, claim.scale)}
     atomic.write_json(path, data)
 
 
@@ -114,7 +120,10 @@ def render(out_dir: Optional[Path] = None) -> str:
     lines = ["# Scorecard", "",
              "Every claim of the three texts, with this build's verdict. Each claim's measure, rule and trivial "
              "baseline were written in `penb/claims` before its confirmation runs; the verdicts use one "
-             "vocabulary: " + ", ".join(f"*{v}*" for v in VERDICTS) + ". Intervals are over seeds.", "",
+             "vocabulary: " + ", ".join(f"*{v}*" for v in VERDICTS) + ". Intervals are Student-t intervals over "
+             "seeds; *not reproduced* means the interval excludes the claim's smallest effect of interest, and "
+             "an *inconclusive* comparison says how many seeds would decide it (see the grading protocol at the "
+             "end). Each verdict says the scale it was graded at beside the text's.", "",
              "**Summary:** " + "; ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) +
              f" ({len(papers)} claims).", ""]
     for source in dict.fromkeys(r["source"] for r in table):
@@ -131,11 +140,54 @@ def render(out_dir: Optional[Path] = None) -> str:
                   "chapter |", "|---|---|---|---|---|---|---|"]
         for r in part:
             chapter = f"{{doc}}`{r['chapter']}`" if r.get("chapter") and "preset" in r else _cell(r.get("chapter"))
-            verdict = f"**{r['verdict']}**<br>{_cell(r['reason'])}"
+            verdict = f"**{r['verdict']}**<br>{_cell(r['reason'])}{_cell(_scale_words(r))}"
             lines.append(f"| {_cell(r['where'])} | {_cell(r['statement'])} | {_cell(r['paper'])} | "
                          f"{_cell(r['ours'])} | {verdict} | {_cell(_provenance(r))} | {chapter} |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + _protocol_section(table))
+
+
+def _scale_words(r: dict) -> str:
+    """'<br>Graded at vocabulary 32, length 16, ...; the claim's: ...', with the smaller fields said in words."""
+    from penb.claims.scale import FIELDS, show
+
+    if not r.get("scale"):
+        return ""
+    names = {"vocab": "vocabulary", "length": "length", "hidden": "hidden", "updates": "updates"}
+    part = lambda sc: ", ".join(f"{names[f]} {show(sc[f])}" for f in FIELDS if f in sc)  # noqa: E731
+    text = f"<br>Graded at {part(r['scale'])}"
+    if r.get("claim_scale"):
+        text += f"; the text's: {part(r['claim_scale'])}"
+    if r.get("smaller_scale"):
+        text += f". **At a smaller scale than the claim's** ({'; '.join(r['smaller_scale'])})"
+    return text + "."
+
+
+def _protocol_section(table: list[dict]) -> list[str]:
+    """The grading protocol in force, its history, and every claim's verdict under each protocol (folded)."""
+    from penb.claims import VERDICTS
+    from penb.claims.grading import PROTOCOL, PROTOCOLS
+    from penb.claims.sources import BEYOND
+
+    def earlier(r, v):
+        return (r.get("previous") or {}).get(str(v), {}).get("verdict", r["verdict"])
+
+    lines = ["## Grading protocol", "", f"This build grades under **protocol {PROTOCOL}**. History:", ""]
+    lines += [f"* protocol {v}: {text}" for v, text in sorted(PROTOCOLS.items())]
+    papers = [r for r in table if r["source"] != BEYOND]
+    for v in sorted(PROTOCOLS):
+        if v != PROTOCOL:
+            counts = Counter(earlier(r, v) for r in papers)
+            lines += ["", f"The same runs under protocol {v}: " +
+                      "; ".join(f"{counts.get(w, 0)} {w}" for w in VERDICTS) + f" ({len(papers)} claims)."]
+    lines += ["", "<details><summary>Every claim's verdict under each protocol</summary>", "",
+              "| claim | " + " | ".join(f"protocol {v}" for v in sorted(PROTOCOLS)) + " | seeds needed |",
+              "|---|" + "---|" * (len(PROTOCOLS) + 1)]
+    for r in table:
+        need = (r.get("detail") or {}).get("seeds_needed")
+        cells = [earlier(r, v) if v != PROTOCOL else r["verdict"] for v in sorted(PROTOCOLS)]
+        lines.append(f"| {r['key']} | " + " | ".join(cells) + f" | {need if need is not None else ''} |")
+    return lines + ["", "</details>", ""]
 
 
 def write_page(out_dir: Optional[Path] = None) -> Path:

@@ -1,0 +1,97 @@
+"""The scale of a verdict: the vocabulary, length, hidden size and updates a claim was graded at, beside the
+scale the text made it at, and the words that say when the first is smaller.
+
+The text's scale comes from the claim's own ``extra`` (vocabulary, length, updates, where the registry
+states them) and otherwise from its chapter's ``paper`` preset, which holds the published setting. The
+graded scale comes from the chapter's resolved config and what the chapter passed with the grade
+(``vocab=...``, ``steps=...``).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+FIELDS = ("vocab", "length", "hidden", "updates")
+CORES = ("gru", "lstm", "s4d", "transformer")
+
+
+def _top(v: Any) -> Optional[int]:
+    """The largest int in ``v`` (an int, or a sequence or mapping of them), or None."""
+    if isinstance(v, Mapping):
+        v = list(v.values())
+    items = v if isinstance(v, (tuple, list)) else (v,)
+    found = [x for x in items if isinstance(x, int) and not isinstance(x, bool)]
+    return max(found) if found else None
+
+
+def _core(key: str) -> Optional[str]:
+    return next((c for c in CORES if f".{c}" in key), None)
+
+
+def _from_values(values: Mapping[str, Any], key: str) -> dict:
+    """Scale fields read from a chapter's values: per core where the claim names one."""
+    from penb.limits import largest
+
+    core = _core(key)
+    vocab = values.get(f"{core}_vocab") if core else None
+    steps = (values.get("per_core") or {}).get(core, {}).get("steps") if core else None
+    out = {"vocab": _top(vocab) if vocab is not None else (largest(values, "vocab") or None),
+           "length": _top(values.get("length")) or (largest(values, "length") or None),
+           "hidden": _top(values.get("hidden")),
+           "updates": steps or _top(values.get("steps")) or (largest(values, "steps") or None)}
+    return out
+
+
+def published_scale(claim) -> dict:
+    """The scale the text made ``claim`` at ({} for the book's own hypotheses and claims with no chapter)."""
+    from penb.claims.sources import BEYOND
+
+    if claim.source == BEYOND or not claim.chapter:
+        return {}
+    try:
+        from penb.presets import table
+
+        out = _from_values(table(claim.chapter)["paper"], claim.key)
+    except (ValueError, KeyError):
+        out = {}
+    extra = dict(claim.extra or {})
+    for field, name in (("vocab", "vocab"), ("length", "length"), ("updates", "steps")):
+        if _top(extra.get(name)) is not None:
+            out[field] = extra[name] if field == "vocab" else _top(extra[name])
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def graded_scale(key: str, cfg, provenance: Mapping[str, Any]) -> dict:
+    """The scale a grade of claim ``key`` was made at, from the chapter's ``cfg`` and the grade's provenance."""
+    out = _from_values(dict(cfg), key) if cfg is not None else {}
+    if provenance.get("vocab") is not None:
+        out["vocab"] = provenance["vocab"]
+    steps = [v for k, v in provenance.items() if k.endswith("steps") and _top(v)]
+    if steps:
+        out["updates"] = _top(steps[0])
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _low(v: Any) -> Optional[int]:
+    """The smallest int in ``v``."""
+    items = list(v.values()) if isinstance(v, Mapping) else (v if isinstance(v, (tuple, list)) else [v])
+    found = [x for x in items if isinstance(x, int) and not isinstance(x, bool)]
+    return min(found) if found else None
+
+
+def smaller(graded: Mapping[str, Any], claimed: Mapping[str, Any]) -> list[str]:
+    """Phrases for each field where the graded scale is below the text's ("vocabulary 32 vs 256-16,384")."""
+    words = {"vocab": "vocabulary", "length": "length", "hidden": "hidden size", "updates": "updates"}
+    out = []
+    for f in FIELDS:
+        g, c = _top(graded.get(f)), _top(claimed.get(f))
+        if g is not None and c is not None and g < c:
+            out.append(f"{words[f]} {show(graded[f])} vs {show(claimed[f])}")
+    return out
+
+
+def show(v: Any) -> str:
+    """'32', '256-16,384' (a range of a sequence)."""
+    lo, hi = _low(v), _top(v)
+    if lo is None:
+        return str(v)
+    return f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}"

@@ -1,0 +1,78 @@
+"""A finished run read back from its store folder: :class:`RunResult` (``penb.runs`` returns them)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from penb import train
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A finished run: its key, folder, full config, headline metrics and training history."""
+
+    key: str
+    path: Path
+    config: dict
+    metrics: dict
+    history: list
+
+    @classmethod
+    def from_dir(cls, path) -> "RunResult":
+        """The finished run stored in folder ``path`` (``FileNotFoundError`` if it has not finished)."""
+        path = Path(path)
+        result = json.loads((path / "result.json").read_text())
+        return cls(path.name, path, result["config"], result["metrics"], result["history"])
+
+    @property
+    def result(self) -> dict:
+        """The whole ``result.json`` of the run (config, metrics, history, wall_s, ...)."""
+        return json.loads((self.path / "result.json").read_text())
+
+    @property
+    def diverged(self) -> bool:
+        """True when training stopped on a non-finite loss or gradient (no metrics, no predictions)."""
+        return self.result.get("status") == "diverged"
+
+    @property
+    def divergence(self) -> dict:
+        """{"step", "since", "last_finite_loss", "bad_updates"} of a diverged run, else {}."""
+        return self.result.get("diverged", {})
+
+    @property
+    def wall_s(self) -> float:
+        """Training time of the run where it was made, in seconds (NaN when not recorded)."""
+        return self.result.get("wall_s", float("nan"))
+
+    def predictions(self) -> dict[str, np.ndarray]:
+        """Held-out ``predictions``, ``targets``, ``inputs`` (int [n, T]), ``lengths`` [n] and task info."""
+        if self.diverged:
+            raise ValueError(f"run {self.key} diverged at step {self.divergence.get('step')}: it has no predictions")
+        with np.load(self.path / "predictions.npz") as f:
+            return {k: f[k] for k in f.files}
+
+    def checkpoints(self) -> list[tuple[int, Path]]:
+        """[(step, path)] of the kept checkpoints."""
+        return train.checkpoints(self.path)
+
+    def load_model(self, step: Optional[int] = None, device: Optional[str] = None):
+        """The model with the weights of checkpoint ``step`` (default: the last), in eval mode."""
+        import torch
+
+        found = dict(self.checkpoints())
+        step = max(found) if step is None else step
+        if step not in found:
+            raise ValueError(f"run {self.key} has no checkpoint at step {step}; kept: {sorted(found)}")
+        model = train.build_model(self.config, device=device)
+        state = torch.load(found[step], map_location="cpu", weights_only=True)
+        model.load_state_dict(state["model"])
+        return model.eval()
+
+    def row(self) -> dict:
+        """A flat dict (config fields + metrics + key) for a table."""
+        cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in self.config.items()}
+        return {**cfg, **self.metrics, "diverged": self.diverged, "key": self.key}
