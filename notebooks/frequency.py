@@ -48,8 +48,8 @@
 # its measure and rule, written before the confirmation runs. The *harm* of RARE
 # disturbants to one run is its accuracy with FREQUENT disturbants minus its accuracy
 # with RARE ones, over all targets and positions. Each claim reads one number per seed
-# (the seed is the independent unit), pairs the variants by seed, and uses 95% bootstrap
-# intervals over seeds. The graded presets train confirmation seeds that no regime
+# (the seed is the independent unit), pairs the variants by seed, and grades with 95%
+# Student-t intervals over seeds (grading protocol 2; the figures' bars are descriptive). The graded presets train confirmation seeds that no regime
 # search used (`paper` keeps the published seeds). A run whose loss turns non-finite is
 # kept as diverged: shown, counted, never averaged in.
 
@@ -102,7 +102,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints (Fig. 5)
-bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
+bootstrap: Optional[int] = None  # bootstrap resamples (grading protocol 1 only; intervals are Student-t)
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
@@ -166,7 +166,7 @@ glue("fq_tests", 4 * cfg.length * cfg.per_cell, display=False)
 #
 # Accuracy is the fraction of test sequences whose target token is predicted at its
 # output step. Each run gives one accuracy per condition and quarter of target
-# positions; bars show the mean over seeds with its 95% bootstrap interval over seeds,
+# positions; bars show the mean over seeds with its 95% Student-t interval over seeds,
 # points each seed's own value.
 
 # %% tags=["hide-input"]
@@ -184,7 +184,7 @@ plt.close(fig)
 # Fig. 3 at this preset: accuracy of the target token by quarter of its position $t$,
 # per condition (rows: target group, disturbant group) and model (columns), vanilla
 # (grey) vs. position-encoded (red). Bars and error bars: mean over seeds and its 95%
-# bootstrap interval over seeds; points: one seed each.
+# Student-t interval over seeds; points: one seed each.
 # ```
 
 # %% tags=["hide-input"]
@@ -207,7 +207,7 @@ plt.close(fig)
 # :name: fig-fq-positions
 #
 # Accuracy position by position: one row per model, one column per condition; vanilla
-# (grey) and position-encoded (red) means over seeds with 95% bootstrap bands over
+# (grey) and position-encoded (red) means over seeds with 95% Student-t bands over
 # seeds, and one dot per seed.
 # ```
 
@@ -236,7 +236,7 @@ plt.close(fig)
 #
 # The harm of RARE disturbants per seed (accuracy with FREQUENT minus with RARE
 # disturbants, all targets), vanilla vs. position-encoded; a grey line joins the two
-# runs of one seed; diamonds and bars: mean over seeds and its 95% bootstrap interval
+# runs of one seed; diamonds and bars: mean over seeds and its 95% Student-t interval
 # over seeds.
 # ```
 

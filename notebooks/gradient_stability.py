@@ -45,7 +45,7 @@
 # its measure and rule, written before the confirmation runs. Each run (seed) gives one
 # number: its mean similarity over the pairs with RARE disturbants (both target groups)
 # at its last checkpoint; PE and vanilla are paired by seed, and every interval is a
-# 95% bootstrap interval over seeds. The graded presets use confirmation seeds that no
+# 95% Student-t interval over seeds. The graded presets use confirmation seeds that no
 # regime search used. A run whose loss turned non-finite is kept as diverged: counted,
 # never scored.
 
@@ -214,7 +214,7 @@ plt.close(fig)
 # reading named on the axis) over training, per model (columns), vanilla (top) and
 # position-encoded (bottom). Colour: target FREQUENT (blue) or RARE (orange); solid /
 # dashed: FREQUENT / RARE disturbants. Lines and bands: mean over seeds and its 95%
-# bootstrap interval over seeds; dots: one seed each.
+# Student-t interval over seeds; dots: one seed each.
 # ```
 
 # %% tags=["hide-input"]
@@ -246,7 +246,7 @@ plt.close(fig)
 # The graded measure (GRU and LSTM, the models with a graded claim): each seed's
 # similarity with RARE disturbants at the last checkpoint, vanilla vs.
 # position-encoded; a grey line joins the two runs of one seed; diamonds and bars: mean
-# over seeds and its 95% bootstrap interval over seeds.
+# over seeds and its 95% Student-t interval over seeds.
 # ```
 
 # %% tags=["hide-input"]

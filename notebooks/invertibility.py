@@ -231,7 +231,7 @@ display(pd.concat([per_seed, pooled.to_frame().T])[shown].rename_axis("seed")
         .style.format("{:,.0f}", subset=shown[:-2]).format("{:.4f}", subset=shown[-2:]))
 print(report.provenance(cfg))
 
-# %% mystnb={"figure": {"caption": "The numbers the claims read. Hollow points: one seed each; blue: their mean with its 95% bootstrap interval over seeds; red cross: the curve pooled over all seeds, which the rules grade. (a) The blog's step claims (green star: the blog's value; band: a factor 2 either side, the rules' tolerance). (b) Steps until each encoding stays within 1.1 times its exact floor: fixed against learned (hansen.learned_faster), normal draws against uniform ones (hansen.normal_faster). (c) Final losses over the direct encodings' (band: 10%). (d) Final losses over their exact floor (band: 5%).", "name": "fig-inv-measures"}}
+# %% mystnb={"figure": {"caption": "The numbers the claims read. Hollow points: one seed each; blue: their mean with its 95% Student-t interval over seeds; red cross: the curve pooled over all seeds, which the rules grade. (a) The blog's step claims (green star: the blog's value; band: a factor 2 either side, the rules' tolerance). (b) Steps until each encoding stays within 1.1 times its exact floor: fixed against learned (hansen.learned_faster), normal draws against uniform ones (hansen.normal_faster). (c) Final losses over the direct encodings' (band: 10%). (d) Final losses over their exact floor (band: 5%).", "name": "fig-inv-measures"}}
 blog = {"cross": claims.get("hansen.normal_best").value,
         "last_beaten": claims.get("hansen.sincos_1200").value,
         "plateau:normal": plateau["normal"],

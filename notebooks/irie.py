@@ -252,7 +252,7 @@ glue("irie_lin_soft", f"{lin_row.loc['softmax', 'rel_error']:.1e}", display=Fals
 # %%
 exact = irie.analysis.exact_table(cfg)
 
-# %% mystnb={"figure": {"caption": "The exact claims per seed (float64, log scale; an exact zero is drawn at the bottom). Left: largest deviations that must be rounding; right: smallest changes that must be real. Dotted: the rule's threshold. Hollow points: one seed each; filled: the mean over seeds with its 95% bootstrap interval over seeds.", "name": "fig-irie-exact"}}
+# %% mystnb={"figure": {"caption": "The exact claims per seed (float64, log scale; an exact zero is drawn at the bottom). Left: largest deviations that must be rounding; right: smallest changes that must be real. Dotted: the rule's threshold. Hollow points: one seed each; filled: the mean over seeds with its 95% Student-t interval over seeds.", "name": "fig-irie-exact"}}
 tol = claims.get("irie.q1").extra["max_deviation"]
 fig = irie.plots.exact_checks(exact, tol)
 stamp(fig, cfg, permutations=cfg.permutations)
@@ -331,7 +331,7 @@ glue("irie_q4_diverged", n_div, display=False)
 #
 # Test token accuracy on held-out sequences (never trained on) and language-model test
 # perplexity: each run gives one number; the tables give the mean over valid seeds with
-# its 95% bootstrap interval over seeds (`lo`, `hi`) and each seed's value. For the
+# its 95% Student-t interval over seeds (`lo`, `hi`) and each seed's value. For the
 # language models, `pooled` and `para_lo`/`para_hi` pool the seeds' test tokens and
 # resample test paragraphs, for comparison only: paragraphs of one model are not
 # independent draws of the effect.
@@ -353,7 +353,7 @@ print(provenance(cfg, corpus=f"{cfg.lm_corpus} train={cfg.lm_train_split} "
                  f"test={cfg.lm_test_split}", lm_seeds=cfg.lm_seeds, steps=cfg.lm_steps,
                  T=cfg.lm_length, vocab=cfg.lm_vocab))
 
-# %% mystnb={"figure": {"caption": "Question 4: causal Transformers trained with and without a sinusoidal PE added to the embedding. (a) Test token accuracy on the order task (dotted: the order-blind ceiling, shaded: four standard deviations of test noise above it; grey: chance 1/V). (b) Language-model test perplexity (WikiText-2: trained on its validation split, scored on its test split). Hollow points: one seed each; filled markers and bars: the mean over seeds with its 95% bootstrap interval over seeds; squares: the cells the rule grades.", "name": "fig-irie-q4"}}
+# %% mystnb={"figure": {"caption": "Question 4: causal Transformers trained with and without a sinusoidal PE added to the embedding. (a) Test token accuracy on the order task (dotted: the order-blind ceiling, shaded: four standard deviations of test noise above it; grey: chance 1/V). (b) Language-model test perplexity (WikiText-2: trained on its validation split, scored on its test split). Hollow points: one seed each; filled markers and bars: the mean over seeds with its 95% Student-t interval over seeds; squares: the cells the rule grades.", "name": "fig-irie-q4"}}
 fig = irie.plots.results(order, lm_tab, ceiling, margin, cfg.q4_vocab,
                          f"{cfg.q4_task}, V={cfg.q4_vocab}, L={cfg.q4_length}",
                          f"{cfg.lm_corpus} LM, test perplexity")
@@ -458,7 +458,7 @@ display(order_use[cols].round(4))
 print(provenance(cfg, corpus=f"{cfg.lm_corpus} {cfg.lm_test_split}",
                  lm_seeds=cfg.lm_seeds, steps=cfg.lm_steps))
 
-# %% mystnb={"figure": {"caption": "Not graded. (a) Order-task test token accuracy per output step (mean over seeds; band: the seeds' range). (b) Nats a language model loses on the last token of a test window when the earlier inputs are shuffled: hollow points one seed each, filled the mean over seeds with its 95% bootstrap interval over seeds.", "name": "fig-irie-q4-exploratory"}}
+# %% mystnb={"figure": {"caption": "Not graded. (a) Order-task test token accuracy per output step (mean over seeds; band: the seeds' range). (b) Nats a language model loses on the last token of a test window when the earlier inputs are shuffled: hollow points one seed each, filled the mean over seeds with its 95% Student-t interval over seeds.", "name": "fig-irie-q4-exploratory"}}
 fig = irie.plots.exploratory(positions, order_use)
 stamp(fig, cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps)
 plt.show()

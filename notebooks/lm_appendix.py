@@ -157,7 +157,7 @@ glue("paper_spread", max(100 * (r["max"] - r["min"]) / r["mean"]
 # ## Results: Table 1, test perplexity
 #
 # Each seed's test perplexity is a cross; the dot beside it is the mean over seeds with
-# its 95% bootstrap interval over seeds. The paper's panel shows Table 1's range and
+# its 95% Student-t interval over seeds. The paper's panel shows Table 1's range and
 # mean.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Test perplexity: left, Table 1 (bar: min to max over five seeds; dot: mean); right, this run: each seed (crosses) and the mean over seeds with its 95% interval over seeds. The two panels use different corpora and model sizes, so only the order of the two models can be compared.", "name": "fig-lm-table1"}}

@@ -128,9 +128,13 @@ def table(grades):
     for g in grades:
         c = get(g.claim)
         paper = c.statement if c.value is None else f"{c.statement} ({_value(c)})"
+        need = (g.detail or {}).get("seeds_needed") if g.verdict == INCONCLUSIVE else None
         rows.append({"claim": c.key, "where": c.where, "paper": paper, "ours": g.ours, "verdict": g.verdict,
-                     "why": g.reason})
-    return pd.DataFrame(rows).set_index("claim")
+                     "why": g.reason, "seeds needed": "" if need is None else need})
+    frame = pd.DataFrame(rows).set_index("claim") if rows else pd.DataFrame(rows)
+    if rows and not frame["seeds needed"].astype(str).str.len().any():
+        frame = frame.drop(columns="seeds needed")              # no open comparison: no empty column
+    return frame
 
 
 def _value(c: Claim) -> str:

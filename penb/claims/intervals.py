@@ -52,11 +52,13 @@ def bootstrap_interval(values: Sequence[float], confidence: float = 0.95, n_resa
     return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def seed_interval(values: Sequence[float], confidence: float = 0.95, protocol: int = PROTOCOL,
-                  seed: int = 0) -> tuple[float, float, float]:
-    """(mean, lo, hi) over seeds under ``protocol``: Student-t (2) or percentile bootstrap (1)."""
+def seed_interval(values: Sequence[float], confidence: float = 0.95, n_resamples: Optional[int] = None,
+                  seed: int = 0, protocol: int = PROTOCOL) -> tuple[float, float, float]:
+    """(mean, lo, hi) over seeds under ``protocol``: Student-t (2), or percentile bootstrap with ``n_resamples``
+    (1; ``n_resamples`` is ignored under protocol 2). The chapters' figures and tables use it too, so a bar
+    and a verdict show the same interval."""
     if protocol == 1:
-        return bootstrap_interval(values, confidence, seed=seed)
+        return bootstrap_interval(values, confidence, n_resamples=n_resamples or 10_000, seed=seed)
     return t_interval(values, confidence)
 
 
