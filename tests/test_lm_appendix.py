@@ -103,7 +103,8 @@ def test_summary_min_mean_max_by_hand():
         assert summ.loc[enc, "mean"] == pytest.approx(sum(ppl) / 3, rel=1e-12)
         assert summ.loc[enc, "seeds"] == 3 and summ.loc[enc, "diverged"] == 0
         lo, hi = summ.loc[enc, "lo"], summ.loc[enc, "hi"]                # over seeds
-        assert min(ppl) - 1e-9 <= lo < summ.loc[enc, "mean"] < hi <= max(ppl) + 1e-9
+        half = {2: 4.302652730, 3: 3.182446305, 4: 2.776445105}[len(ppl) - 1] * np.std(ppl, ddof=1) / np.sqrt(len(ppl))
+        assert (lo, hi) == pytest.approx((np.mean(ppl) - half, np.mean(ppl) + half))   # Student-t, by hand
     assert summ.loc["none", "min"] == pytest.approx(math.exp(3.95))
     t1 = lm_appendix.table1(summ)                      # Table 1 as printed in the paper
     assert list(t1.loc["vanilla LSTM", ["paper min", "paper mean", "paper max"]]) == [36.8257, 37.7731, 38.916589]
@@ -168,7 +169,9 @@ def test_table1_is_graded_per_seed(tmp_path, monkeypatch):
     better = lm_frame({"none": pe, "sinusoidal": van})               # PE better in all
     assert lm_appendix.grade(better, cfg)[0].verdict == grading.NOT_REPRODUCED
     mixed = lm_frame({"none": van, "sinusoidal": [40.8, 29.0, 50.9, 44.0, 35.6]})
-    assert lm_appendix.grade(mixed, cfg)[0].verdict == grading.NOT_REPRODUCED
+    mixed_grade = lm_appendix.grade(mixed, cfg)[0]                   # protocol 2: not shown, not absent
+    assert mixed_grade.verdict == grading.INCONCLUSIVE and "not shown with 5 seeds" in mixed_grade.reason
+    assert mixed_grade.previous["1"]["verdict"] == grading.NOT_REPRODUCED
 
 
 def test_a_diverged_lm_run_is_counted_not_summarised(tmp_path, monkeypatch):
