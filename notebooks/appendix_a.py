@@ -81,7 +81,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per trial, never trained on
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one process, one thread
 executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
@@ -159,7 +159,7 @@ def figure(section, names, metrics=("accuracy",)):
 #
 # Token accuracy is the fraction of scored output tokens predicted correctly. Each
 # figure draws every seed's value as a dot and, over it, the mean over seeds with its
-# 95% Student-t interval over seeds (the seed is the independent unit).
+# 95% bootstrap interval over seeds (the seed is the independent unit).
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 7 at this preset: token accuracy of the LSTM on reverse ordering + delayed addition against the vocabulary size (also the modulus), vanilla (grey) vs. position-encoded (red); dots: seeds, bars: mean over seeds and its 95% interval.", "name": "fig-appa-fig7"}}
 figure("add", ["add"])

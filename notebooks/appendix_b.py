@@ -62,7 +62,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per length per trial, never trained on
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one process, one thread
 executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
@@ -120,7 +120,7 @@ def show(fig):
 # ## Results
 #
 # Fig. 11 shows one token accuracy per model, pooled over all lengths. Every seed's
-# value is a dot; the bar is the mean over seeds with its 95% Student-t interval over
+# value is a dot; the bar is the mean over seeds with its 95% bootstrap interval over
 # seeds.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 11 at this preset: token accuracy of the LSTM reversing sequences of variable length, vanilla vs. position-encoded, over all lengths; dots: seeds, bars: mean over seeds with its 95% interval.", "name": "fig-appb-fig11"}}

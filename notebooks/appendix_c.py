@@ -61,7 +61,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per trial, never trained on
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one process, one thread
 executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
@@ -126,7 +126,7 @@ glue("c_seeds", len(cfg.seeds), display=False)
 # ## Results
 #
 # Every seed's token accuracy is a dot; each bar is the mean over seeds with its 95%
-# Student-t interval over seeds. The position-encoded model is drawn as the reference
+# bootstrap interval over seeds. The position-encoded model is drawn as the reference
 # the control is measured against.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 12 at this preset: token accuracy of the LSTM on reverse ordering and sorting, vanilla (grey), double vanilla (blue, the parameter count of PE) and position-encoded (red); dots: seeds, bars: mean over seeds with its 95% interval.", "name": "fig-appc-fig12"}}

@@ -67,7 +67,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per trial (per length if variable)
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one process, one thread
 executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
@@ -129,7 +129,7 @@ def show(fig):
 # ## Results
 #
 # Every seed's token accuracy is a dot; each bar is the mean over seeds with its 95%
-# Student-t interval over seeds.
+# bootstrap interval over seeds.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 13 (left group) and Fig. 14 (right group) at this preset: token accuracy of the LSTM on reverse ordering at a fixed length and at variable length, without an encoding (grey) and with the sinusoidal (red), random (green) and learnable (purple) encodings; dots: seeds, bars: mean over seeds with its 95% interval.", "name": "fig-appd-fig13-14"}}
 show(appendix.plots.bars(summ, frame, variants=cfg.variants, labels=NAMES))

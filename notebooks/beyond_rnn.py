@@ -74,7 +74,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas
 held_out: Optional[int] = None  # test sequences per trial, never trained on
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
@@ -129,7 +129,7 @@ glue("br_minutes", f"{frame['wall_s'].sum() / 60:.1f}", display=False)
 # ## Results
 #
 # Each panel shows one study: the held-out token accuracy of every variant (square: mean
-# over seeds with its 95% Student-t interval over seeds; hollow points: one seed each).
+# over seeds with its 95% bootstrap interval over seeds; hollow points: one seed each).
 # The grey dashed line is the vanilla model's mean, the dotted line chance ($1/V$).
 
 # %% tags=["hide-input"]
@@ -150,7 +150,7 @@ plt.close(fig)
 #
 # Held-out token accuracy of every variant of the three studies on the reversal task
 # (this preset's model and vocabulary: see the provenance line). Square and bars: mean
-# over seeds with its 95% Student-t interval over seeds; hollow points: single seeds.
+# over seeds with its 95% bootstrap interval over seeds; hollow points: single seeds.
 # "sinusoidal" is Eq. 1-2 concatenated, as in Fig. 2; "added" is the same encoding added
 # to the embedding; the blog's encodings are scaled to rows of mean norm 1.
 # ```

@@ -69,7 +69,7 @@ batch_size: Optional[int] = None  # sequences per update
 lr: Optional[float] = None  # peak learning rate of Adam
 warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 held_out: Optional[int] = None  # test sequences per trial (also at the longer length)
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
 executor: Optional[str] = None  # auto, local, process or submitit (one job per run)
 cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
@@ -134,7 +134,7 @@ plt.close(fig)
 # :name: fig-bt-vocab
 #
 # Reversal at $L$ = {glue:text}`bt_L` by causal Transformers over the vocabulary:
-# token accuracy (mean over seeds with its 95% Student-t interval over seeds; hollow
+# token accuracy (mean over seeds with its 95% bootstrap interval over seeds; hollow
 # points: single seeds). Dashed: the order-blind ceiling, the best a model can do
 # without telling positions apart.
 # ```

@@ -40,7 +40,7 @@
 # **How the claims are graded.** Each claim below carries, in the registry
 # `penb.claims`, the measure and the rule that grade it, written before its confirmation
 # runs. The unit is the seed: every number a rule reads is one run's own headline
-# metric, PE and vanilla runs are paired by seed, and every interval is a 95% Student-t
+# metric, PE and vanilla runs are paired by seed, and every interval is a 95% bootstrap
 # interval over seeds. The graded presets train confirmation seeds that no regime search
 # used (`paper` keeps the official seeds). A run whose loss turns non-finite is kept as
 # diverged: shown, counted, never averaged in.
@@ -108,7 +108,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 held_out: Optional[int] = None  # test sequences per trial, never trained on
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
@@ -181,7 +181,7 @@ glue("kf_run_seconds", float(run_frame["wall_s"].mean()), display=False)
 # the Damerau-Levenshtein distance between a predicted and a true output sequence
 # (insertions, deletions, substitutions and swaps of neighbours each cost 1), averaged
 # over the held-out sequences of a run. Each run gives one number per metric; the figure
-# and the table show the mean over seeds with its 95% Student-t interval over seeds, and
+# and the table show the mean over seeds with its 95% bootstrap interval over seeds, and
 # every seed's own value.
 
 # %% tags=["hide-input"]
@@ -198,7 +198,7 @@ plt.close(fig)
 # Fig. 2 at this preset: token accuracy (top) and mean Damerau-Levenshtein distance of
 # the output sequences (bottom) against the vocabulary size, vanilla (grey circles) vs.
 # position-encoded (red squares). Filled markers and bars: the mean over seeds and its
-# 95% Student-t interval over seeds; hollow points: one run (seed) each. Diverged runs
+# 95% bootstrap interval over seeds; hollow points: one run (seed) each. Diverged runs
 # are left out (see the run table). The paper's panels use longer sequences and larger
 # networks (see the provenance line below).
 # ```
@@ -261,7 +261,7 @@ glue("kf_threshold", f"{claims.get('morita.fig2.gru').rule.params['threshold']:.
 #
 # Chosen after the data was seen, and graded by no claim: the paired gap (PE minus
 # vanilla token accuracy, per seed) at every vocabulary of every model, not only the
-# largest, with its Student-t interval over seeds and the number of seeds in which PE
+# largest, with its bootstrap interval over seeds and the number of seeds in which PE
 # was ahead. Where a preset has fewer than three LSTM vocabularies, this table is the
 # only look at how the gap changes with the vocabulary.
 
@@ -329,7 +329,7 @@ with pd.option_context("display.max_rows", None, "display.max_columns", None,
 # - `penb.chapters.key_findings.analysis.run(cfg)` trains (or reuses) one run per model,
 #   vocabulary, encoding and seed, diverged runs kept and counted; `analysis.summary`
 #   gives each cell's mean token accuracy and Damerau-Levenshtein distance over seeds
-#   with Student-t intervals over seeds; `analysis.grade` grades every claim of the
+#   with bootstrap intervals over seeds; `analysis.grade` grades every claim of the
 #   chapter through the registry `penb.claims`, which also feeds the scorecard;
 #   `penb.chapters.key_findings.plots.vocab_sweep` (the shared
 #   `penb.plotting.vocab_sweep`) draws Fig. 2's layout with every seed's point.

@@ -57,7 +57,7 @@ def seed_interval(values: Sequence[float], confidence: float = 0.95, n_resamples
     """(mean, lo, hi) over seeds under ``protocol``: Student-t (2), or percentile bootstrap with ``n_resamples``
     (1; ``n_resamples`` is ignored under protocol 2). The chapters' figures and tables use it too, so a bar
     and a verdict show the same interval."""
-    if protocol == 1:
+    if protocol == 1 or n_resamples is not None:          # the figures' descriptive bars (resamples given)
         return bootstrap_interval(values, confidence, n_resamples=n_resamples or 10_000, seed=seed)
     return t_interval(values, confidence)
 
