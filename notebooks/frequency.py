@@ -102,7 +102,7 @@ lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints (Fig. 5)
-bootstrap: Optional[int] = None  # resamples (protocol 1 only; now Student-t)
+bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
 workers: Optional[int] = None  # runs at a time; on the CPU one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
@@ -207,7 +207,7 @@ plt.close(fig)
 # :name: fig-fq-positions
 #
 # Accuracy position by position: one row per model, one column per condition; vanilla
-# (grey) and position-encoded (red) means over seeds with 95% Student-t bands over
+# (grey) and position-encoded (red) means over seeds with 95% bootstrap bands over
 # seeds, and one dot per seed.
 # ```
 
@@ -236,7 +236,7 @@ plt.close(fig)
 #
 # The harm of RARE disturbants per seed (accuracy with FREQUENT minus with RARE
 # disturbants, all targets), vanilla vs. position-encoded; a grey line joins the two
-# runs of one seed; diamonds and bars: mean over seeds and its 95% Student-t interval
+# runs of one seed; diamonds and bars: mean over seeds and its 95% bootstrap interval
 # over seeds.
 # ```
 
