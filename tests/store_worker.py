@@ -62,6 +62,32 @@ def wait_for(folder, x):
     return x
 
 
+def held_job(config, store, marker, hold_from=400):
+    """A submitit job of the requeue test: ``penb.runs._job``, but on its first attempt (no ``marker`` file yet)
+    training stops at update ``hold_from`` (after a checkpoint) and waits there until the job's time limit ends
+    it, so the requeue happens on a fast machine as on a slow one. The requeued attempt trains on and finishes."""
+    import time
+    from pathlib import Path
+
+    from penb import runs, train
+
+    first = not Path(marker).exists()
+    original = train.train
+
+    def hold(trainer):
+        if first and trainer.step == hold_from:
+            Path(marker).write_text("held")
+            deadline = time.monotonic() + 600                # a hang guard: the time limit comes long before
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+
+    train.train = lambda c, d, **kw: original(c, d, **{**kw, "callback": hold})
+    try:
+        return runs._job(config, store, False)
+    finally:
+        train.train = original
+
+
 class InterruptedSpawn:
     """A multiprocessing context for the pool tests: spawn, but Ctrl-C (a real SIGINT to this process) strikes
     right after the second worker has started, before the pool has registered it."""

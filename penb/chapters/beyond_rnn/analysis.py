@@ -90,9 +90,9 @@ def summary(frame: pd.DataFrame, n_resamples: int = 2000) -> pd.DataFrame:
     rows = []
     for label, g in frame.groupby(BY, sort=False):
         ok = g[~g["diverged"].astype(bool)]
-        acc = claims.seed_interval(ok["token_accuracy"], n_resamples=n_resamples)
+        acc = claims.bootstrap_interval(ok["token_accuracy"], n_resamples=n_resamples)
         d = (ok.set_index("seed")["token_accuracy"] - base).dropna()
-        gain = claims.seed_interval(d, n_resamples=n_resamples)
+        gain = claims.bootstrap_interval(d, n_resamples=n_resamples)
         rows.append(dict(variant=label, seeds=len(ok), diverged=int(g["diverged"].sum()),
                          accuracy=acc[0], accuracy_lo=acc[1], accuracy_hi=acc[2],
                          gain=gain[0], gain_lo=gain[1], gain_hi=gain[2]))

@@ -96,7 +96,7 @@ def summary(frame: pd.DataFrame, n_resamples: int = 2000, column: str = "token_a
     rows = []
     for (m, v), g in frame.groupby([BY, "vocab"], sort=False):
         ok = g[~g["diverged"].astype(bool)]
-        mean, lo, hi = claims.seed_interval(ok[column].dropna(), n_resamples=n_resamples)
+        mean, lo, hi = claims.bootstrap_interval(ok[column].dropna(), n_resamples=n_resamples)
         rows.append(dict(model=m, vocab=int(v), seeds=len(ok), diverged=int(g["diverged"].sum()),
                          accuracy=mean, accuracy_lo=lo, accuracy_hi=hi))
     return pd.DataFrame(rows)

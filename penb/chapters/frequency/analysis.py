@@ -191,7 +191,7 @@ def seed_summary(frame: pd.DataFrame, value: str, by: list,
     bootstrap interval over seeds, ``penb.claims.seed_interval``) and ``seeds`` (how many)."""
     rows = []
     for k, g in frame.groupby(by, sort=False):
-        mean, lo, hi = claims.seed_interval(g[value].to_numpy(float), n_resamples=n_resamples)
+        mean, lo, hi = claims.bootstrap_interval(g[value].to_numpy(float), n_resamples=n_resamples)
         rows.append({**dict(zip(by, k)), value: mean, "lo": lo, "hi": hi, "seeds": len(g)})
     return pd.DataFrame(rows, columns=[*by, value, "lo", "hi", "seeds"])
 
@@ -289,7 +289,7 @@ def harm_gap(sh: pd.DataFrame, n_resamples: int = 10_000) -> pd.DataFrame:
         if not {VANILLA, PE} <= set(p.columns) or p.empty:
             continue
         d = (p[VANILLA] - p[PE]).to_numpy(float)
-        mean, lo, hi = claims.seed_interval(d, n_resamples=n_resamples)
+        mean, lo, hi = claims.bootstrap_interval(d, n_resamples=n_resamples)
         rows.append(dict(model=model, gap=mean, lo=lo, hi=hi, ahead=int((d > 0).sum()),
                          seeds=len(d)))
     return pd.DataFrame(rows, columns=["model", "gap", "lo", "hi", "ahead", "seeds"])

@@ -134,7 +134,7 @@ def summarize(curves_: pd.DataFrame, method: str = "weighted_rows",
     c = curves_[curves_["method"] == method]
     rows = []
     for k, g in c.groupby(keys, sort=False):
-        mean, lo, hi = claims.seed_interval(g["similarity"].to_numpy(float),
+        mean, lo, hi = claims.bootstrap_interval(g["similarity"].to_numpy(float),
                                             n_resamples=n_resamples)
         rows.append(dict(zip(keys, k), method=method, similarity=mean, lo=lo, hi=hi,
                          seeds=g["seed"].nunique(), pairs=int(g["n"].sum())))
@@ -180,7 +180,7 @@ def score_summary(scores: pd.DataFrame, n_resamples: int = 10_000) -> pd.DataFra
     for (core, variant), g in scores.groupby(["core", "variant"], sort=False):
         row = dict(core=core, variant=variant, step=int(g["step"].max()), seeds=len(g))
         for name in ("frequent", "rare", "drop"):
-            m, lo, hi = claims.seed_interval(g[name].to_numpy(float), n_resamples=n_resamples)
+            m, lo, hi = claims.bootstrap_interval(g[name].to_numpy(float), n_resamples=n_resamples)
             row.update({name: m, f"{name}_lo": lo, f"{name}_hi": hi})
         rows.append(row)
     return pd.DataFrame(rows)

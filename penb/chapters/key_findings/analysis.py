@@ -140,8 +140,8 @@ def summary(frame: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 
                    variant=variant_label(enc), seeds=len(ok),
                    diverged=int(g["diverged"].sum()))
         for name, col in METRICS.items():
-            mean, lo, hi = claims.seed_interval(ok[col].to_numpy(float), confidence,
-                                                n_resamples, seed)
+            mean, lo, hi = claims.bootstrap_interval(ok[col].to_numpy(float),
+                                                     confidence, n_resamples, seed)
             row.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
         row["accuracy_per_seed"] = tuple(round(float(a), 4)
                                          for a in ok["token_accuracy"])
@@ -287,7 +287,7 @@ def gaps(frame: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.Da
     for (model, vocab), _ in frame.groupby(["model", "vocab"], sort=False):
         wide = _paired(frame, model, int(vocab), "token_accuracy")
         d = (wide[PE] - wide[VANILLA]).to_numpy(float)
-        mean, lo, hi = claims.seed_interval(d, n_resamples=n_resamples, seed=seed)
+        mean, lo, hi = claims.bootstrap_interval(d, n_resamples=n_resamples, seed=seed)
         rows.append(dict(model=model, vocab=int(vocab), seeds=len(d), gap=mean,
                          gap_lo=lo, gap_hi=hi, pe_ahead=int((d > 0).sum())))
     return pd.DataFrame(rows)

@@ -180,7 +180,7 @@ def summary(frame: pd.DataFrame, n_resamples: int = 10_000) -> pd.DataFrame:
     for enc, g in frame.groupby("encoding", sort=False):
         ok = valid(g)
         ppl = np.exp(ok["total_nll"].to_numpy(float) / ok["n_tokens"].to_numpy(float))
-        mean, lo, hi = claims.seed_interval(ppl, n_resamples=n_resamples)
+        mean, lo, hi = claims.bootstrap_interval(ppl, n_resamples=n_resamples)
         some = len(ppl) > 0
         rows.append(dict(encoding=enc, variant=variant_label(enc), seeds=len(ok),
                          diverged=int(g["diverged"].sum()) if "diverged" in g else 0,
