@@ -280,7 +280,7 @@ MIXED = [0.42, 0.33, 0.47, 0.35, 0.41]      # LOW +0.02, -0.05, +0.02, -0.06, +0
     ("morita.fig2.gru", "gru", MID, LOW, claims.DIRECTION),
     ("morita.fig2.lstm", "lstm", MID, LOW, claims.DIRECTION),
     ("morita.fig2.s4d", "s4d", MID, LOW, claims.REPRODUCED),          # no threshold
-    ("morita.fig2.lstm", "lstm", MIXED, LOW, claims.INCONCLUSIVE),    # 3 of 5 ahead: +0.02 not excluded
+    ("morita.fig2.lstm", "lstm", MIXED, LOW, claims.INCONCLUSIVE),    # 3 of 5 ahead
     ("morita.fig2.lstm", "lstm", LOW, MID, claims.NOT_REPRODUCED),    # reversed
 ])
 def test_hand_built_metrics_give_the_expected_verdict(tmp_path, executed, key, model,
