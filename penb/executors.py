@@ -63,7 +63,6 @@ def _init_worker(threads: int) -> None:
 def _exit_with_parent() -> None:
     """In a pool worker: end this process as soon as the process that started it ends (a daemon thread
     waits on the parent's sentinel), so that no worker outlives an interrupted or killed sweep."""
-    import threading
     from multiprocessing.connection import wait
 
     parent = mp.parent_process()

@@ -111,16 +111,19 @@ def finished(d: Path) -> bool:
 TEMPORARY = ("*.tmp", "*.tmp[0-9]*", "*.tmp.*", "*~")   # penb's own (.<name>.*.tmp) and other writers'
 
 
+def temporaries(d: Path) -> set[Path]:
+    """The leftover temporary files of killed writes in run folder ``d`` and its checkpoints/: every name of
+    :data:`TEMPORARY` (e.g. ``.result.json.x1.tmp``, ``result.json.tmp123``)."""
+    return {f for folder in (Path(d), Path(d) / "checkpoints") for pattern in TEMPORARY
+            for f in folder.glob(pattern) if f.is_file()}
+
+
 def sweep_temporary(d: Path) -> int:
-    """Remove leftover temporary files of a killed write in run folder ``d`` (and its checkpoints/): every
-    name of :data:`TEMPORARY` (e.g. ``.result.json.x1.tmp``, ``result.json.tmp123``); their count. Call it
-    only while holding the run's lock."""
-    n = 0
-    for folder in (Path(d), Path(d) / "checkpoints"):
-        for tmp in {f for pattern in TEMPORARY for f in folder.glob(pattern) if f.is_file()}:
-            tmp.unlink(missing_ok=True)
-            n += 1
-    return n
+    """Remove :func:`temporaries` of run folder ``d``; their count. Call it only while holding the run's lock."""
+    found = temporaries(d)
+    for tmp in found:
+        tmp.unlink(missing_ok=True)
+    return len(found)
 
 
 def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
@@ -155,8 +158,7 @@ def _tidy(d: Path) -> None:
     """Sweep a finished run folder's stale temporary files when it is opened, if no process holds its lock."""
     from filelock import FileLock, Timeout
 
-    if not any(f for pattern in TEMPORARY for f in d.glob(pattern)) and \
-            not any(f for pattern in TEMPORARY for f in d.glob("checkpoints/" + pattern)):
+    if not temporaries(d):
         return
     try:
         with FileLock(str(d / ".lock"), timeout=0):

@@ -4,6 +4,7 @@ Runs the tiny configs of :data:`TINY` for the given seeds on one torch thread an
 (key and metrics). ``PENB_RUN_LOG`` (set by the test) records which runs this process trained itself.
 """
 import json
+import multiprocessing
 import sys
 
 TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=40, warmup=3, held_out=8,
@@ -88,31 +89,26 @@ def held_job(config, store, marker, hold_from=400):
         train.train = original
 
 
-class InterruptedSpawn:
-    """A multiprocessing context for the pool tests: spawn, but Ctrl-C (a real SIGINT to this process) strikes
-    right after the second worker has started, before the pool has registered it."""
+class InterruptedProcess(multiprocessing.get_context("spawn").Process):
+    """A spawned process for the pool tests: Ctrl-C (a real SIGINT to this process) strikes right after the second
+    one has started, before the pool has registered it. ``started`` lists them."""
 
-    @staticmethod
-    def make():
-        import multiprocessing as mp
+    started: list = []
+
+    def start(self):
         import os
         import signal
 
-        base = mp.get_context("spawn")
+        super().start()
+        InterruptedProcess.started.append(self)
+        if len(InterruptedProcess.started) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
 
-        class Process(base.Process):
-            started = []
 
-            def start(self):
-                super().start()
-                Process.started.append(self)
-                if len(Process.started) == 2:
-                    os.kill(os.getpid(), signal.SIGINT)
+class InterruptedSpawn(type(multiprocessing.get_context("spawn"))):
+    """The spawn context, with :class:`InterruptedProcess` as its process."""
 
-        Process.__module__, Process.__qualname__ = __name__, "InterruptedProcess"
-        globals()["InterruptedProcess"] = Process
-        ctx = type("Ctx", (type(base),), {"Process": Process})()
-        return ctx, Process.started
+    Process = InterruptedProcess
 
 
 if __name__ == "__main__":

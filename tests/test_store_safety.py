@@ -145,9 +145,10 @@ def test_ctrl_c_between_a_workers_spawn_and_its_registration_leaves_no_worker(tm
     """The window behind the hang of issue 20: a SIGINT right after a worker is spawned, inside
     ``ProcessPoolExecutor.submit``, before the pool knows the worker. No worker may be left alive."""
     from penb import executors
-    from tests.store_worker import InterruptedSpawn
+    from tests.store_worker import InterruptedProcess, InterruptedSpawn
 
-    ctx, started = InterruptedSpawn.make()
+    ctx, started = InterruptedSpawn(), InterruptedProcess.started
+    started.clear()
     monkeypatch.setattr(executors.mp, "get_context", lambda method=None: ctx)
     try:
         with pytest.raises(KeyboardInterrupt):

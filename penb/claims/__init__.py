@@ -49,7 +49,7 @@ class Claim:
             object.__setattr__(self, "sesoi_why", "the text states no gap: the protocol's default, 0.02 in the "
                                                   "measure's unit")
         if not self.scale:
-            from penb.claims.sources import published_scale
+            from penb.claims.scale import published_scale
 
             object.__setattr__(self, "scale", published_scale(self))
 

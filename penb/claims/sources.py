@@ -4,9 +4,3 @@ IRIE = "Irie, Why are positional encodings nonessential for deep autoregressive 
 HANSEN = "Hansen, A Normally Distributed Position Encoding (blog)"
 BEYOND = "penb: beyond the papers"
 
-
-def published_scale(claim) -> dict:
-    """The scale the text made ``claim`` at (``penb.claims.scale.published_scale``)."""
-    from penb.claims.scale import published_scale as scale
-
-    return scale(claim)
