@@ -26,11 +26,24 @@ PRESETS = ("smoke", "quick", "gpu", "paper")
 # that define ``GPU``; it refuses a machine without CUDA unless ``device="cpu"`` is given explicitly.
 OPTIONAL = ("gpu",)
 
-# Seeds (the grading protocol, DESIGN.md). Regime searches use SEARCH_SEEDS (every seed that appears in a
-# chapter's search_log.csv or in shared/anchors/cpu-regime-probes.md); the graded presets (smoke, quick, gpu)
-# use CONFIRMATION_SEEDS, which no search ever used. The paper preset keeps the official replication seeds.
+# Seeds (the grading protocol, DESIGN.md). Three disjoint sets (a test checks they never meet):
+# * SEARCH_SEEDS: regime searches (every seed in a chapter's search_log.csv or in
+#   shared/anchors/cpu-regime-probes.md);
+# * PILOT_SEEDS: the runs that size the seed counts. 1001-1005 graded protocols 1 and 2 (sessions 3-5); issue 22
+#   made them the pilot: each graded cell's seed count in the quick presets comes from their per-seed spread;
+# * CONFIRMATION_SEEDS: grading, from issue 22 on. A cell takes the first k (``confirmation(k)``), k chosen by the
+#   power calculation and written with its reason in the chapter's presets.
+# The paper preset keeps the official replication seeds.
 SEARCH_SEEDS = (0, 1, 2, 111, 222, 333, 900)
-CONFIRMATION_SEEDS = (1001, 1002, 1003, 1004, 1005)
+PILOT_SEEDS = (1001, 1002, 1003, 1004, 1005)
+CONFIRMATION_SEEDS = (2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010)
+
+
+def confirmation(k: int) -> tuple:
+    """The first ``k`` confirmation seeds (a graded cell's seeds)."""
+    if not 1 <= k <= len(CONFIRMATION_SEEDS):
+        raise ValueError(f"a cell takes 1-{len(CONFIRMATION_SEEDS)} confirmation seeds, not {k}")
+    return CONFIRMATION_SEEDS[:k]
 
 
 class Config(Mapping):
