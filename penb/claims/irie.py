@@ -1,4 +1,12 @@
-"""Irie's claims: which causal Transformers are position-sensitive without a positional encoding."""
+"""Irie's claims: which causal Transformers are position-sensitive without a positional encoding.
+
+Sec. 4's linear Transformers get claims of their own (``irie.linear.*``), graded like Questions 3 and 5
+but on the attention without softmax only; ``irie.q3`` and ``irie.q5`` keep their measure (the smallest
+change and the largest deviation over the softmax and the linear models together). The rules of
+``irie.q5.some_positions``, ``irie.linear.one_layer`` and ``irie.linear.multi_layer`` were written on
+2026-11-25 (issue 22), before the confirmation runs on seeds 2001-2010. Question 2 and Sec. 5's review
+of other studies are listed as not tested, with the reason.
+"""
 from penb.claims import Claim
 from penb.claims.grading import Rule
 from penb.claims.sources import IRIE
@@ -29,6 +37,18 @@ CLAIMS = [
           "A one-layer autoregressive model gives the same last-position output for any permutation of the "
           "earlier tokens.", chapter="irie", measure="largest last-position change over permutations of the prefix",
           rule=exact("invariance"), baseline="none (an exact identity)", extra=EXACT),
+    Claim("irie.q5.some_positions", IRIE, "Question 5 / Fig. 1 (Remark 3)",
+          "A one-layer autoregressive model without PE is still not permutation invariant: before the last "
+          "position, its output changes wherever a permutation changes the newest token or the set of tokens "
+          "seen so far (at least at the first moved position), and only there.", chapter="irie",
+          measure="one causal layer without PE (softmax and linear), every permutation of the tokens before the "
+                  "last: the top-layer change at each earlier position, against whether its newest token or its "
+                  "set of seen tokens differs",
+          rule=Rule("check", "reproduced when, over every permutation and seed, every position before the last "
+                             "whose newest token or set of seen tokens differs changes by more than 1e-9 (each "
+                             "permutation has one: its first moved position) and every other position before the "
+                             "last stays within 1e-9; not reproduced otherwise"),
+          baseline="none (an exact property)", extra=EXACT),
     Claim("irie.q4", IRIE, "Question 4",
           "Multi-layer causal Transformer language models trained without PE perform well (the cited ablations "
           "used 12, 24 and 42 layers).",
@@ -44,8 +64,33 @@ CLAIMS = [
           "uniformly over the context.", None,
           not_tested="the chapter's models are 1-2 layers trained for minutes; reading attention maps of them as "
                      "evidence about 12-42-layer language models would be a claim the runs cannot carry"),
+    Claim("irie.q2", IRIE, "Question 2",
+          "PEs came to be seen as essential to self-attention because the non-autoregressive encoder was taken "
+          "as the default, and because the original Transformer paper tied them to the absence of recurrence "
+          "and convolution.", None,
+          not_tested="an account of why a belief spread in a research community; no model or run measures it"),
+    Claim("irie.sec5", IRIE, "Sec. 5",
+          "Other studies found that removing PEs helps (Irie et al., 2019, on books) or slightly hurts (Haviv "
+          "et al., Scao et al.) language models, and that it often improves length generalisation.", None,
+          not_tested="a review of other studies' results in their settings; the book's own hypothesis "
+                     "beyond.length.nope asks a related question on reversal (chapter beyond_transformers), "
+                     "which is not the cited setting"),
     Claim("irie.linear", IRIE, "Sec. 4 / App. B",
           "Linear attention without softmax equals the fast-weight recurrence W_t = W_{t-1} + v_t k_t^T, "
           "y_t = W_t q_t.", chapter="irie", measure="largest difference of the two computations",
           rule=exact("equality"), baseline="none (an exact identity)", extra=EXACT),
+    Claim("irie.linear.one_layer", IRIE, "Sec. 4",
+          "Linear Transformers inherit Question 5: one causal layer of attention without softmax and without PE "
+          "gives the same last-position output for any permutation of the earlier tokens.", chapter="irie",
+          measure="largest last-position change over permutations of the prefix, one causal linear-attention "
+                  "layer without PE",
+          rule=exact("invariance"), baseline="none (an exact identity)", extra=EXACT),
+    Claim("irie.linear.multi_layer", IRIE, "Sec. 4",
+          "Linear Transformers inherit Question 3: with two or more causal layers of attention without softmax "
+          "and without PE, a change at one position changes the top-layer output at every later position.",
+          chapter="irie", measure="smallest top-layer change at a position from the first moved one on, causal "
+                                 "linear-attention models without PE of two or more layers",
+          rule=Rule("check", "reproduced when every such position changes by more than 1e-9 over every "
+                             "permutation and seed (and the one-layer linear model's last position does not)"),
+          baseline="none (an exact property)", extra=EXACT),
 ]
