@@ -30,9 +30,11 @@
 # sincos passes every other encoding by about step {glue:text}`inv_blog_over`; that
 # normal and normal_learned reach a near-horizontal asymptote by about
 # {glue:text}`inv_blog_plateau` steps; that learned parameters and normal draws speed
-# the inversion up; and that the curves end together. Two exact floors of the setup
-# (derived {ref}`below <inv-floors>`) join them. Every claim, with its measure and rule
-# as written in `penb.claims` before the confirmation runs:
+# the inversion up; that the curves end together; and that the most direct encodings
+# are the worst performers. Two exact floors of the setup, derived
+# {ref}`below <inv-floors>` from the blog's code, serve as the book's own sanity checks
+# and are not counted among the blog's claims. Every claim, with its measure and rule as
+# written in `penb.claims` before the confirmation runs:
 
 # %% tags=["hide-input"]
 import pandas as pd
@@ -65,7 +67,7 @@ length: Optional[int] = None  # N, positions 0..N-1, target pos/N (blog: 100)
 lr: Optional[float] = None  # Adam learning rate (blog: 1e-3)
 sentinel: Optional[float] = None  # row 0 of the normal encodings (original: -9999999)
 alt_sentinel: Optional[float] = None  # a finite sentinel for the side study
-seeds: Optional[tuple] = None  # seeds of the initial draws, e.g. (1001, 1002)
+seeds: Optional[tuple] = None  # seeds of the initial draws, e.g. (2001, 2002)
 
 # %%
 import matplotlib.pyplot as plt
@@ -187,7 +189,7 @@ final_affine = final[list(invertibility.checks.AFFINE)]  # the six encodings aff
 final_normal = final[list(invertibility.checks.NORMAL)]
 floor_table = pd.DataFrame({
     "exact floor (scipy)": [fl["affine"], fl["normal"], None],
-    "claim's value": [claims.get("hansen.floor_affine").value,
+    "registry's value": [claims.get("hansen.floor_affine").value,
                       claims.get("hansen.floor_normal").value, None],
     "our final mean (min)": [final_affine.min(), final_normal.min(), final["sincos"]],
     "our final mean (max)": [final_affine.max(), final_normal.max(), final["sincos"]],
@@ -212,6 +214,21 @@ print(report.provenance(cfg))
 # run, so sincos ends in between, at {glue:text}`sincos_final:.3e`, still limited by the
 # step budget rather than by the encoding.
 #
+# The blog prints no floor: these two numbers are the book's own derivation from the
+# blog's code, so they are not counted among the blog's claims. They serve as the
+# book's sanity check of its engine and of the derivation (the registry keeps them as
+# settings with a rule: the final mean within 5% of the floor, for the encoding
+# furthest from it):
+
+# %% tags=["hide-input"]
+sanity = invertibility.checks.sanity(
+    invertibility.checks.measures(df, fl))  # never recorded on the scorecard
+display(claims.table(sanity))
+print(report.provenance(cfg))
+for g in sanity:
+    glue(f"inv_s_{g.claim.split('.', 1)[1]}", g.verdict, display=False)
+
+# %% [markdown]
 # ### The claims' numbers, seed by seed
 #
 # Each claim's measure read off each seed's mean curve, and off the curve pooled over
@@ -278,9 +295,11 @@ glue("inv_preset", cfg.preset, display=False)
 # **{glue:text}`inv_v_normal_faster`**; normal, normal_learned and sincos ending with
 # the direct encodings, **{glue:text}`inv_v_converge_direct`**; the learned linear
 # encodings peaking sooner than sincos and ending with the direct ones,
-# **{glue:text}`inv_v_learned_linear_peak`**; the affine floor,
-# **{glue:text}`inv_v_floor_affine`**; the normal floor,
-# **{glue:text}`inv_v_floor_normal`**. The end points are not properties of the
+# **{glue:text}`inv_v_learned_linear_peak`**; the direct encodings the worst over the
+# run and ending together, **{glue:text}`inv_v_direct_worst`**. The book's sanity
+# checks (not claims of the blog): the affine floor,
+# **{glue:text}`inv_s_floor_affine`**; the normal floor,
+# **{glue:text}`inv_s_floor_normal`**. The end points are not properties of the
 # encodings' "invertibility" but exact floors of a sigmoid-of-affine inverter: every
 # encoding affine in the position ends on one number and both normal encodings on a
 # lower one, whatever the draws, and sincos, with no two-parameter floor, ends lower

@@ -32,9 +32,15 @@
 # * **Questions 3 and 5**: with the causal mask, one layer gives the same last output
 #   for every ordering of the earlier tokens; two or more layers give different outputs
 #   at every position from the first changed one onward ("fully position-sensitive").
+# * **Question 5, read closely**: the one-layer model is not permutation invariant
+#   either; before the last position its output moves wherever the newest token or the
+#   set of tokens seen so far moves (Irie's remark that "not invariant" does not mean
+#   "position-sensitive enough").
 # * **Sec. 4 / App. B**: causal attention without softmax is exactly the fast-weight
 #   recurrence $W_t = W_{t-1} + v_t \otimes k_t$, $y_t = W_t q_t$, so the same
-#   conclusions hold for linear Transformers.
+#   conclusions hold for linear Transformers: one linear layer is blind at the last
+#   position, two or more are fully position-sensitive (graded on the linear models
+#   alone).
 # * **Question 4**: trained without PE, multi-layer causal Transformers perform well.
 #
 # The claims, with the measure and the rule each is graded by, as written in
@@ -72,9 +78,9 @@ norm: Optional[str] = None  # layer norm placement: pre, post or none
 encoding: Optional[str] = None  # the PE of the with-PE contrasts (a penb.encodings key)
 q4_task: Optional[str] = None  # Question 4's order task: reverse, sort, ...
 q4_steps: Optional[int] = None  # updates per order-task run
-q4_seeds: Optional[tuple] = None  # seeds of the order task, e.g. (1001, 1002, 1003)
+q4_seeds: Optional[tuple] = None  # seeds of the order task, e.g. (2001, 2002, 2003)
 lm_steps: Optional[int] = None  # updates per language-model run
-lm_seeds: Optional[tuple] = None  # seeds of the language models, e.g. (1001, 1002)
+lm_seeds: Optional[tuple] = None  # seeds of the language models, e.g. (2001, 2002)
 lm_length: Optional[int] = None  # inputs per language-model window (T)
 q4_context: Optional[str] = None  # ungraded Q4 cells' seeds: "all", "first", "none"
 workers: Optional[int] = None  # processes training side by side (1: in this kernel)
@@ -151,7 +157,8 @@ glue("irie_q1_causal", f"{row.loc[('causal', 'none'), 'equivariant']:,}", displa
 
 # %%
 q35 = irie.analysis.q35_table(cfg)
-extremes = ["min_different", "max_equal", "min_checked", "max_last", "min_last"]
+extremes = ["min_different", "max_equal", "min_checked", "max_last", "min_last",
+            "mid_min_differ", "mid_max_same"]
 shown = q35.drop(columns=extremes)
 display(shown)
 print(provenance(cfg, permutations=cfg.permutations, seed=cfg.seeds[0]))
@@ -196,7 +203,10 @@ glue("irie_leak", f"{leaks:,}", display=False)
 # layer 1 also differs at $t=2$ (the newest token is $b$ in one input and $a$ in the
 # other); thick outlines mark those positions, and the random-weight model confirms them
 # (last column of the table). The last position is where a one-layer model is blind to
-# order, which is Question 5's point.
+# order, which is Question 5's point; before it, a one-layer model does react to a
+# permutation, exactly where its (newest token, set of seen tokens) pair changes. The
+# claim `irie.q5.some_positions` grades that on every permutation and seed
+# ({ref}`irie-exact`).
 
 # %% mystnb={"figure": {"caption": "Irie's Fig. 1 recomputed: contexts seen by each layer of a two-layer causal Transformer without PE for (a, b, c) and (b, a, c), derived from the model's attention mask. Filled: the context set differs between the inputs; thick outline: the output differs once the position's own query is counted.", "name": "fig-irie-contexts"}}
 fig1 = irie.analysis.figure1(cfg)
@@ -236,8 +246,10 @@ glue("irie_lin_soft", f"{lin_row.loc['softmax', 'rel_error']:.1e}", display=Fals
 
 # %% [markdown]
 # The parallel (masked matrix) form and the recurrence agree to a relative error of
-# {glue:text}`irie_lin_err` (with softmax: {glue:text}`irie_lin_soft`), and the depth
-# results above hold for the linear model too (the `linear` rows).
+# {glue:text}`irie_lin_err` (with softmax: {glue:text}`irie_lin_soft`). Irie concludes
+# that linear Transformers inherit the depth results, and the `linear` rows of the
+# Questions 3 and 5 table check it directly: the claims `irie.linear.one_layer` and
+# `irie.linear.multi_layer` are graded on those rows alone, seed by seed.
 #
 # (irie-exact)=
 # ## The exact claims, seed by seed
@@ -279,7 +291,8 @@ print(provenance(cfg, permutations=cfg.permutations))
 #   the multiset of the inputs and how many outputs it has written, so no training can
 #   take it above the *order-blind ceiling*, $\mathbb{E}[\max_v \mathrm{count}_v]/L$
 #   (every arrangement of the multiset is equally likely, so the best guess is its most
-#   frequent token; computed exactly by `penb.chapters.irie.q4.blind_ceiling`). The rule
+#   frequent token; computed exactly by
+#   `penb.chapters.irie.ceiling.blind_ceiling`). The rule
 #   asks the two-layer model without PE to beat it on every seed; we count a seed as
 #   above it when it is more than four binomial standard deviations of the test set
 #   above.
@@ -299,7 +312,7 @@ print(provenance(cfg, permutations=cfg.permutations))
 q4_claim = claims.get("irie.q4")
 glue("irie_q4_limit", f"{q4_claim.extra['ppl_ratio'] - 1:.0%}", display=False)
 print(irie.q4.lm_task(cfg).describe())
-display(irie.q4.parameter_counts(cfg))
+display(irie.q4_tables.parameter_counts(cfg))
 print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 
 # %% [markdown]
@@ -312,8 +325,8 @@ print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 q4_runs = irie.q4.run(cfg)
 
 # %% tags=["hide-input"]
-order = irie.q4.order_table(q4_runs["order"], cfg)
-lm_tab = irie.q4.lm_table(q4_runs["lm"], cfg)
+order = irie.q4_tables.order_table(q4_runs["order"], cfg)
+lm_tab = irie.q4_tables.lm_table(q4_runs["lm"], cfg)
 reverse = cfg.q4_task == "reverse"
 ceiling, margin = irie.q4.ceiling_margin(cfg) if reverse else (None, 0.0)
 n_runs = sum(len(r) for r in q4_runs.values())
@@ -369,7 +382,7 @@ deep = q4_claim.extra["layers"]
 
 def cell(table, layers, enc, fmt="{:.3f}"):
     """'mean [lo, hi]' of a row of a Q4 table, or a note when the cell was not run."""
-    label = irie.q4._label(layers, enc)
+    label = irie.q4.label(layers, enc)
     if label not in table.index or not table.loc[label, "seeds"]:
         return "(not run at this preset)"
     r = table.loc[label]
@@ -424,10 +437,17 @@ glue("irie_q4_dim", cfg.q4_dim, display=False)
 # permutation-equivariant (Question 1), **{glue:text}`irie_v_q1`**; two or more causal
 # layers change every later output (Question 3), **{glue:text}`irie_v_q3`**; one causal
 # layer returns the same last output for every ordering of the earlier tokens (Question
-# 5), **{glue:text}`irie_v_q5`**; linear attention equals the fast-weight recurrence
-# (Sec. 4), **{glue:text}`irie_v_linear`**; trained models without PE perform well
-# (Question 4), **{glue:text}`irie_v_q4`**; the attention patterns of such models,
-# **{glue:text}`irie_v_q4_attention`**. The exact checks are float64 computations, so a
+# 5), **{glue:text}`irie_v_q5`**; before the last position it changes exactly where
+# the newest token or the set of seen tokens does,
+# **{glue:text}`irie_v_q5_some_positions`**; linear attention equals the fast-weight
+# recurrence (Sec. 4), **{glue:text}`irie_v_linear`**, and inherits the one-layer
+# blindness, **{glue:text}`irie_v_linear_one_layer`**, and the multi-layer
+# sensitivity, **{glue:text}`irie_v_linear_multi_layer`**; trained models without PE
+# perform well (Question 4), **{glue:text}`irie_v_q4`**; the attention patterns of
+# such models, **{glue:text}`irie_v_q4_attention`**. Question 2 (why PEs came to be
+# thought essential), **{glue:text}`irie_v_q2`**, and the review of other studies in
+# Sec. 5, **{glue:text}`irie_v_sec5`**, are statements no run can grade; the table
+# gives the reason. The exact checks are float64 computations, so a
 # larger preset adds confidence in the code rather than in the claims, which are
 # mathematical. One refinement of Fig. 1: a single causal layer does see which token is
 # the newest, so its outputs before the last position can differ; only the last one is
@@ -450,8 +470,8 @@ glue("irie_q4_dim", cfg.q4_dim, display=False)
 # whatever the training did (Question 5 again, on trained weights).
 
 # %% tags=["hide-input"]
-positions = irie.q4.position_accuracy(q4_runs["order"])
-order_use = irie.q4.lm_order_use(q4_runs["lm"], cfg)
+positions = irie.q4_tables.position_accuracy(q4_runs["order"])
+order_use = irie.q4_tables.lm_order_use(q4_runs["lm"], cfg)
 cols = ["seeds", "mean", "lo", "hi", "per_seed", "ppl_last", "ppl_shuffled", "win_lo",
         "win_hi", "max_abs_change"]
 display(order_use[cols].round(4))
@@ -465,8 +485,8 @@ plt.show()
 print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 
 # %% mystnb={"figure": {"caption": "Training curves of the Question 4 runs: (a) training token accuracy on the order task, (b) language-model training loss; one line per seed (dashed: one layer).", "name": "fig-irie-q4-training"}}
-fig = irie.plots.training(irie.q4.curves(q4_runs["order"]),
-                          irie.q4.curves(q4_runs["lm"]))
+fig = irie.plots.training(irie.q4_tables.curves(q4_runs["order"]),
+                          irie.q4_tables.curves(q4_runs["lm"]))
 stamp(fig, cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps)
 plt.show()
 print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
@@ -484,7 +504,7 @@ print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 display(exact.map(lambda v: f"{v:.1e}"))
 print(provenance(cfg, permutations=cfg.permutations))
 with pd.option_context("display.max_rows", None):
-    display(irie.q4.run_table(q4_runs))
+    display(irie.q4_tables.run_table(q4_runs))
 print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 
 # %% [markdown]

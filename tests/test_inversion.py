@@ -206,7 +206,7 @@ def test_presets_quick_is_the_full_study_on_the_confirmation_seeds():
         {k: v for k, v in t["paper"].items() if k != "seeds"}
     paper = t["paper"]
     assert (paper["inits"], paper["iterations"], paper["dim"], paper["length"]) == (100, 20_000, 32, 100)
-    assert t["quick"]["seeds"] == presets.CONFIRMATION_SEEDS
+    assert t["quick"]["seeds"] == presets.confirmation(5)
     assert set(t["smoke"]["seeds"]) <= set(presets.CONFIRMATION_SEEDS)
     assert t["smoke"]["iterations"] == 20_000                  # so that smoke grades every claim too
 
@@ -271,6 +271,10 @@ def _measures(**change):
     m.update({f"reach:{k}": v for k, v in reach.items()})
     finals = {k: 8.353e-4 for k in ic.AFFINE} | {"normal": 8.4e-4, "normal_learned": 8.3e-4, "sincos": 8.5e-4}
     m.update({f"final:{k}": v for k, v in finals.items()})
+    logmean = {"direct1": -2.7, "directN": -2.9, "linear_normal": -3.0, "linear_uniform": -3.01,   # the 4 worst
+               "linear_normal_learned": -3.05, "linear_uniform_learned": -3.05, "sincos": -4.0, "normal": -4.5,
+               "normal_learned": -4.5}
+    m.update({f"logmean:{k}": v for k, v in logmean.items()})
     return {**m, **change}
 
 
@@ -280,7 +284,8 @@ def _grade(m, nonfinite=0):
 
 def test_evidence_gives_the_registered_verdicts():
     R, D, NR, I = grading.REPRODUCED, grading.DIRECTION, grading.NOT_REPRODUCED, grading.INCONCLUSIVE
-    checks = [k for k in _grade(_measures()) if not k.startswith("hansen.floor")]
+    checks = list(_grade(_measures()))
+    assert checks == [c.key for c in claims.of_chapter("invertibility")]           # the floors are not claims
     assert {_grade(_measures())[k] for k in checks} == {R}
     assert _grade(_measures(cross=30_000.0))["hansen.normal_best"] == D            # order holds, crossing late
     assert _grade(_measures(cross=math.nan))["hansen.normal_best"] == D            # sincos never crosses
@@ -297,8 +302,18 @@ def test_evidence_gives_the_registered_verdicts():
     assert part["hansen.learned_linear_peak"] == D
     far = {"final:linear_uniform_learned": 2e-3}
     assert _grade(_measures(**far))["hansen.learned_linear_peak"] == D              # first part only
-    assert _grade(_measures(**far))["hansen.floor_affine"] == NR                   # 2.4 times the floor
-    assert _grade(_measures(**{"final:normal": 3.1e-5, "final:normal_learned": 3.0e-5}))["hansen.floor_normal"] == R
+    # hansen.direct_worst: the four direct encodings worst over the run, and ending together
+    assert _grade(_measures(**{"logmean:linear_normal_learned": -2.95}))["hansen.direct_worst"] == D  # a learned
+    assert _grade(_measures(**{"final:directN": 9.3e-4}))["hansen.direct_worst"] == D         # 11% apart at the end
+    assert _grade(_measures(**{"final:directN": 9.1e-4}))["hansen.direct_worst"] == R         # 9% apart: together
+    both = {"logmean:sincos": -2.0, "final:linear_uniform": 1e-3}
+    assert _grade(_measures(**both))["hansen.direct_worst"] == NR
+    # the exact floors: the book's sanity checks, under their registered rule, never recorded as claims
+    sanity = {g.claim: g.verdict for g in ic.sanity(_measures(**far))}
+    assert sanity == {"hansen.floor_affine": NR, "hansen.floor_normal": NR}                   # 2.4 times; 8.4e-4
+    near = _measures(**{"final:normal": 3.1e-5, "final:normal_learned": 3.0e-5})
+    assert {g.claim: g.verdict for g in ic.sanity(near)} == {"hansen.floor_affine": R, "hansen.floor_normal": R}
+    assert all(claims.get(k).kind == "setting" and claims.get(k) not in claims.graded() for k in ic.SANITY)
     assert {v for k, v in _grade(_measures(), nonfinite=3).items() if k in checks} == {I}
 
 

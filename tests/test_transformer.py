@@ -161,6 +161,23 @@ def test_linear_attention_is_the_fast_weight_recurrence(cfg):
     assert table.loc["softmax", "rel_error"] > 1e-2
 
 
+@pytest.mark.parametrize("softmax", [True, False])
+def test_one_layer_changes_exactly_where_the_newest_token_or_the_seen_set_differs(cfg, softmax):
+    """Irie's Q5 and Fig. 1: one causal layer without PE sees (newest token, set of tokens so far) at each
+    position. Hand-picked permutations of (a, b, c, d, e, f), the last kept: the expected changed positions
+    are written out from that rule, not computed by the code under test."""
+    tokens = probes.distinct_tokens(cfg.vocab, 6, torch.Generator().manual_seed(3))
+    perms = torch.tensor([[1, 0, 2, 3, 4, 5],       # b a c d e f: 1st newest differs, 2nd newest differs
+                          [2, 1, 0, 3, 4, 5],       # c b a ...: the 2nd has the same newest (b), other set
+                          [0, 1, 2, 4, 3, 5],       # a b c e d ...: only the 4th and 5th
+                          [4, 1, 2, 3, 0, 5]])      # e b c d a ...: every position before the last
+    changed = [[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 0], [1, 1, 1, 1, 1, 0]]
+    model = probes.make_model(cfg.replace(length=6), 1, softmax=softmax)
+    diff = probes.differences(model, tokens, perms)[:, 1]                              # (4, 6) top layer
+    expected = torch.tensor(changed, dtype=torch.bool)
+    assert (diff[expected] >= NE).all() and (diff[~expected] <= EQ).all(), diff
+
+
 def test_figure1_matches_irie(cfg):
     """The pattern drawn in Irie's Fig. 1 for (a, b, c) vs (b, a, c), two layers."""
     d = analysis.figure1(cfg)
@@ -186,7 +203,8 @@ def _verdicts(table, cfg):
 def _table(**change):
     """A hand-made exact table for two seeds: rounding where a claim says zero, 1e-3 and more where
     it says a change, unless ``change`` says otherwise (column -> value for seed 2)."""
-    good = {"q1": 2e-16, "q1_contrast": 0.3, "q3": 8e-3, "q5": 6e-16, "q5_contrast": 5e-3,
+    good = {"q1": 2e-16, "q1_contrast": 0.3, "q3": 8e-3, "q5": 6e-16, "q5_contrast": 5e-3, "q5_mid": 0.2,
+            "q5_mid_same": 4e-16, "lin_q3": 4e-2, "lin_q5": 3e-16, "lin_q5_contrast": 7e-2,
             "linear": 1e-15, "linear_contrast": 2.0}
     import pandas as pd
 
@@ -203,8 +221,17 @@ def test_exact_rules_on_hand_made_numbers(cfg):
     assert got["irie.q3"] == grading.NOT_REPRODUCED                  # one layer's last output moved
     assert _verdicts(_table(q3=5e-10), cfg)["irie.q3"] == grading.NOT_REPRODUCED  # a later output did not
     # a contrast at rounding: the probe could not have told, so the claim is undecided
-    got = _verdicts(_table(q1_contrast=1e-16, q5_contrast=0.0, linear_contrast=1e-15), cfg)
-    assert got["irie.q1"] == got["irie.q5"] == got["irie.linear"] == grading.INCONCLUSIVE
+    got = _verdicts(_table(q1_contrast=1e-16, q5_contrast=0.0, linear_contrast=1e-15, lin_q5_contrast=0.0), cfg)
+    assert got["irie.q1"] == got["irie.q5"] == got["irie.linear"] == got["irie.linear.one_layer"] \
+        == grading.INCONCLUSIVE
+    # the one-layer model's earlier positions: a differing context that did not change, or a same one that did
+    assert _verdicts(_table(q5_mid=5e-10), cfg)["irie.q5.some_positions"] == grading.NOT_REPRODUCED
+    assert _verdicts(_table(q5_mid_same=2e-9), cfg)["irie.q5.some_positions"] == grading.NOT_REPRODUCED
+    # Sec. 4: the linear models graded on their own numbers, not the softmax ones
+    got = _verdicts(_table(lin_q5=3e-9), cfg)
+    assert got["irie.linear.one_layer"] == got["irie.linear.multi_layer"] == grading.NOT_REPRODUCED
+    assert got["irie.q5"] == got["irie.q3"] == grading.REPRODUCED
+    assert _verdicts(_table(lin_q3=5e-10), cfg)["irie.linear.multi_layer"] == grading.NOT_REPRODUCED
 
 
 def test_exact_table_on_random_models(cfg):
@@ -212,8 +239,9 @@ def test_exact_table_on_random_models(cfg):
     small = cfg.replace(permutations=30, seeds=(1001, 1002))
     table = analysis.exact_table(small)
     assert list(table.index) == [1001, 1002]
-    assert (table[["q1", "q5", "linear"]] < 1e-12).all().all()
-    assert (table[["q3", "q1_contrast", "q5_contrast", "linear_contrast"]] > 1e-6).all().all()
+    assert (table[["q1", "q5", "linear", "q5_mid_same", "lin_q5"]] < 1e-12).all().all()
+    assert (table[["q3", "q1_contrast", "q5_contrast", "linear_contrast", "q5_mid", "lin_q3",
+                   "lin_q5_contrast"]] > 1e-6).all().all()
     assert table.loc[1001, "q3"] != table.loc[1002, "q3"]
     # the same seed reproduces its row exactly
     assert analysis.exact_row(small, 1002) == table.loc[1002].to_dict() | {"seed": 1002}
@@ -242,4 +270,5 @@ def test_graded_presets_use_confirmation_seeds():
         for key in ("seeds", "q4_seeds", "lm_seeds"):
             assert set(t[key]) <= set(P.CONFIRMATION_SEEDS) and not set(t[key]) & set(P.SEARCH_SEEDS)
     quick = P.table("irie")["quick"]
-    assert quick["q4_seeds"] == quick["lm_seeds"] == P.CONFIRMATION_SEEDS   # all five in every graded cell
+    assert quick["q4_seeds"] == quick["lm_seeds"] == P.confirmation(3)     # every graded cell, see the presets
+    assert P.table("irie")["smoke"]["seeds"] == P.confirmation(2)

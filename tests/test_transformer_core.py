@@ -1,6 +1,6 @@
 """The engine's ``transformer`` core: causal, encoding added, parameters in closed form, Irie's one-layer
 blindness on the engine's own model, RNN run keys unchanged, bad settings refused, a tiny run learns;
-and the order-blind ceiling of penb.chapters.irie.q4 against brute-force enumeration."""
+and the order-blind ceiling of penb.chapters.irie.ceiling against brute-force enumeration."""
 import collections
 import hashlib
 import itertools
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from penb import encodings, models, runs, train
-from penb.chapters.irie import q4
+from penb.chapters.irie import ceiling, q4, q4_tables
 from tests.util import gen
 
 TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
@@ -155,9 +155,9 @@ def test_a_tiny_transformer_learns_to_reverse_and_resumes(tmp_path):
 def test_blind_ceiling_matches_enumeration():
     for V, L in ((3, 4), (2, 5), (5, 2), (4, 3), (1, 3)):
         best = sum(max(collections.Counter(s).values()) for s in itertools.product(range(V), repeat=L))
-        assert q4.blind_ceiling(V, L) == pytest.approx(best / V ** L / L, rel=1e-12)
+        assert ceiling.blind_ceiling(V, L) == pytest.approx(best / V ** L / L, rel=1e-12)
     with pytest.raises(ValueError):
-        q4.blind_ceiling(0, 3)
+        ceiling.blind_ceiling(0, 3)
 
 
 # --- Question 4: cells, seeds and grading on synthetic runs ----------------------------------------------
@@ -202,7 +202,7 @@ def cfg4():
 
 def test_ceiling_margin_is_four_binomial_sds(cfg4):
     c, m = q4.ceiling_margin(cfg4)
-    assert c == pytest.approx(q4.blind_ceiling(cfg4.q4_vocab, cfg4.q4_length))
+    assert c == pytest.approx(ceiling.blind_ceiling(cfg4.q4_vocab, cfg4.q4_length))
     n = cfg4.q4_held_out * cfg4.q4_length                    # scored tokens of the test set
     assert m == pytest.approx(4 * math.sqrt(c * (1 - c) / n))
 
@@ -243,11 +243,11 @@ def test_q4_cells_graded_on_every_seed_context_as_asked():
         assert order[(1, "none")] == order[(1, cfg.encoding)] == order[(2, cfg.encoding)] == want
         assert lm[(1, "none")] == lm[(1, cfg.encoding)] == {"all": 2, "first": 1, "none": 0}[context]
     quick = presets.resolve("irie", "quick")
-    assert len(q4.order_configs(quick)) + len(q4.lm_configs(quick)) == 20     # see the presets' docstring
+    assert len(q4.order_configs(quick)) + len(q4.lm_configs(quick)) == 14     # see the presets' docstring
 
 
 def test_q4_run_table_counts_a_diverged_run(cfg4):
-    table = q4.run_table(fake_runs([0.5, 0.6], [50, 51], [49, 50], diverged={("order", "none", 1002)}))
+    table = q4_tables.run_table(fake_runs([0.5, 0.6], [50, 51], [49, 50], diverged={("order", "none", 1002)}))
     row = table.loc[("order", "2 layers, no PE", 1002)]
     assert row["diverged_at"] == 7 and math.isnan(row["token_accuracy"])
     assert table.loc[("order", "2 layers, no PE", 1001), "diverged_at"] == ""

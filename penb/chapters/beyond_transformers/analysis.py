@@ -5,7 +5,7 @@
   Transformer (``core="transformer"``, the encoding added). ``lstm_configs(cfg)``: key_findings' own
   PE-LSTM runs at the smallest vocabulary (the length study's bridge), made by key_findings' code.
 * ``frame(results)``: one row per run; ``summary``: mean over seeds with its interval per (model, V);
-  ``ceilings(cfg)``: the order-blind ceiling per vocabulary (``penb.chapters.irie.q4.blind_ceiling``).
+  ``ceilings(cfg)``: the order-blind ceiling per vocabulary (``penb.chapters.irie.ceiling.blind_ceiling``).
 * ``length_frame(...)``: every run of the length study scored at L (its own test) and at test_factor x L.
 * ``grade(frame, lengths, cfg)``: every hypothesis of the chapter through ``penb.claims``.
 """
@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, presets, runs
-from penb.chapters.irie.q4 import binomial_margin as margin  # noqa: F401 (the chapter's margin)
-from penb.chapters.irie.q4 import blind_ceiling
+from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)
+from penb.chapters.irie.ceiling import blind_ceiling
 from penb.claims import evidence
 from penb.executors import Executor
 

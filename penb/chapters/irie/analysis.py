@@ -11,8 +11,9 @@ seed (``seed``, default the first of ``cfg.seeds``; it draws the weights, tokens
 * :func:`figure1`, :func:`figure1_table`: Irie's Fig. 1 from the model's own mask and Jacobian.
 * :func:`exact_table`: per seed of ``cfg.seeds``, the largest deviation each exact claim allows
   to be rounding and the smallest change its contrast needs; :func:`exact_evidence` and
-  :func:`grade_exact` grade ``irie.q1``, ``irie.q3``, ``irie.q5`` and ``irie.linear`` on it
-  (the registered rule: a largest deviation under ``extra["max_deviation"]``, 1e-9).
+  :func:`grade_exact` grade the exact claims (:data:`EXACT_CLAIMS`: Questions 1, 3 and 5, the
+  one-layer model's earlier positions, Sec. 4's linear models) on it (the registered rule: a
+  largest deviation under ``extra["max_deviation"]``, 1e-9).
 
 Question 4 (trained models) is in ``penb.chapters.irie.q4``.
 """
@@ -58,7 +59,10 @@ def q35_table(cfg, seed: int | None = None) -> pd.DataFrame:
     """Q3/Q5: permute all tokens but the last; compare top-layer outputs at every position.
 
     One row per (mask, attention, encoding, layers). ``agrees`` counts positions where the numbers
-    match the prediction of :func:`context_ids` (query included) from the model's own mask.
+    match the prediction of :func:`context_ids` (query included) from the model's own mask. Before the
+    last position: ``mid_min_differ`` is the smallest change where that prediction says the context
+    differs (NaN: nowhere), ``mid_max_same`` the largest change where it says the context is the same
+    (0 where there is no such position).
     """
     seed = _seed(cfg, seed)
     g = torch.Generator().manual_seed(seed)
@@ -76,8 +80,11 @@ def q35_table(cfg, seed: int | None = None) -> pd.DataFrame:
         predicted_equal = torch.from_numpy(ids[1:] == ids[0])
         agrees = (predicted_equal & (diff <= cfg.tol_equal)) | (~predicted_equal & (diff >= cfg.tol_differ))
         c = sensitivity(diff, first, cfg.tol_equal, cfg.tol_differ)
+        mid_differs, mid_same = ~predicted_equal[:, :-1], predicted_equal[:, :-1]   # positions before the last
         rows.append(dict(mask=mask, attention="softmax" if softmax else "linear", encoding=enc, layers=L, **c,
                          agrees=int(agrees.sum()), positions=int(agrees.numel()),
+                         mid_min_differ=float(diff[:, :-1][mid_differs].min()) if mid_differs.any() else np.nan,
+                         mid_max_same=float(diff[:, :-1][mid_same].max()) if mid_same.any() else 0.0,
                          fully_position_sensitive=c["equal"] == 0 and c["unclear"] == 0,
                          last_invariant=c["last_equal"] == c["permutations"]))
     return pd.DataFrame(rows)
@@ -148,7 +155,8 @@ def figure1_table(data: dict) -> pd.DataFrame:
 
 
 # -- grading the exact claims ------------------------------------------------------------------
-EXACT_CLAIMS = ("irie.q1", "irie.q3", "irie.q5", "irie.linear")
+EXACT_CLAIMS = ("irie.q1", "irie.q3", "irie.q5", "irie.q5.some_positions", "irie.linear", "irie.linear.one_layer",
+                "irie.linear.multi_layer")
 
 
 def exact_row(cfg, seed: int) -> dict:
@@ -159,18 +167,26 @@ def exact_row(cfg, seed: int) -> dict:
     a checked position (from the first moved one on) over the causal models without PE of two or
     more layers, softmax and linear; ``q5`` the largest last-position change of the one-layer
     causal models without PE (softmax and linear); ``q5_contrast`` the smallest last-position
-    change with a PE; ``linear`` max |parallel - recurrence| without softmax; ``linear_contrast``
-    the same with softmax (must differ)."""
+    change with a PE; ``q5_mid`` the smallest change of the one-layer models without PE at a
+    position before the last whose newest token or set of seen tokens differs, ``q5_mid_same`` the
+    largest where neither differs; ``lin_q3``, ``lin_q5`` and ``lin_q5_contrast`` as ``q3``, ``q5``
+    and ``q5_contrast`` for the linear-attention models only (Sec. 4); ``linear`` max |parallel -
+    recurrence| without softmax; ``linear_contrast`` the same with softmax (must differ)."""
     q1 = q1_table(cfg, seed).set_index(["mask", "encoding"])
     q35 = q35_table(cfg, seed)
     causal = q35[q35["mask"] == "causal"]
     no_pe, pe = causal[causal.encoding == "none"], causal[causal.encoding != "none"]
     lin = linear_table(cfg, seed=seed).set_index("attention")
+    one, lin_none, lin_pe = no_pe[no_pe.layers == 1], no_pe[no_pe.attention == "linear"], pe[pe.attention == "linear"]
     return {"seed": seed, "q1": q1.loc[("full", "none"), "max_error"],
             "q1_contrast": q1.drop(("full", "none"))["min_error"].min(),
             "q3": no_pe[no_pe.layers >= 2].min_checked.min(),
-            "q5": no_pe[no_pe.layers == 1].max_last.max(),
+            "q5": one.max_last.max(),
             "q5_contrast": pe[pe.layers == 1].min_last.min(),
+            "q5_mid": one.mid_min_differ.min(), "q5_mid_same": one.mid_max_same.max(),
+            "lin_q3": lin_none[lin_none.layers >= 2].min_checked.min(),
+            "lin_q5": lin_none[lin_none.layers == 1].max_last.max(),
+            "lin_q5_contrast": lin_pe[lin_pe.layers == 1].min_last.min(),
             "linear": lin.loc["linear (no softmax)", "max_abs_error"],
             "linear_contrast": lin.loc["softmax", "max_abs_error"]}
 
@@ -214,6 +230,25 @@ def exact_evidence(table: pd.DataFrame, cfg) -> dict[str, dict]:
                               f"with a PE at least {least['q5_contrast']:.1e}",
                     "why": f"a change of {worst['q5']:.1e}, over {tol:g}",
                     **contrast("q5_contrast", "one layer with a PE")},
+        "irie.q5.some_positions": {
+            "passed": bool(least["q5_mid"] >= tol and worst["q5_mid_same"] < tol),
+            "detail": f"one layer without PE, before the last position: smallest change where the newest token "
+                      f"or the set of seen tokens differs {least['q5_mid']:.1e}; largest change where neither "
+                      f"does {worst['q5_mid_same']:.1e} ({over})",
+            "why": (f"a position whose context differs changes by only {least['q5_mid']:.1e}"
+                    if not least["q5_mid"] >= tol else
+                    f"a position whose context is the same changes by {worst['q5_mid_same']:.1e}")},
+        "irie.linear.one_layer": {"passed": bool(worst["lin_q5"] < tol),
+                                  "detail": f"largest last-position change, one linear layer: {worst['lin_q5']:.1e} "
+                                            f"{over}; with a PE at least {least['lin_q5_contrast']:.1e}",
+                                  "why": f"a change of {worst['lin_q5']:.1e}, over {tol:g}",
+                                  **contrast("lin_q5_contrast", "one linear layer with a PE")},
+        "irie.linear.multi_layer": {
+            "passed": bool(least["lin_q3"] >= tol and worst["lin_q5"] < tol),
+            "detail": f"smallest top-layer change at a later position, linear, {deep} layers: {least['lin_q3']:.1e}; "
+                      f"one linear layer, last position: at most {worst['lin_q5']:.1e} ({over})",
+            "why": (f"a later position changes by only {least['lin_q3']:.1e}" if least["lin_q3"] < tol
+                    else f"one linear layer's last position changes by {worst['lin_q5']:.1e}")},
         "irie.linear": {"passed": bool(worst["linear"] < tol),
                         "detail": f"largest |parallel - recurrence| {worst['linear']:.1e} over {seeds} "
                                   f"seed{'s' if seeds > 1 else ''}; with softmax "
@@ -224,7 +259,7 @@ def exact_evidence(table: pd.DataFrame, cfg) -> dict[str, dict]:
 
 
 def grade_exact(table: pd.DataFrame, cfg) -> list[claims.Grade]:
-    """Grades of ``irie.q1``, ``irie.q3``, ``irie.q5`` and ``irie.linear`` through the registry."""
+    """Grades of the exact claims (:data:`EXACT_CLAIMS`) through the registry."""
     ev = exact_evidence(table, cfg)
     return [claims.grade(k, ev[k], cfg, permutations=cfg.permutations) for k in EXACT_CLAIMS]
 

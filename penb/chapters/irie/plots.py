@@ -11,7 +11,7 @@ Question 4 (trained causal Transformers with and without PE, tables of ``penb.ch
 accuracy per model and (b) language-model test perplexity, each seed a point over the mean and its
 95% interval over seeds; ``exploratory(positions, order_use)``: (a) accuracy per output step,
 (b) the loss a language model adds on a window's last token when the earlier inputs are shuffled
-(``penb.chapters.irie.q4.lm_order_use``); ``training(curves_order, curves_lm)``: the training curves.
+(``penb.chapters.irie.q4_tables.lm_order_use``); ``training(curves_order, curves_lm)``: the training curves.
 ``exact_checks(table, tol)``: the exact claims' largest deviations and their contrasts, per seed.
 Colours: orange = no PE, blue = with PE; solid = the deepest model, dashed = one layer.
 """
@@ -103,7 +103,7 @@ def _points(ax, table, ylabel: str, log: bool = False):
 
 def results(order, lm, ceiling: float | None, margin: float, vocab_size: int, order_label: str,
             lm_label: str, width: float = 10.0):
-    """The graded Question 4 figure from ``q4.order_table`` and ``q4.lm_table``: (a) order-task test
+    """The graded Question 4 figure from ``q4_tables.order_table`` and ``q4_tables.lm_table``: (a) order-task test
     token accuracy per model with the order-blind ceiling (dotted; band: the test-set noise above it,
     ``margin``) and chance 1/V, (b) language-model test perplexity per model; every seed a point."""
     fig, (a, c) = plt.subplots(1, 2, figsize=(width, 3.9))
@@ -126,7 +126,7 @@ def results(order, lm, ceiling: float | None, margin: float, vocab_size: int, or
 def exploratory(positions, order_use, width: float = 10.0):
     """Not graded: (a) order-task token accuracy per output step (band: the seeds' range), (b) the
     loss a language model adds on a window's last token when the earlier inputs are shuffled
-    (``q4.lm_order_use``), every seed a point."""
+    (``q4_tables.lm_order_use``), every seed a point."""
     fig, (b, d) = plt.subplots(1, 2, figsize=(width, 3.9))
     for (n, e), part in positions.groupby(["layers", "encoding"]):
         b.plot(part.step, part.accuracy, _style(n), color=_colour(e), marker="o", ms=3, label=part.model.iloc[0])
@@ -162,18 +162,22 @@ def training(order_curves, lm_curves, width: float = 10.0):
     return fig
 
 
-def exact_checks(table, tol: float, width: float = 10.0):
+def exact_checks(table, tol: float, width: float = 14.5):
     """Per seed (rows of ``penb.chapters.irie.analysis.exact_table``), on a log scale: left, the
     largest deviations the exact claims require to be rounding (below ``tol``); right, the
     smallest changes Q3 and the contrasts require to be real (above ``tol``). Hollow points: one
-    seed each; filled: the mean over seeds with its 95% bootstrap interval over seeds."""
+    seed each; filled: the mean over seeds with its 95% Student-t interval over seeds."""
     from penb.claims import seed_interval
 
     groups = ((("q1", "Q1: |f(Px) - Pf(x)|\nno mask, no PE"), ("q5", "Q5: last output,\n1 layer, no PE"),
+               ("q5_mid_same", "Q5: earlier,\nsame context"),
+               ("lin_q5", "Sec. 4: last output,\n1 linear layer"),
                ("linear", "Sec. 4: parallel vs\nrecurrence")),
-              (("q3", "Q3: later outputs,\n>= 2 layers, no PE"), ("q1_contrast", "Q1 contrast:\nPE or causal"),
-               ("q5_contrast", "Q5 contrast:\n1 layer, PE"), ("linear_contrast", "Sec. 4 contrast:\nsoftmax")))
-    fig, axes = plt.subplots(1, 2, figsize=(width, 3.8))
+              (("q3", "Q3: later outputs,\n>= 2 layers, no PE"), ("q5_mid", "Q5: earlier,\ncontext differs"),
+               ("lin_q3", "Sec. 4: later outputs,\n>= 2 linear layers"), ("q1_contrast", "Q1 contrast:\nPE or causal"),
+               ("q5_contrast", "Q5 contrast:\n1 layer, PE"), ("lin_q5_contrast", "Sec. 4 contrast:\n1 linear, PE"),
+               ("linear_contrast", "Sec. 4 contrast:\nsoftmax")))
+    fig, axes = plt.subplots(1, 2, figsize=(width, 3.8), gridspec_kw={"width_ratios": [len(g) for g in groups]})
     floor = 1e-18                                     # exact zeros drawn at the bottom of the axis
     for ax, cols, title in zip(axes, groups, ("must be rounding (largest over permutations)",
                                               "must differ (smallest over permutations)")):

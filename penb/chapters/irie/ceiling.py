@@ -1,0 +1,75 @@
+"""The order-blind ceiling of ``reverse``: the best token accuracy of any predictor that sees only the
+multiset of the inputs (all a one-layer causal Transformer without PE sees at an output step, Irie's
+Question 5), and the test noise around it.
+
+* :func:`blind_ceiling`: exact (rational arithmetic) for small V x L, float64 above :data:`EXACT_LIMIT`
+  (:func:`blind_ceiling_float`);
+* :func:`binomial_margin`: 4 binomial standard deviations of a token accuracy at the ceiling, the margin
+  above which a seed counts as beating it (Question 4 here, ``beyond_transformers``' one-layer check).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import factorial
+
+import numpy as np
+
+EXACT_LIMIT = 20_000    # vocab_size x length above which blind_ceiling uses the float method (exact: minutes)
+
+
+def blind_ceiling(vocab_size: int, length: int) -> float:
+    """E[max_v count_v] / L for L tokens drawn uniformly from V: the best token accuracy on ``reverse``
+    of any predictor that sees only the multiset of the inputs (and the output step).
+
+    Given the multiset, every arrangement is equally likely, so the target of any output step is v
+    with probability count_v / L; the best guess is a most frequent token. Exact, by
+    P(max <= m) = L! / V^L [x^L] (sum_{j<=m} x^j / j!)^V.
+    """
+    if vocab_size < 1 or length < 1:
+        raise ValueError(f"need vocab_size >= 1 and length >= 1, got {vocab_size}, {length}")
+    if vocab_size * length > EXACT_LIMIT:
+        return blind_ceiling_float(vocab_size, length)
+    expected = Fraction(0)
+    for m in range(length):                       # E[max] = sum_{m >= 0} P(max > m)
+        base = [Fraction(1, factorial(j)) for j in range(m + 1)]
+        poly = [Fraction(1)]                      # (sum_{j <= m} x^j / j!)^k, terms up to x^L
+        for _ in range(vocab_size):
+            new = [Fraction(0)] * min(len(poly) + m, length + 1)
+            for i, a in enumerate(poly):
+                for j, b in enumerate(base[:length + 1 - i]):
+                    new[i + j] += a * b
+            poly = new
+        at_most = poly[length] * factorial(length) / Fraction(vocab_size) ** length if len(poly) > length else 0
+        expected += 1 - at_most
+    return float(expected / length)
+
+
+def blind_ceiling_float(vocab_size: int, length: int) -> float:
+    """:func:`blind_ceiling` in float64, for large V and L (paper sizes): the counts of L uniform draws
+    over V tokens are V independent Poisson(L/V) counts conditioned on their sum being L, so
+    P(max <= m) = P(N <= m)^V P(S = L | every N_i <= m) / P(S = L), the middle term the L-th entry of the
+    V-fold convolution of the truncated Poisson pmf (by repeated squaring, entries above L dropped)."""
+    from scipy.stats import poisson
+
+    lam = length / vocab_size
+    log_pl = poisson.logpmf(length, length)                           # P(S = L), S ~ Poisson(L)
+    expected = 0.0
+    for m in range(length):
+        pmf = poisson.pmf(np.arange(min(m, length) + 1), lam)        # [m + 1]
+        mass = pmf.sum()
+        base, power, k = pmf / mass, np.array([1.0]), vocab_size
+        while k:
+            if k & 1:
+                power = np.convolve(power, base)[:length + 1]
+            k >>= 1
+            if k:
+                base = np.convolve(base, base)[:length + 1]
+        at_l = power[length] if len(power) > length else 0.0
+        p_at_most = float(np.exp(vocab_size * np.log(mass) - log_pl) * at_l) if at_l > 0 else 0.0
+        expected += 1 - min(p_at_most, 1.0)
+    return expected / length
+
+
+def binomial_margin(ceiling: float, n_tokens: int) -> float:
+    """4 binomial standard deviations of a token accuracy at ``ceiling`` over ``n_tokens`` test tokens."""
+    return 4 * (ceiling * (1 - ceiling) / n_tokens) ** 0.5
