@@ -22,7 +22,8 @@ for a one-layer one, 0.028 s and 0.015 s for the language models). Pilot build: 
 order cell and the 2 graded language-model cells x 5 seeds, 5 context runs on one seed), about 380
 CPU-s, 3.2 minutes on the two workers (the chapter took 3.3). Now: 14 runs (the graded cells x 3
 seeds: 3 order runs of 21 s, 6 language-model runs of 21 s; the same 5 context runs, 63 s), about 250
-CPU-s, about 2.1 minutes, so the chapter about 2.2 (the exact checks take seconds per seed).
+CPU-s, about 2.1 minutes; the chapter, 3.3 minutes in the pilot build, about 1.1 less: 2.2 (the exact
+checks, before the training, take about 5-9 s per seed: 9 s measured with the two cores shared).
 """
 from penb import encodings
 from penb.presets import confirmation, require
@@ -35,7 +36,7 @@ PAPER = dict(
     device="cpu",            # float64 checks of small models need no GPU; "auto" uses one if there is one
     seeds=confirmation(5),   # weights, tokens and permutations, one model set per seed. Exact
                              # checks: every draw must pass, so seeds add chances for an exception to
-                             # show, not power; five cost seconds each (the power calculation does not
+                             # show, not power; five cost 5-9 s each (the power calculation does not
                              # apply to a rule without an interval)
     vocab=512,               # token ids to draw the distinct tokens from: many more than `length`
     length=16,               # T: 15! orderings before the last token, still cheap in float64
