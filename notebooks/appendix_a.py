@@ -42,7 +42,7 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims
+from penb import claims, report
 
 pd.set_option("display.max_colwidth", None)
 CLAIMS = claims.of_chapter("appendix_a")
@@ -51,9 +51,7 @@ glue("a_add_length", fig7["length"], display=False)
 glue("a_add_vocab", f"{fig7['vocab'][0]:,} to {fig7['vocab'][-1]:,}", display=False)
 glue("a_add_steps", f"{fig7['steps']:,}", display=False)
 glue("a_sort_length", claims.get("morita.fig8").extra["length"], display=False)
-pd.DataFrame([(c.key, c.where, c.statement, c.measure, c.rule.text) for c in CLAIMS],
-             columns=["claim", "where", "statement", "measure", "rule"]
-             ).set_index("claim")
+claims.overview(c.key for c in CLAIMS)
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -99,8 +97,7 @@ from penb.chapters import appendix
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_a", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # ## Setup and run

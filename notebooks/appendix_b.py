@@ -34,16 +34,14 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims
+from penb import claims, report
 
 pd.set_option("display.max_colwidth", None)
 CLAIMS = claims.of_chapter("appendix_b")
 fig11 = claims.get("morita.fig11").extra
 glue("b_paper_lengths", "{} to {}".format(*fig11["length_range"]), display=False)
 glue("b_paper_vocab", f"{fig11['vocab']:,}", display=False)
-pd.DataFrame([(c.key, c.where, c.statement, c.measure, c.rule.text) for c in CLAIMS],
-             columns=["claim", "where", "statement", "measure", "rule"]
-             ).set_index("claim")
+claims.overview(c.key for c in CLAIMS)
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -80,8 +78,7 @@ from penb.chapters import appendix
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_b", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # ## Setup and run

@@ -37,16 +37,14 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims
+from penb import claims, report
 
 pd.set_option("display.max_colwidth", None)
 CLAIMS = claims.of_chapter("appendix_d")
 fig13 = claims.get("morita.fig13.random").extra
 glue("d_paper_vocab", f"{fig13['vocab']:,}", display=False)
 glue("d_paper_length", fig13["length"], display=False)
-pd.DataFrame([(c.key, c.where, c.statement, c.measure, c.rule.text) for c in CLAIMS],
-             columns=["claim", "where", "statement", "measure", "rule"]
-             ).set_index("claim")
+claims.overview(c.key for c in CLAIMS)
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -85,8 +83,7 @@ from penb.chapters import appendix
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_d", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # ## Setup and run

@@ -43,14 +43,11 @@
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, presets
+from penb import claims, presets, report
 from penb.chapters import beyond_rnn
 
 pd.set_option("display.max_colwidth", None)
-display(pd.DataFrame(
-    [(c.key, c.statement, c.measure, c.rule.text)
-     for c in claims.of_chapter("beyond_rnn")],
-    columns=["hypothesis", "statement", "measure", "rule"]).set_index("hypothesis"))
+display(claims.overview(c.key for c in claims.of_chapter("beyond_rnn")))
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -92,8 +89,7 @@ from penb.names import model_name
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("beyond_rnn", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% tags=["hide-input"]
 core = cfg.cores[0]

@@ -39,14 +39,12 @@
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, presets
+from penb import claims, presets, report
 from penb.chapters import beyond_transformers
 
 pd.set_option("display.max_colwidth", None)
-display(pd.DataFrame(
-    [(c.key, c.statement, c.measure, c.rule.text)
-     for c in claims.of_chapter("beyond_transformers")],
-    columns=["hypothesis", "statement", "measure", "rule"]).set_index("hypothesis"))
+display(claims.overview(
+    c.key for c in claims.of_chapter("beyond_transformers")))
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -84,8 +82,7 @@ import matplotlib.pyplot as plt
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("beyond_transformers", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% tags=["hide-input"]
 long = cfg.test_factor * cfg.length

@@ -81,8 +81,7 @@ def gen(offset: int = 0) -> torch.Generator:
     return torch.Generator().manual_seed(cfg.seed + offset)
 
 
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # ## The sinusoidal encoding (Eq. 1-2)

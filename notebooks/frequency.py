@@ -60,13 +60,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, presets
+from penb import claims, presets, report
 from penb.chapters import frequency
 
 pd.set_option("display.max_colwidth", None)
 fq_keys = [c.key for c in claims.of_chapter("frequency")]
 fq_keys.append(frequency.analysis.EXCEPTION)
-display(frequency.analysis.registry(fq_keys))
+display(claims.overview(fq_keys))
 
 fq_harm = claims.get(frequency.analysis.HARM["gru"])
 fq_paper = presets.resolve("frequency", "paper")
@@ -119,8 +119,7 @@ from penb.names import RNN_CORES, model_name
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("frequency", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% tags=["hide-input"]
 extra = rnn_common.provenance_extra(cfg)

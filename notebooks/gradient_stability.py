@@ -54,13 +54,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, presets
+from penb import claims, presets, report
 from penb.chapters import frequency, gradient_stability
 
 pd.set_option("display.max_colwidth", None)
 gs_keys = [c.key for c in claims.of_chapter("gradient_stability")]
 gs_keys.append(gradient_stability.analysis.S4D_CLAIM)
-display(frequency.analysis.registry(gs_keys))
+display(claims.overview(gs_keys))
 
 gs_fig5 = claims.get(gradient_stability.analysis.CLAIMS["gru"])
 glue("gs_paper_every", f"{gs_fig5.extra['checkpoint_every']:,}", display=False)
@@ -143,8 +143,7 @@ from penb.names import model_name
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("gradient_stability", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% tags=["hide-input"]
 extra = dict(pairs=cfg.pairs, method=cfg.method, **rnn_common.provenance_extra(cfg))

@@ -45,9 +45,7 @@ from penb import claims
 
 pd.set_option("display.max_colwidth", 120)
 ours = claims.of_chapter("invertibility")
-display(pd.DataFrame([dict(claim=c.key, where=c.where, statement=c.statement,
-                           blog=c.value, measure=c.measure, rule=c.rule.text)
-                      for c in ours]).set_index("claim"))
+display(claims.overview(c.key for c in ours))
 glue("inv_blog_cross", f"{claims.get('hansen.normal_best').value:,}", display=False)
 glue("inv_blog_over", f"{claims.get('hansen.sincos_1200').value:,}", display=False)
 plateau = claims.get("hansen.normal_plateau").value
@@ -76,8 +74,7 @@ from penb import presets, report
 from penb.chapters import invertibility
 
 cfg = presets.from_parameters("invertibility", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # ## Setup and run

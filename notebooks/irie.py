@@ -52,15 +52,11 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims
+from penb import claims, report
 
 pd.set_option("display.max_colwidth", None)
 irie_claims = [c for c in claims.CLAIMS.values() if c.key.startswith("irie.")]
-display(pd.DataFrame([dict(claim=c.key, where=c.where, statement=c.statement,
-                           measure=c.measure or "", rule=c.rule.text if c.rule else
-                           f"{claims.NOT_TESTED}: {c.not_tested}")
-                      for c in irie_claims])
-        .set_index("claim"))
+display(claims.overview(c.key for c in irie_claims))
 glue("irie_tol", f"{claims.get('irie.q1').extra['max_deviation']:g}", display=False)
 
 # %% tags=["parameters"]
@@ -93,8 +89,7 @@ from penb.chapters import irie
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("irie", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # Every model below is a `penb.transformer.Transformer` in float64: token embedding

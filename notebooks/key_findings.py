@@ -53,16 +53,13 @@
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, presets
+from penb import claims, presets, report
 from penb.chapters import key_findings
 
 pd.set_option("display.max_colwidth", None)
 kf_claims = [c.key for c in claims.of_chapter("key_findings")]
 kf_claims += list(key_findings.analysis.UNTESTED)
-display(pd.DataFrame(
-    [(c.key, c.where, c.statement, c.measure, c.rule.text if c.rule else c.not_tested)
-     for c in map(claims.get, kf_claims)],
-    columns=["claim", "where", "statement", "measure", "rule"]).set_index("claim"))
+display(claims.overview(kf_claims))
 
 fig2 = claims.get("morita.fig2.lstm")
 paper_setting = claims.get("morita.settings").value
@@ -126,8 +123,7 @@ from penb.names import model_name
 from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("key_findings", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # The training settings of each model (the common ones, with `per_core` applied):

@@ -121,7 +121,8 @@ def record(g: Grade, cfg=None, **provenance) -> None:
 
 def table(grades):
     """A DataFrame of ``grades`` for a chapter page: claim, where, the paper's statement and number, ours,
-    verdict, why."""
+    verdict, why. A notebook shows it compactly (:func:`penb.claims.display.verdict_html`): one line per
+    claim with its badge, the rest folded."""
     import pandas as pd
 
     rows = []
@@ -134,7 +135,17 @@ def table(grades):
     frame = pd.DataFrame(rows).set_index("claim") if rows else pd.DataFrame(rows)
     if rows and not frame["seeds needed"].astype(str).str.len().any():
         frame = frame.drop(columns="seeds needed")              # no open comparison: no empty column
-    return frame
+    from penb.claims.display import verdict_table
+
+    return verdict_table(frame, grades)                         # shown as one line per claim, details folded
+
+
+def overview(keys):
+    """A chapter's claims under its Overview, one line each, the registry's details folded
+    (:func:`penb.claims.display.overview`)."""
+    from penb.claims.display import overview as _overview
+
+    return _overview(keys)
 
 
 def _value(c: Claim) -> str:

@@ -4,6 +4,10 @@ A chapter's :func:`penb.claims.grade` calls :func:`record`, which keeps the grad
 ``<executed>/<chapter>.grades.json`` (cleared when the chapter starts, so a page never shows a verdict of
 an earlier build). :func:`render` joins the registry with those files: a claim that no chapter of this
 build graded shows as "not tested", with the registry's reason or "its chapter has not run".
+
+The page reads at a glance: counts per text as small stacked bars, a forest plot of every comparative
+claim (:mod:`penb.claims.forest`), then one line per claim with its verdict badge
+(:mod:`penb.claims.display`) and the full statement, rule, reason, scale and runs folded underneath.
 """
 from __future__ import annotations
 
@@ -94,8 +98,15 @@ def rows(out_dir: Optional[Path] = None) -> list[dict]:
     return out
 
 
-def _cell(text) -> str:
-    return str(text if text is not None else "").replace("|", "\\|").replace("\n", " ")
+FOREST = "scorecard_forest.svg"     # the forest plot, written beside scorecard.md
+
+
+def _md(text) -> str:
+    """``text`` safe inside MyST markdown: one line, markup characters escaped."""
+    s = " ".join(str(text if text is not None else "").split())
+    for ch in "\\`*_[]<>$|{}":
+        s = s.replace(ch, "\\" + ch)
+    return s
 
 
 def _provenance(r: dict) -> str:
@@ -109,53 +120,106 @@ def _provenance(r: dict) -> str:
     return "; ".join(x for x in (r.get("preset"), r.get("device"), seeds, steps) if x)
 
 
-def render(out_dir: Optional[Path] = None) -> str:
-    """MyST markdown of the scorecard page."""
+def _bars(table: list[dict]) -> list[str]:
+    """Counts of each verdict per text as small stacked bars (HTML), with a legend of the badges."""
     from penb.claims import VERDICTS
+    from penb.claims.display import VERDICT_COLORS, badge, esc, text_color
+    from penb.claims.forest import source_name
+
+    out = ['<div class="penb-bars">']
+    for source in dict.fromkeys(r["source"] for r in table):
+        counts = Counter(r["verdict"] for r in table if r["source"] == source)
+        total = sum(counts.values())
+        parts = "".join(
+            f'<span data-verdict="{esc(v)}" title="{counts[v]} {esc(v)}" style="width:{100 * counts[v] / total:.2f}%;'
+            f'background:{VERDICT_COLORS[v]};color:{text_color(VERDICT_COLORS[v])}">{counts[v]}</span>'
+            for v in VERDICTS if counts.get(v))
+        out.append(f'<div class="penb-bar-row" data-source="{esc(source_name(source))}"><span>'
+                   f'{esc(source_name(source))}</span><div class="penb-bar">{parts}</div><span>{total}</span></div>')
+    out.append('<div class="penb-legend">' + "".join(badge(v) for v in VERDICTS) + "</div></div>")
+    return ["\n".join(out), ""]
+
+
+def _row(r: dict) -> list[str]:
+    """One claim: its line (where, short phrase, paper, ours, interval, badge) and, folded, the rest."""
+    from penb.claims import get
+    from penb.claims.display import esc, row_cells
+
+    c = get(r["key"])
+    cells, titles = row_cells(c, r["verdict"], r.get("ours"), r.get("detail"))
+    spans = "".join(f'<span title="{esc(t)}">{x}</span>' for x, t in zip(cells, titles))
+    need = (r.get("detail") or {}).get("seeds_needed")
+    chapter = f"{{doc}}`{r['chapter']}`" if r.get("chapter") and "preset" in r else _md(r.get("chapter"))
+    scale = _scale_words(r)
+    fields = [("Claim", _md(c.statement)), ("Paper", _md(r["paper"])), ("Ours", _md(r.get("ours"))),
+              ("Verdict", f"{r['verdict']}: {_md(r['reason'])}"),
+              ("Seeds needed", "" if need is None else str(need)), ("Measure", _md(c.measure)),
+              ("Rule", _md(c.rule.text) if c.rule else ""), ("Scale", scale),
+              ("Run", _md(_provenance(r))), ("Chapter", chapter), ("Registry key", f"`{r['key']}`")]
+    lines = [f'<details class="penb-row" data-claim="{esc(r["key"])}"><summary>{spans}</summary>',
+             '<div class="penb-more">', ""]
+    lines += [f"**{k}.** {v}\n" for k, v in fields if v]
+    return lines + ["</div></details>", ""]
+
+
+def render(out_dir: Optional[Path] = None) -> str:
+    """MyST markdown of the scorecard page: counts per text, the forest plot (where ``out_dir`` holds it),
+    then one line per claim with its badge and its details folded, then the grading protocol."""
+    from penb.claims import VERDICTS
+    from penb.claims.display import CSS, head
+    from penb.claims.forest import forest_rows, source_name
     from penb.claims.sources import BEYOND
 
     table = rows(out_dir)
     papers = [r for r in table if r["source"] != BEYOND]
     counts = Counter(r["verdict"] for r in papers)
-    lines = ["# Scorecard", "",
-             "Every claim of the three texts, with this build's verdict. Each claim's measure, rule and trivial "
-             "baseline were written in `penb/claims` before its confirmation runs; the verdicts use one "
-             "vocabulary: " + ", ".join(f"*{v}*" for v in VERDICTS) + ". Intervals are Student-t intervals over "
-             "seeds; *not reproduced* means the interval excludes the claim's smallest effect of interest, and "
-             "an *inconclusive* comparison says how many seeds would decide it (see the grading protocol at the "
-             "end). Each verdict says the scale it was graded at beside the text's.", "",
-             "**Summary:** " + "; ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) +
-             f" ({len(papers)} claims).", ""]
+    drawn = forest_rows(table)
+    lines = ["# Scorecard", "", CSS, "",
+             "Every claim of the three texts, and the book's own hypotheses, with this build's verdict. Each "
+             "claim's measure, rule and smallest effect of interest were written in `penb/claims` before its "
+             "confirmation runs; intervals are Student-t intervals over seeds (the grading protocol is at the "
+             "end). Click a row to unfold the full statement, the rule, the reason for the verdict, the scale it "
+             "was graded at and the runs behind it.", "",
+             "**The three texts:** " + "; ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) +
+             f" ({len(papers)} claims).", "", "## At a glance", "",
+             "Verdicts per text (the book's own hypotheses are not counted with the texts' claims):", ""]
+    lines += _bars(table)
+    if drawn and (Path(out_dir or paths.executed_dir()) / FOREST).exists():
+        lines += [f"```{{figure}} {FOREST}", ":name: fig-scorecard-forest", ":width: 100%", "",
+                  f"Every comparative claim graded in this build ({len(drawn)} of {len(table)}): the effect the "
+                  "rule read (dot) and its 95% Student-t interval over seeds (bar), coloured by the verdict. "
+                  "The claims measure different things (accuracy, distance, a slope, perplexity), so each effect "
+                  "and interval is divided by the claim's own smallest effect of interest: the solid line is no "
+                  "effect (0), the dashed line the smallest effect that matters (1). Beyond 12 the axis is "
+                  "logarithmic. For a *(no gain)* claim the text says the effect is absent: it holds when the "
+                  "interval stays left of the dashed line. Checks, tolerances and untested claims have no "
+                  "effect to draw and are listed below only.", "```", ""]
+    else:
+        lines += ["No comparative claim was graded in this build, so there is no effect to plot.", ""]
     for source in dict.fromkeys(r["source"] for r in table):
         part = [r for r in table if r["source"] == source]
         title = "Beyond the papers: the book's own hypotheses" if source == BEYOND else source
         lines += [f"## {title}", ""]
         if source == BEYOND:
-            own = Counter(r["verdict"] for r in part)
             lines += ["Questions the three texts leave open, each written in `penb/claims/beyond.py` with its "
                       "measure and rule before its runs and graded by the same rules; *reproduced* means that "
-                      "the hypothesis held. These are not counted in the summary above. **Summary:** " +
-                      "; ".join(f"{own.get(v, 0)} {v}" for v in VERDICTS) + f" ({len(part)} hypotheses).", ""]
-        lines += [f"| where | {'hypothesis' if source == BEYOND else 'claim'} | paper | ours | verdict | run | "
-                  "chapter |", "|---|---|---|---|---|---|---|"]
+                      "the hypothesis held.", ""]
+        lines += [f'<div class="penb-rows" data-source="{source_name(source)}">', head(), ""]
         for r in part:
-            chapter = f"{{doc}}`{r['chapter']}`" if r.get("chapter") and "preset" in r else _cell(r.get("chapter"))
-            verdict = f"**{r['verdict']}**<br>{_cell(r['reason'])}{_cell(_scale_words(r))}"
-            lines.append(f"| {_cell(r['where'])} | {_cell(r['statement'])} | {_cell(r['paper'])} | "
-                         f"{_cell(r['ours'])} | {verdict} | {_cell(_provenance(r))} | {chapter} |")
-        lines.append("")
+            lines += _row(r)
+        lines += ["</div>", ""]
     return "\n".join(lines + _protocol_section(table))
 
 
 def _scale_words(r: dict) -> str:
-    """'<br>Graded at vocabulary 32, length 16, ...; the claim's: ...', with the smaller fields said in words."""
+    """'Graded at vocabulary 32, length 16, ...; the text's: ...', with the smaller fields said in words."""
     from penb.claims.scale import FIELDS, show
 
     if not r.get("scale"):
         return ""
     names = {"vocab": "vocabulary", "length": "length", "hidden": "hidden", "updates": "updates"}
     part = lambda sc: ", ".join(f"{names[f]} {show(sc[f])}" for f in FIELDS if f in sc)  # noqa: E731
-    text = f"<br>Graded at {part(r['scale'])}"
+    text = f"graded at {part(r['scale'])}"
     if r.get("claim_scale"):
         text += f"; the text's: {part(r['claim_scale'])}"
     if r.get("smaller_scale"):
@@ -191,5 +255,10 @@ def _protocol_section(table: list[dict]) -> list[str]:
 
 
 def write_page(out_dir: Optional[Path] = None) -> Path:
-    """Write ``scorecard.md`` into the executed folder (the first page after the introduction)."""
-    return atomic.write_text(Path(out_dir or paths.executed_dir()) / "scorecard.md", render(out_dir))
+    """Write ``scorecard.md`` and its forest plot into the executed folder (the first page after the
+    introduction)."""
+    from penb.claims.forest import forest_rows, save
+
+    out = Path(out_dir or paths.executed_dir())
+    save(forest_rows(rows(out)), out / FOREST)
+    return atomic.write_text(out / "scorecard.md", render(out))
