@@ -258,7 +258,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # seed-level numbers behind the verdict, `why` the rule's reason.
 
 # %%
-grades = frequency.analysis.grade_claims(cfg, run_frame, sh)
+grades = frequency.analysis.grade_claims(cfg, run_frame, sh, cells)
 display(claims.table(grades))
 print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 

@@ -27,15 +27,19 @@ def require_finite(chapter: str, values: Mapping[str, Any]) -> None:
 
 
 def cross_check(chapter: str, values: Mapping[str, Any]) -> None:
-    """Checks across fields that hold for every chapter, after the chapter's own: ``amp="bf16"`` only
-    where the device resolves to CUDA; ``warmup`` no larger than ``steps`` (per model too, where
+    """Checks across fields that hold for every chapter, after the chapter's own: ``amp="bf16"`` (also per
+    model, in ``per_core``) only where the device resolves to CUDA or a CPU with AMX; ``warmup`` no larger than ``steps`` (per model too, where
     ``per_core`` overrides them)."""
-    if values.get("amp", "none") != "none" and "device" in values:
-        from penb.device import resolve_device
+    if "device" in values:
+        from penb.device import check_amp
 
-        require(resolve_device(values["device"]).type == "cuda",
-                f"{chapter}: amp={values['amp']!r} needs a CUDA device, but device={values['device']!r} "
-                f"resolves to the CPU here; use amp='none'")
+        amps = {values.get("amp", "none")} | {o.get("amp", "none") for o in dict(values.get("per_core") or {}).values()
+                                              if isinstance(o, Mapping)}
+        for amp in sorted(a for a in amps if isinstance(a, str)):
+            try:
+                check_amp(amp, values["device"])
+            except ValueError as e:
+                require(False, f"{chapter}: {e}")
     if "warmup" in values and "steps" in values:
         runs = {"": {}} | {f" for {c}": o for c, o in dict(values.get("per_core") or {}).items()
                            if isinstance(o, Mapping)}

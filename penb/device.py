@@ -20,6 +20,35 @@ def check_device(name: str) -> None:
                              f"(cuda:0..cuda:{torch.cuda.device_count() - 1})")
 
 
+def cpu_bf16_native() -> bool:
+    """True when this CPU multiplies bf16 in hardware (AMX: the ``amx_bf16`` flag of ``/proc/cpuinfo``).
+
+    Only there does bf16 autocast on the CPU pay (measured in ``benchmarks/bf16_cpu.py``); elsewhere bf16 is
+    emulated and slower than fp32, so the CPU presets keep fp32 (``QUICK_AMP``)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return any(line.startswith("flags") and "amx_bf16" in line.split() for line in f)
+    except OSError:
+        return False
+
+
+def check_amp(amp: str, device: str) -> None:
+    """``ValueError`` unless ``amp`` can run on ``device`` (a resolved or config device name): bf16 autocast
+    needs CUDA, or a CPU with AMX (:func:`cpu_bf16_native`)."""
+    if amp == "none":
+        return
+    if amp != "bf16":
+        raise ValueError(f"unknown amp {amp!r}; valid: none, bf16")
+    if resolve_device(device).type == "cpu" and not cpu_bf16_native():
+        raise ValueError(f"amp='bf16' on the CPU needs AMX (amx_bf16 in /proc/cpuinfo), which this CPU lacks "
+                         f"(device={device!r}); use amp='none'")
+
+
+# What the CPU presets train the LSTM with: bf16 autocast where the CPU has AMX, else fp32 (the choice and its
+# measurement: benchmarks/bf16_cpu.py and the key_findings presets). It enters every run's key (``amp``).
+QUICK_AMP = "bf16" if cpu_bf16_native() else "none"
+
+
 def resolve_device(name: str = "auto") -> torch.device:
     """The ``torch.device`` for a config's device name."""
     check_device(name)

@@ -50,7 +50,7 @@ def normalize(config: Mapping[str, Any], job_device: str | None = None) -> RunCo
     Raises ``ValueError`` for an unknown field or an impossible value (before any work). A
     :class:`RunConfig` is returned as it is: it was checked when it was made.
     """
-    from penb.device import resolve_device
+    from penb.device import check_amp, resolve_device
 
     if isinstance(config, RunConfig):
         return config
@@ -93,6 +93,5 @@ def normalize(config: Mapping[str, Any], job_device: str | None = None) -> RunCo
         c["device"] = job_device
     else:
         c["device"] = str(resolve_device(c["device"]))
-    if c["amp"] == "bf16" and not c["device"].startswith("cuda"):
-        raise ValueError("amp='bf16' is meant for CUDA; use amp='none' on the CPU")
+    check_amp(c["amp"], c["device"])
     return RunConfig(c)

@@ -206,14 +206,16 @@ def test_both_chapters_share_their_runs(preset):
     assert list(presets.table("frequency")) == list(presets.table("gradient_stability"))
 
 
-def test_graded_presets_use_five_confirmation_seeds():
-    assert presets.resolve("frequency", "quick").seeds == presets.CONFIRMATION_SEEDS
-    assert presets.resolve("gradient_stability", "quick").seeds == presets.CONFIRMATION_SEEDS
+def test_graded_presets_use_confirmation_seeds_only():
+    quick = presets.resolve("frequency", "quick").seeds
+    assert quick == presets.CONFIRMATION_SEEDS[:len(quick)] and len(quick) >= 3     # the rules need 3
+    assert presets.resolve("gradient_stability", "quick").seeds == quick             # the same runs
     smoke = presets.resolve("frequency", "smoke").seeds
     assert set(smoke) <= set(presets.CONFIRMATION_SEEDS) and len(smoke) >= 2
     for chapter in ("frequency", "gradient_stability"):
         for name in ("smoke", "quick"):
-            assert not set(presets.resolve(chapter, name).seeds) & set(presets.SEARCH_SEEDS)
+            seeds = set(presets.resolve(chapter, name).seeds)
+            assert not seeds & set(presets.SEARCH_SEEDS) and not seeds & set(presets.PILOT_SEEDS)
 
 
 @pytest.mark.parametrize("override,match", [
@@ -291,7 +293,7 @@ def test_by_quarter_is_a_mean_over_seeds():
 
 def _grades(cfg, cells, diverged=()):
     frame = run_frame(cells, diverged)
-    return {g.claim: g for g in analysis.grade_claims(cfg, frame, analysis.seed_harm(cells))}
+    return {g.claim: g for g in analysis.grade_claims(cfg, frame, analysis.seed_harm(cells), cells)}
 
 
 def _cfg(**kw):
@@ -308,8 +310,7 @@ def test_grading_hand_built_runs():
                                     ("frequent", "rare"): 0.4 + 0.02 * i, ("rare", "rare"): 0.35}
         acc["gru", "position-encoded", s] = {c: 0.9 - 0.01 * i for c in analysis.CONDITIONS}
     g = _grades(_cfg(), synthetic_cells(acc))
-    assert set(g) == {*analysis.HARM.values(), *analysis.ROBUST.values(), analysis.EXCEPTION}
-    assert {c.key for c in claims.of_chapter("frequency")} <= set(g)
+    assert set(g) == {c.key for c in claims.of_chapter("frequency")} | {analysis.EXCEPTION}
     assert g["morita.fig3.harm.gru"].verdict == claims.REPRODUCED
     assert g["morita.fig3.pe_robust.gru"].verdict == claims.REPRODUCED
     ev = g["morita.fig3.harm.gru"].evidence
@@ -380,7 +381,7 @@ def test_run_keeps_a_diverged_run_apart(tmp_path):
     assert (row.variant, row.seed) == ("vanilla", 1002) and np.isnan(row.token_accuracy) and row.diverged_at > 0
     cells = analysis.cells(frame)
     assert len(cells.groupby(["variant", "seed"])) == 5
-    g = {x.claim: x for x in analysis.grade_claims(cfg, frame, analysis.seed_harm(cells))}
+    g = {x.claim: x for x in analysis.grade_claims(cfg, frame, analysis.seed_harm(cells), cells)}
     assert g["morita.fig3.harm.gru"].evidence["diverged"] == {"vanilla": 1}
     assert g["morita.fig3.harm.gru"].verdict == claims.INCONCLUSIVE
     assert g["morita.fig3.pe_robust.gru"].evidence["seeds"] == [1001, 1003]
@@ -393,4 +394,86 @@ def test_grading_refuses_the_exploratory_measure():
            for s in SEEDS}
     cells = synthetic_cells(acc)
     with pytest.raises(ValueError, match="all targets"):
-        analysis.grade_claims(_cfg(), run_frame(cells), analysis.seed_harm(cells, target="frequent"))
+        analysis.grade_claims(_cfg(), run_frame(cells), analysis.seed_harm(cells, target="frequent"), cells)
+
+
+def test_disturbant_effect_against_a_hand_computation():
+    """The hand-built vanilla GRU of test_grading_hand_built_runs: the disturbant effect averages FF - FR and
+    RF - RR, the target effect FF - RF and FR - RR (F/R: FREQUENT/RARE target, then disturbants)."""
+    acc = {}
+    for i, s in enumerate(SEEDS):
+        acc["gru", "vanilla", s] = {("frequent", "frequent"): 0.8, ("rare", "frequent"): 0.7,
+                                    ("frequent", "rare"): 0.4 + 0.02 * i, ("rare", "rare"): 0.35}
+        acc["gru", "position-encoded", s] = {c: 0.9 for c in analysis.CONDITIONS}
+    g = _grades(_cfg(), synthetic_cells(acc, n=100))["morita.fig3.disturbants.gru"]
+    fr = [0.4 + 0.02 * i for i in range(5)]
+    assert g.evidence["a"] == pytest.approx([((0.8 - x) + (0.7 - 0.35)) / 2 for x in fr], abs=1e-9)
+    assert g.evidence["b"] == pytest.approx([((0.8 - 0.7) + (x - 0.35)) / 2 for x in fr], abs=1e-9)
+    assert g.verdict == claims.REPRODUCED
+    # a RARE target hurting as much as RARE disturbants: no difference of effects, an interval around 0
+    same = {k: {("frequent", "frequent"): 0.8, ("rare", "frequent"): 0.5, ("frequent", "rare"): 0.5,
+                ("rare", "rare"): 0.2 + 0.01 * (i % 2)} for i, k in enumerate(acc)}
+    g = _grades(_cfg(), synthetic_cells(same, n=100))["morita.fig3.disturbants.gru"]
+    assert g.verdict != claims.REPRODUCED
+
+
+def test_a_pe_model_at_chance_makes_robustness_inconclusive():
+    """Vanilla hurt in every seed, PE at chance everywhere (so no harm): without the control the claim would
+    pass; the PE model learned nothing, so it decides nothing."""
+    V = 32
+    acc = {}
+    for i, s in enumerate(SEEDS):
+        acc["gru", "vanilla", s] = {("frequent", "frequent"): 0.8, ("rare", "frequent"): 0.7,
+                                    ("frequent", "rare"): 0.3 + 0.01 * i, ("rare", "rare"): 0.3}
+        acc["gru", "position-encoded", s] = {c: 1 / V for c in analysis.CONDITIONS}
+    g = _grades(_cfg(), synthetic_cells(acc, n=64))["morita.fig3.pe_robust.gru"]
+    assert g.verdict == claims.INCONCLUSIVE and "PE GRU's accuracy" in g.reason
+    for c in acc:
+        if c[1] == "position-encoded":
+            acc[c] = {k: 0.9 for k in analysis.CONDITIONS}
+    assert _grades(_cfg(), synthetic_cells(acc, n=64))["morita.fig3.pe_robust.gru"].verdict == claims.REPRODUCED
+
+
+def test_level_check_counts_conditions_against_the_level():
+    from penb.chapters.frequency.grading import level_check
+
+    high = pd.DataFrame({f"c{i}": [0.97, 0.98, 0.99] for i in range(3)} | {"c3": [0.5, 0.6, 0.55]})
+    assert level_check(high, 0.95, "most")["passed"] is True                 # 3 of 4 at or above
+    out = level_check(high, 0.95, "all")
+    assert out["passed"] is False and "inconclusive" not in out              # c3's interval lies below
+    low = pd.DataFrame({f"c{i}": [0.5, 0.6, 0.55] for i in range(4)})
+    out = level_check(low, 0.95, "most")
+    assert out["passed"] is False and "inconclusive" not in out
+    wide = pd.DataFrame({f"c{i}": [0.5, 1.0, 0.99] for i in range(4)})       # means 0.83, intervals reach 1.5
+    assert "inconclusive" in level_check(wide, 0.95, "most")
+    assert "inconclusive" in level_check(high.iloc[:2], 0.95, "most")         # two seeds: no interval
+
+
+def test_level_claims_are_not_tested_far_below_the_papers_updates():
+    acc = {("gru", v, s): {c: 0.9 for c in analysis.CONDITIONS} for v in ("vanilla", "position-encoded")
+           for s in SEEDS}
+    g = _grades(_cfg(), synthetic_cells(acc))["morita.fig3.pe_near_perfect.gru"]
+    assert g.verdict == claims.NOT_TESTED and "300,000" in g.reason
+    g = _grades(_cfg(steps=40_000, warmup=5), synthetic_cells(acc))["morita.fig3.pe_near_perfect.gru"]
+    assert g.verdict == claims.NOT_REPRODUCED                                # 0.9 in every condition
+
+
+def test_where_the_vanilla_lstm_is_hurt_most():
+    """Harm 0.5 in the first quarter of positions and 0.1 elsewhere, in every seed: reproduced."""
+    rows = []
+    for s in SEEDS:
+        for v in ("vanilla", "position-encoded"):
+            for t in analysis.LABELS:
+                for d in analysis.LABELS:
+                    for pos in range(1, 9):
+                        p = 0.9 if d == "frequent" or v != "vanilla" else (0.4 if pos <= 2 else 0.8)
+                        rows.append(dict(model="lstm", vocab=16, encoding="none" if v == "vanilla" else "sinusoidal",
+                                         variant=v, seed=s, target=t, disturbants=d, position=pos,
+                                         correct=round(p * 10), n=10))
+    cells = pd.DataFrame(rows)
+    cfg = presets.resolve("frequency", "smoke", seeds=SEEDS, cores=("lstm",), length=8)
+    g = {x.claim: x for x in analysis.grade_claims(cfg, run_frame(cells), analysis.seed_harm(cells), cells)}
+    where = g["morita.fig3.where.lstm"]
+    assert where.evidence["a"] == pytest.approx([0.5] * 5) and where.evidence["b"] == pytest.approx([0.1] * 5)
+    assert where.verdict == claims.REPRODUCED
+    assert g["morita.fig3.where.s4d"].verdict == claims.NOT_TESTED

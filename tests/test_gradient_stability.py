@@ -88,16 +88,17 @@ def hand_runs(pe_rare: float, van_rare: float, drop_seed=None) -> dict:
 
 
 def test_grading_hand_built_scores():
-    """PE keeps 0.9 with RARE disturbants, vanilla 0.4-0.44: every seed's paired difference is positive, so the
-    bootstrap interval of their mean lies above 0 and both claims hold; swapped, the interval lies below 0."""
+    """Both at 0.95 with FREQUENT disturbants; PE keeps 0.9 with RARE ones, vanilla 0.4-0.44: the vanilla drop
+    (0.55 - 0.01 i) is above the PE drop (0.05 + 0.005 i) in every seed and both claims hold; swapped, the
+    difference of the drops lies below 0."""
     g = _grade(_cfg(), hand_runs(0.9, 0.4))
     assert set(g) == {*sc.CLAIMS.values(), sc.S4D_CLAIM}
     assert {c.key for c in claims.of_chapter("gradient_stability")} <= set(g)
     for core in ("gru", "lstm"):
         ev = g[f"morita.fig5.{core}"].evidence
-        assert ev["a"] == pytest.approx([0.9 - 0.005 * i for i in range(5)])
-        assert ev["b"] == pytest.approx([0.4 + 0.01 * i for i in range(5)])
-        assert ev["seeds"] == list(SEEDS) and ev["baseline"] is None and ev["step"] == 20
+        assert ev["a"] == pytest.approx([0.95 - (0.4 + 0.01 * i) for i in range(5)])
+        assert ev["b"] == pytest.approx([0.95 - (0.9 - 0.005 * i) for i in range(5)])
+        assert ev["seeds"] == list(SEEDS) and ev["baseline"] == 0.0 and ev["step"] == 20
         assert g[f"morita.fig5.{core}"].verdict == claims.REPRODUCED
     assert g[sc.S4D_CLAIM].verdict == claims.NOT_TESTED
     g = _grade(_cfg(), hand_runs(0.4, 0.9))
@@ -105,6 +106,21 @@ def test_grading_hand_built_scores():
     g = _grade(_cfg(cores=("gru",)), {k: v for k, v in hand_runs(0.9, 0.4).items() if k[0] == "gru"})
     assert g["morita.fig5.lstm"].verdict == claims.NOT_TESTED
     assert g["morita.fig5.lstm"].reason.startswith("not at this preset")
+
+
+def test_equal_drops_are_no_robustness_even_when_pe_scores_higher():
+    """PE above vanilla under RARE disturbants in every seed (0.65 vs 0.4), but both lose the same 0.3 from
+    FREQUENT disturbants: the difference of the drops is about 0, so the claim is not reproduced (the rule
+    before issue 22, PE above vanilla with RARE disturbants, called this reproduced)."""
+    sim = {}
+    for i, s in enumerate(SEEDS):
+        for core in ("gru", "lstm"):
+            j = 0.002 * (-1) ** i
+            sim[core, "vanilla", s] = {(t, d): 0.7 if d == "frequent" else 0.4 + j for t, d in CELLS}
+            sim[core, "position-encoded", s] = {(t, d): 0.95 if d == "frequent" else 0.65 - j for t, d in CELLS}
+    g = _grade(_cfg(), sim)["morita.fig5.gru"]
+    assert g.verdict == claims.NOT_REPRODUCED and g.detail["hi"] < claims.get("morita.fig5.gru").sesoi
+    assert min(g.evidence["a"]) > 0.29 and max(abs(a - b) for a, b in zip(g.evidence["a"], g.evidence["b"])) < 0.01
 
 
 def test_a_diverged_run_is_counted_and_its_seed_unpaired():

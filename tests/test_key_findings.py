@@ -16,7 +16,7 @@ from penb.claims import scorecard
 from tests.store_worker import TINY, poison_at
 
 IGNORE = -100
-SEEDS = presets.CONFIRMATION_SEEDS
+SEEDS = presets.CONFIRMATION_SEEDS[:5]
 CHAPTER_FILES = ["notebooks/key_findings.py", "penb/chapters/key_findings/__init__.py",
                  "penb/chapters/key_findings/analysis.py",
                  "penb/chapters/key_findings/plots.py",
@@ -39,9 +39,8 @@ def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
     cfg = presets.resolve("key_findings", preset, **explicit)     # CUDA unless explicit
     configs = analysis.run_configs(cfg)
 
-    def seeds(core, v):             # graded cells (largest V; every LSTM V): all seeds
-        graded = core == "lstm" or v == max(cfg[f"{core}_vocab"])
-        return cfg.seeds if graded else cfg.seeds[:cfg.shape_seeds]
+    def seeds(core, v):             # a model's first core_seeds[core] seeds (default: all), at every V
+        return cfg.seeds[:cfg.core_seeds.get(core, len(cfg.seeds))]
     expected = {(core, v, e, s) for core in cfg.cores for v in cfg[f"{core}_vocab"]
                 for e in cfg.encodings for s in seeds(core, v)}
     assert len(configs) == len(expected)
@@ -87,8 +86,9 @@ def _search_module():
 
 
 def test_graded_presets_train_confirmation_seeds_only():
-    """quick trains all five confirmation seeds, smoke two of them; neither touches a
-    seed of a regime search (the registry's list, the search log, the search script)."""
+    """quick and smoke train the first confirmation seeds; neither touches a seed of a
+    regime search (the registry's list, the search log, the search script) or of the pilot
+    that sized the seed counts (1001-1005)."""
     search = _search_module()
     logged = {int(s) for cell in analysis.search_table()["seeds"]
               for s in cell.split() if s.isdigit()}
@@ -96,20 +96,23 @@ def test_graded_presets_train_confirmation_seeds_only():
     searched = set(presets.SEARCH_SEEDS) | logged | scripted
     quick = presets.resolve("key_findings", "quick")
     smoke = presets.resolve("key_findings", "smoke")
-    assert tuple(quick.seeds) == (1001, 1002, 1003, 1004, 1005) == tuple(SEEDS)
+    assert tuple(quick.seeds) == presets.CONFIRMATION_SEEDS[:len(quick.seeds)]
+    assert tuple(presets.CONFIRMATION_SEEDS) == tuple(range(2001, 2011))
     assert set(smoke.seeds) <= set(SEEDS) and len(smoke.seeds) == 2
-    assert not (set(quick.seeds) | set(smoke.seeds)) & searched
+    assert not (set(quick.seeds) | set(smoke.seeds)) & (searched | set(presets.PILOT_SEEDS))
+    assert set(presets.PILOT_SEEDS) == {1001, 1002, 1003, 1004, 1005}
     paper = presets.resolve("key_findings", "paper")
     assert tuple(paper.seeds) == (111, 222, 333, 444, 555)       # the official ones
 
 
 def test_quick_regime_was_tried_by_the_search():
-    """Every run of quick, up to its seed, is a configuration the search trained: the
-    regime comes from the recorded search, only the seeds are new."""
+    """Every run of quick, up to its seed and precision, is a configuration the search
+    trained: the regime comes from the recorded search, only the seeds are new (the LSTM's
+    bf16 autocast is a separate choice, measured side by side in benchmarks/bf16_cpu.py)."""
     search = _search_module()
 
     def regime(c):
-        f = {k: v for k, v in runs.key_fields(c).items() if k not in ("seed", "device")}
+        f = {k: v for k, v in runs.key_fields(c).items() if k not in ("seed", "device", "amp")}
         return json.dumps(f, sort_keys=True, default=str)
 
     tried = {regime(c) for ps in search.ROUNDS.values() for p in ps
@@ -190,7 +193,7 @@ def fake_result(folder, core, vocab, enc, seed, acc=None, dist=None, correct=Non
 
 def synthetic(tmp_path, cells, **kw):
     """cells: {(model, vocab, encoding): [accuracy per seed (None: diverged)]}, seeds
-    1001, 1002, ... -> ``analysis.frame`` of the fake RunResults."""
+    SEEDS (2001, 2002, ...) -> ``analysis.frame`` of the fake RunResults."""
     out = []
     for (model, vocab, enc), values in cells.items():
         for seed, acc in zip(SEEDS, values):
@@ -214,7 +217,7 @@ def test_frame_and_summary_count_a_diverged_run_and_leave_it_out(tmp_path):
                                  ("lstm", 64, "sinusoidal"): pe})
     assert frame["diverged"].tolist() == [False] * 3 + [True] + [False] * 6
     gone = frame[frame["diverged"]].iloc[0]
-    assert gone.seed == 1004 and gone.diverged_at == 7 and np.isnan(gone.token_accuracy)
+    assert gone.seed == 2004 and gone.diverged_at == 7 and np.isnan(gone.token_accuracy)
     summ = analysis.summary(frame, n_resamples=4000).set_index("encoding")
     valid = [v for v in van if v is not None]
     assert tuple(summ.loc["none", ["seeds", "diverged"]]) == (4, 1)
@@ -258,7 +261,7 @@ def test_evidence_pairs_the_seeds_valid_in_both_variants(tmp_path, executed):
     frame = synthetic(tmp_path, {("gru", 32, "none"): van,
                                  ("gru", 32, "sinusoidal"): pe})
     ev = analysis.evidence(frame, "gru", 32)
-    assert ev["seeds"] == [1001, 1004, 1005]
+    assert ev["seeds"] == [2001, 2004, 2005]
     assert ev["a"] == [0.90, 0.95, 0.80] and ev["b"] == [0.30, 0.25, 0.35]
     assert ev["baseline"] == 1 / 32
     assert ev["diverged"] == {"vanilla": 1, "position-encoded": 1}
@@ -266,7 +269,7 @@ def test_evidence_pairs_the_seeds_valid_in_both_variants(tmp_path, executed):
     assert g.verdict == claims.INCONCLUSIVE and "diverged" in g.reason
 
 
-# Per-seed accuracies (seeds 1001-1005) and the verdict each must give, worked out by
+# Per-seed accuracies (seeds 2001-2005) and the verdict each must give, worked out by
 # hand: every seed ahead by a wide margin -> the interval of the paired difference is
 # above 0; the GRU and LSTM rules also need PE's mean >= 0.95.
 HIGH = [0.99, 0.97, 0.98, 0.96, 0.99]                  # mean 0.978 >= 0.95
@@ -326,14 +329,31 @@ def test_trend_evidence_and_verdict(tmp_path, executed):
     assert ev["x"] == list(xs) and ev["diverged"] == 0
     want = [[growing[v][i] - van[v][i] for v in xs] for i in range(5)]
     assert np.allclose(ev["gaps"], want)
-    assert claims.grade("morita.fig2.trend", ev).verdict == claims.REPRODUCED
+    assert claims.grade("morita.fig2.trend.lstm", ev).verdict == claims.REPRODUCED
     # a gap of about 0.1 at every vocabulary: up in some seeds, down in others
     noise = {8: [0.02, -0.01, 0.0, -0.02, 0.01], 64: [-0.01, 0.02, 0.01, 0.0, -0.02],
              512: [0.0, -0.02, 0.02, 0.01, -0.01]}
     flat = {v: [a + 0.1 + e for a, e in zip(van[v], noise[v])] for v in xs}
     cells.update({("lstm", v, "sinusoidal"): flat[v] for v in xs})
     ev = analysis.trend_evidence(synthetic(tmp_path / "flat", cells), "lstm", xs)
-    assert claims.grade("morita.fig2.trend", ev).verdict == claims.NOT_REPRODUCED
+    assert claims.grade("morita.fig2.trend.lstm", ev).verdict == claims.NOT_REPRODUCED
+
+
+def test_decline_evidence_is_minus_the_vanilla_accuracy(tmp_path, executed):
+    """Vanilla 0.9 -> 0.6 -> 0.2 over V 8, 64, 512 (three doublings apart): a slope of about -0.117 per
+    doubling in accuracy, +0.117 in the evidence; a flat vanilla model (0.5 with noise) declines nothing."""
+    xs = (8, 64, 512)
+    jitter = [0.01, -0.01, 0.0, 0.02, -0.02]
+    van = {8: [0.9 + j for j in jitter], 64: [0.6] * 5, 512: [0.2 - j for j in jitter]}
+    cells = {("gru", v, "none"): van[v] for v in xs} | {("gru", v, "sinusoidal"): [0.95] * 5 for v in xs}
+    ev = analysis.decline_evidence(synthetic(tmp_path / "down", cells), "gru", xs)
+    assert np.allclose(ev["gaps"], [[-van[v][i] for v in xs] for i in range(5)])
+    slopes = [np.polyfit(np.log2(xs), [-van[v][i] for v in xs], 1)[0] for i in range(5)]
+    g = claims.grade("morita.fig2.decline.gru", ev)
+    assert g.verdict == claims.REPRODUCED and g.detail["effect"] == pytest.approx(np.mean(slopes))
+    flat = {("gru", v, "none"): [0.5 + j * {8: 1, 64: 0, 512: -1}[v] for j in jitter] for v in xs}
+    ev = analysis.decline_evidence(synthetic(tmp_path / "flat", cells | flat), "gru", xs)
+    assert claims.grade("morita.fig2.decline.gru", ev).verdict != claims.REPRODUCED
 
 
 def full_sweep(tmp_path, cfg, pe=0.9, van=0.5):
@@ -359,14 +379,14 @@ def test_grade_records_every_claim_of_the_chapter(tmp_path, executed):
     assert recorded["morita.fig2.s4d"]["vocab"] == max(cfg.s4d_vocab)
     assert recorded["morita.fig2.s4d"]["seeds"] == list(SEEDS)
     # three LSTM vocabularies at smoke: the trend is graded (its rule: the trend test)
-    assert by["morita.fig2.trend"].verdict != claims.NOT_TESTED
-    assert recorded["morita.fig2.trend"]["vocab"] == sorted(cfg.lstm_vocab)
+    assert by["morita.fig2.trend.lstm"].verdict != claims.NOT_TESTED
+    assert recorded["morita.fig2.trend.lstm"]["vocab"] == sorted(cfg.lstm_vocab)
 
 
 @pytest.mark.parametrize("override, untested", [
-    (dict(lstm_vocab=(64, 256)), {"morita.fig2.trend"}),
+    (dict(lstm_vocab=(64, 256)), {"morita.fig2.trend.lstm", "morita.fig2.decline.lstm"}),
     (dict(cores=("gru",)), {"morita.fig2.lstm", "morita.fig2.s4d",
-                            "morita.fig2.distance", "morita.fig2.trend"}),
+                            "morita.fig2.distance", "morita.fig2.trend.lstm"}),
 ])
 def test_what_a_preset_cannot_test_is_recorded_with_the_reason(tmp_path, executed,
                                                                override, untested):

@@ -13,7 +13,7 @@ from penb import encodings
 from penb.names import MODEL_NAMES, RNN_CORES
 from penb.presets import require, require_ints, require_names
 
-KEYS = ("hidden", "batch_size", "steps", "lr", "warmup")     # what ``per_core`` may override
+KEYS = ("hidden", "batch_size", "steps", "lr", "warmup", "amp")     # what ``per_core`` may override
 
 # Where a chapter's runs execute (``penb.executors.for_config``), defined once and merged into the PAPER
 # preset of every chapter that trains through ``penb.runs.chapter_sweep`` (key findings, frequency,
@@ -39,7 +39,8 @@ CLUSTERS = (None, "slurm", "local")                            # values of ``clu
 
 def settings(cfg, core: str) -> dict:
     """The training settings of ``core``: the common ones with ``per_core[core]`` applied."""
-    base = dict(hidden=cfg.hidden, batch_size=cfg.batch_size, steps=cfg.steps, lr=cfg.lr, warmup=cfg.warmup)
+    base = dict(hidden=cfg.hidden, batch_size=cfg.batch_size, steps=cfg.steps, lr=cfg.lr, warmup=cfg.warmup,
+                amp=cfg.get("amp", "none"))
     return {**base, **cfg.per_core.get(core, {})}
 
 
@@ -51,6 +52,9 @@ def check_per_core(cfg) -> None:
         require(isinstance(over, dict) and set(over) <= set(KEYS),
                 f"per_core[{core!r}] may only set {', '.join(KEYS)}; got {over!r}")
         for k, v in over.items():
+            if k == "amp":
+                require(v in ("none", "bf16"), f"per_core[{core!r}]['amp'] must be 'none' or 'bf16', got {v!r}")
+                continue
             ok = (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0) if k == "lr" else \
                 (isinstance(v, int) and not isinstance(v, bool) and v >= (0 if k == "warmup" else 1))
             require(ok, f"per_core[{core!r}][{k!r}] is impossible: {v!r}")
@@ -62,6 +66,7 @@ def provenance_extra(cfg) -> dict:
     if cfg.per_core:
         extra["per model"] = "; ".join(
             f"{MODEL_NAMES[c]} h{s['hidden']} B{s['batch_size']} {s['steps']} steps lr {s['lr']:g}"
+            + (" bf16" if s["amp"] == "bf16" else "")
             for c in cfg.cores for s in [settings(cfg, c)])
     else:
         extra["hidden"] = cfg.hidden

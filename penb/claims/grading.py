@@ -79,7 +79,9 @@ def _agree_needed(n: int, fraction: float) -> int:
 
 
 def _gate(ev: dict, p: dict) -> Optional[str]:
-    """The validity gate shared by the comparative rules: a reason for 'inconclusive', or None."""
+    """The validity gate shared by the comparative rules: a reason for 'inconclusive', or None. Besides the
+    better variant against ``baseline``, ``controls`` ({name: [value, trivial baseline]}) names models that
+    must have learned for the comparison to mean anything (e.g. the PE model whose harm is compared)."""
     diverged = {k: v for k, v in dict(ev.get("diverged", {})).items() if v}
     if diverged:
         return "diverged runs: " + ", ".join(f"{k} {v}" for k, v in diverged.items())
@@ -90,6 +92,10 @@ def _gate(ev: dict, p: dict) -> Optional[str]:
     if base is not None and float(np.mean(ev["a"])) <= base + p.get("baseline_margin", 0.02):
         return (f"{ev.get('a_name', 'the better variant')} sits at the trivial baseline ({base:.3g}): "
                 f"nothing was learned, so the comparison decides nothing")
+    for name, (value, floor) in dict(ev.get("controls", {})).items():     # a model the claim needs to have learned
+        if not value > floor + p.get("baseline_margin", 0.02):
+            return (f"{name} ({value:.3g}) sits at its trivial baseline ({floor:.3g}): a model that learned "
+                    f"nothing decides nothing")
     return None
 
 
@@ -154,7 +160,8 @@ def better(ev: dict, p: dict) -> tuple:
 def no_gain(ev: dict, p: dict) -> tuple:
     """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin`` (protocol 2:
     the claim's smallest effect of interest); if the control is clearly worse than ``b`` it failed as a control
-    (inconclusive). With ``gate_b``, ``b`` at the evidence's ``baseline`` (nothing learned) is inconclusive too."""
+    (inconclusive), unless ``control`` is False (a null claim such as "no advantage", which ``a`` far below ``b``
+    also satisfies). With ``gate_b``, ``b`` at the evidence's ``baseline`` (nothing learned) is inconclusive too."""
     v1 = p.get("protocol", PROTOCOL) == 1
     margin = p.get("margin", DEFAULT_SESOI) if v1 else p.get("sesoi", p.get("margin", DEFAULT_SESOI))
     gate = _gate({**ev, "baseline": None}, p)
@@ -168,7 +175,7 @@ def no_gain(ev: dict, p: dict) -> tuple:
             f"{fmt(s['diff'], s['lo'], s['hi'])} over {s['n']} seeds")
     if gate:
         return INCONCLUSIVE, ours, gate, detail
-    if s["hi"] < -margin:
+    if p.get("control", True) and s["hi"] < -margin:
         return INCONCLUSIVE, ours, (f"the control is far below {ev.get('b_name', 'b')} (interval under -{margin}): "
                                     "it fails as a control, so 'no gain' says nothing"), detail
     if s["lo"] > 0 and s["agree"] >= s["need"]:

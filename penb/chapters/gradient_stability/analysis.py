@@ -200,18 +200,18 @@ def score_table(summary: pd.DataFrame, names=("frequent", "rare")) -> pd.DataFra
 
 # -- the registered claims -----------------------------------------------------------------------
 def evidence(scores: pd.DataFrame, core: str, diverged: dict) -> dict:
-    """Evidence of ``morita.fig5.<core>`` (rule "better"): per seed valid in both variants, the PE
-    (``a``) and vanilla (``b``) similarity with RARE disturbants at the last checkpoint; no
-    baseline (the registry's "none"); both variants' diverged runs."""
+    """Evidence of ``morita.fig5.<core>`` (rule "better", a difference of differences): per seed valid in both
+    variants at the last checkpoint, the vanilla model's drop of the score from FREQUENT to RARE disturbants
+    (``a``) and the PE model's drop (``b``); baseline 0 (a vanilla model that loses nothing to RARE
+    disturbants leaves nothing for PE to protect); both variants' diverged runs."""
     at = scores[scores["core"] == core]
-    wide = at.pivot_table(index="seed", columns="variant", values="rare") if len(at) else \
-        pd.DataFrame()
+    wide = at.pivot_table(index="seed", columns="variant", values="drop") if len(at) else pd.DataFrame()
     ok = {VANILLA, PE} <= set(wide.columns)
-    wide = wide[[PE, VANILLA]].dropna().sort_index() if ok else pd.DataFrame(columns=[PE, VANILLA])
+    wide = wide[[VANILLA, PE]].dropna().sort_index() if ok else pd.DataFrame(columns=[VANILLA, PE])
     name = model_name(core)
-    return dict(a=wide[PE].tolist(), b=wide[VANILLA].tolist(), baseline=None,
+    return dict(a=wide[VANILLA].tolist(), b=wide[PE].tolist(), baseline=0.0,
                 diverged={v: int(diverged.get((core, v), 0)) for v in (VANILLA, PE)},
-                a_name=f"PE {name}", b_name=f"vanilla {name}",
+                a_name=f"vanilla {name}'s drop", b_name=f"PE {name}'s drop",
                 seeds=[int(s) for s in wide.index], step=int(at["step"].max()) if len(at) else None)
 
 

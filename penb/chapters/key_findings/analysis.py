@@ -10,10 +10,10 @@
   bootstrap interval over seeds (``penb.claims.seed_interval``); valid and diverged
   runs counted; on request, the paper caption's interval over seeds x held-out
   sequences as secondary columns;
-* ``evidence`` and ``trend_evidence``: what the registered rules of the chapter's
-  claims read (one number per seed, seeds paired); ``grade(runs, cfg)``: every claim
-  of the chapter graded through ``penb.claims`` (``claims.not_tested`` where the
-  preset cannot test it), which keeps the verdicts for the scorecard;
+* :mod:`~penb.chapters.key_findings.grading` (re-exported here): ``evidence`` and
+  ``trend_evidence``, what the registered rules of the chapter's claims read (one number
+  per seed, seeds paired); ``grade(runs, cfg)``: every claim of the chapter graded
+  through ``penb.claims`` (``claims.not_tested`` where the preset cannot test it);
 * ``gaps(runs)``: the paired PE - vanilla gap at every vocabulary (exploratory);
 * ``summary_table``, ``run_table``: the page's tables; ``search_table()``: the regime
   search behind the ``quick`` preset.
@@ -28,6 +28,9 @@ import pandas as pd
 
 from penb import claims, metrics, runs
 from penb.chapters import rnn_common
+from penb.chapters.key_findings.grading import (  # noqa: F401 (re-exported)
+    BETTER, DECLINE, PE, TREND, TREND_MIN_VOCABS, UNTESTED, VANILLA, _paired,
+    decline_evidence, evidence, grade, trend_evidence)
 from penb.executors import Executor
 from penb.names import model_name, variant_label
 
@@ -35,31 +38,15 @@ CHAPTER = "key_findings"
 SEARCH_LOG = Path(__file__).with_name("search_log.csv")   # the regime search's table
 settings = rnn_common.settings                   # the training settings of one core
 provenance_extra = rnn_common.provenance_extra   # L and per-model settings
-VANILLA, PE = "none", "sinusoidal"               # the two encodings Fig. 2 compares
 METRICS = {"accuracy": "token_accuracy", "distance": "mean_distance"}  # summary <- run
-# claim -> (model, metric), graded by rule "better" at the model's largest vocabulary
-BETTER = {"morita.fig2.gru": ("gru", "token_accuracy"),
-          "morita.fig2.lstm": ("lstm", "token_accuracy"),
-          "morita.fig2.s4d": ("s4d", "token_accuracy"),
-          "morita.fig2.distance": ("lstm", "mean_distance")}
-TREND = ("morita.fig2.trend", "lstm")   # the gap's growth over the LSTM's vocabularies
-TREND_MIN_VOCABS = 3                    # the trend rule needs three x-values
-# Sec. 4.1 claims that the registry says no chapter tests: recorded with its reason
-UNTESTED = ("morita.sec4_1.no_rescue",)
-
-
-def graded_cell(cfg, core: str, vocab: int) -> bool:
-    """True when a claim grades the runs of (``core``, ``vocab``): every model's largest
-    vocabulary, and every LSTM vocabulary (the trend claim reads them all)."""
-    return core == "lstm" or vocab == max(cfg[f"{core}_vocab"])
 
 
 def seeds_of(cfg, core: str, vocab: int) -> tuple:
-    """The seeds of a cell: all of ``cfg.seeds`` where a claim grades it, else the first
-    ``cfg.shape_seeds`` of them (cells that only show the curve's shape)."""
-    if graded_cell(cfg, core, vocab):
-        return tuple(cfg.seeds)
-    return tuple(cfg.seeds[:cfg.shape_seeds])
+    """The seeds of a cell: the first ``cfg.core_seeds[core]`` of ``cfg.seeds`` (all
+    of them when the model has no entry). Every vocabulary of a model is graded (its
+    trend and its vanilla decline read them all), so a model's cells share one seed
+    count, chosen per model by the power calculation in the presets."""
+    return tuple(cfg.seeds[:dict(cfg.core_seeds).get(core, len(cfg.seeds))])
 
 
 def run_config(cfg, core: str, vocab: int, encoding: str, seed: int) -> dict:
@@ -67,7 +54,7 @@ def run_config(cfg, core: str, vocab: int, encoding: str, seed: int) -> dict:
     (also used by the chapters that share these runs, e.g. ``beyond_rnn``)."""
     return dict(task="reverse", length=cfg.length, betas=tuple(cfg.betas),
                 held_out=cfg.held_out, checkpoint_every=cfg.checkpoint_every,
-                device=cfg.device, amp=cfg.amp, **settings(cfg, core), core=core,
+                device=cfg.device, **settings(cfg, core), core=core,
                 vocab_size=vocab, encoding=encoding, seed=seed)
 
 
@@ -186,97 +173,6 @@ def summary_table(summ: pd.DataFrame) -> pd.DataFrame:
         out["distance 95% (sequences)"] = span(s.distance_seq_lo, s.distance_seq_hi, 2)
     out["accuracy per seed"] = s["accuracy_per_seed"]
     return out.set_index(["model", "vocab", "variant"])
-
-
-def _paired(frame: pd.DataFrame, model: str, vocab: int, metric: str) -> pd.DataFrame:
-    """[seeds valid in both variants, (vanilla, PE)] of ``metric`` at (model, vocab)."""
-    at = frame[(frame["model"] == model) & (frame["vocab"] == vocab)
-               & ~frame["diverged"].astype(bool)]
-    wide = at.pivot(index="seed", columns="encoding", values=metric)
-    wide = wide.reindex(columns=[VANILLA, PE])
-    return wide.dropna().sort_index()
-
-
-def _diverged(frame: pd.DataFrame, model: str, vocabs) -> dict[str, int]:
-    at = frame[(frame["model"] == model) & frame["vocab"].isin(list(vocabs))]
-    return {variant_label(e): int(at.loc[at["encoding"] == e, "diverged"].sum())
-            for e in (VANILLA, PE)}
-
-
-def evidence(frame: pd.DataFrame, model: str, vocab: int,
-             metric: str = "token_accuracy") -> dict:
-    """The evidence of rule "better" at (model, vocab), PE the expected better one.
-
-    a, b: per-seed PE and vanilla values of ``metric`` (each run's own headline
-    metric), over the seeds valid in both variants, in seed order; negated for
-    ``mean_distance`` (so that higher is better). baseline: chance (1/V) for the
-    accuracy, none for the distance. diverged: the runs of each variant at this cell
-    whose loss turned non-finite.
-    """
-    wide = _paired(frame, model, vocab, metric)
-    sign, what = (-1.0, ", minus distance") if metric == "mean_distance" else (1.0, "")
-    return {"a": (sign * wide[PE]).tolist(), "b": (sign * wide[VANILLA]).tolist(),
-            "seeds": [int(s) for s in wide.index],
-            "baseline": 1.0 / vocab if metric == "token_accuracy" else None,
-            "diverged": _diverged(frame, model, [vocab]),
-            "a_name": f"PE {model_name(model)}{what}",
-            "b_name": f"vanilla {model_name(model)}{what}",
-            "vocab": int(vocab), "metric": metric}
-
-
-def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
-    """The evidence of rule "trend": x (the vocabularies, ascending), gaps [seed][x]
-    (PE minus vanilla token accuracy, over the seeds valid in both variants at every
-    x), diverged (the model's runs at these vocabularies that diverged)."""
-    xs = sorted(int(v) for v in vocabs)
-    per_x = [_paired(frame, model, v, "token_accuracy") for v in xs]
-    seeds = sorted(set.intersection(*(set(w.index) for w in per_x))) if per_x else []
-    gaps = [[float(w.loc[s, PE] - w.loc[s, VANILLA]) for w in per_x] for s in seeds]
-    return {"x": xs, "gaps": gaps, "seeds": [int(s) for s in seeds],
-            "diverged": sum(_diverged(frame, model, xs).values())}
-
-
-def grade(frame: pd.DataFrame, cfg) -> list[claims.Grade]:
-    """The grades of the chapter's claims, in registry order: every claim of
-    ``claims.of_chapter("key_findings")`` graded on the runs in ``frame`` (the columns
-    of :func:`frame`, made from ``cfg``) through ``penb.claims.grade``, or recorded with
-    ``penb.claims.not_tested`` where this preset cannot test it; then the claims of
-    :data:`UNTESTED`, with the registry's reason."""
-    out = [_grade(c, frame, cfg) for c in claims.of_chapter(CHAPTER)]
-    return out + [claims.not_tested(k, claims.get(k).not_tested, cfg) for k in UNTESTED]
-
-
-def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
-    if c.rule is None:
-        return claims.not_tested(c.key, c.not_tested, cfg)
-    if c.key not in BETTER and c.key != TREND[0]:
-        raise ValueError(f"claim {c.key}: the chapter {CHAPTER} has no evidence for it")
-    model = BETTER[c.key][0] if c.key in BETTER else TREND[1]
-    missing = _missing(cfg, model)
-    if missing:
-        return claims.not_tested(c.key, f"not at this preset: {missing}", cfg)
-    vocabs = cfg[f"{model}_vocab"]
-    if c.key in BETTER:
-        vocab = max(vocabs)
-        ev = evidence(frame, model, vocab, BETTER[c.key][1])
-        return claims.grade(c.key, ev, cfg, vocab=vocab)
-    if len(vocabs) < TREND_MIN_VOCABS:
-        return claims.not_tested(c.key, (
-            f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
-            f"{model_name(model)} vocabularies, this preset has {len(vocabs)} "
-            f"({', '.join(map(str, sorted(vocabs)))})"), cfg)
-    return claims.grade(c.key, trend_evidence(frame, model, vocabs), cfg,
-                        vocab=sorted(vocabs))
-
-
-def _missing(cfg, model: str) -> str:
-    """Why ``cfg`` cannot compare PE with vanilla for ``model`` ("" when it can)."""
-    if model not in cfg.cores:
-        return (f"the {model_name(model)} is not among the models run "
-                f"({', '.join(cfg.cores)})")
-    if not {VANILLA, PE} <= set(cfg.encodings):
-        return f"the comparison needs both encodings {VANILLA!r} and {PE!r}"
-    return ""
 
 
 def gaps(frame: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:

@@ -10,12 +10,15 @@ QUICK is the CPU regime found by ``scripts/search_key_findings.py`` (its table i
 ``search_log.csv`` beside this module): GRU and S4D as in its round "confirm", the LSTM
 from rounds r9-r10 (hidden 128, batch 64, lr 3e-3, 4,000 updates), where vanilla falls
 clearly behind PE at V 256 and 512 (the hidden-64 LSTM's gap changed sign with the
-seed). Its claims are graded, so every graded cell (each model's largest vocabulary,
-every LSTM vocabulary for the trend) trains the five confirmation seeds
-(``penb.presets.CONFIRMATION_SEEDS``), which no search used; the GRU's and S4D's smaller
-vocabularies, graded by no claim, train one (``shape_seeds``). 58 runs; the measured
-time from an empty store is in the closing note of the session that set it and on the
-book's status page.
+seed). Every cell is graded (each model's trend and vanilla decline read all its
+vocabularies), so each model trains all its vocabularies on one seed count
+(``core_seeds``), sized by the power calculation on the pilot runs (seeds 1001-1005,
+``penb.presets.PILOT_SEEDS``) and drawn from the confirmation seeds that neither a
+search nor the pilot used: GRU 6, LSTM 4, S4D 3 (at its largest vocabulary only: the
+S4D's trend would need more seeds than any budget here). The LSTM trains with bf16
+autocast on a CPU with AMX (``penb.device.QUICK_AMP``, in every run's key), fp32
+elsewhere. The measured time from an empty store is in the closing note of the session
+that set it and on the book's status page.
 
 SMOKE only exercises every cell (its numbers mean nothing): two confirmation seeds,
 and three LSTM vocabularies so that the trend claim's code runs (with two seeds every
@@ -24,6 +27,7 @@ rule declines to decide: it needs three).
 Which runs these settings make: :func:`penb.chapters.key_findings.analysis.run_configs`.
 """
 from penb.chapters import rnn_common
+from penb.device import QUICK_AMP
 from penb.presets import CONFIRMATION_SEEDS, confirmation, require
 
 PAPER = dict(
@@ -37,7 +41,7 @@ PAPER = dict(
     betas=(0.9, 0.98),                  # Adam betas of the official code
     held_out=1024,                      # test sequences per trial (Fig. 2 caption)
     seeds=(111, 222, 333, 444, 555),    # five trials (official replication script)
-    shape_seeds=5,                      # seeds of cells no claim grades: all
+    core_seeds={},                      # seeds per model (the first n): all five
     cores=("gru", "lstm", "s4d"),       # models of Fig. 2
     gru_vocab=(32, 64, 128, 256),       # Sec. 4.1
     lstm_vocab=(256, 512, 1024, 2048, 4096, 8192, 16384),  # Sec. 4.1
@@ -61,13 +65,28 @@ QUICK = dict(
     steps=2000,                         # GRU: what the budget allows (cand1)
     warmup=100,                         # the search's: short, for a few 1,000 updates
     lr=1e-2,                            # r1: twice the progress of 3e-3 at hidden 64
-    # graded: the five confirmation seeds, none used by a search (0-2, 111-333, 900)
-    seeds=confirmation(5),
-    shape_seeds=1,                      # GRU/S4D's smaller V: shape only; one seed
-                                        # (was 2): pays for the beyond chapters
+    # graded: confirmation seeds, none used by a search (0-2, 111-333, 900) or by the
+    # pilot (1001-1005, the protocol-2 runs that sized the counts below)
+    seeds=confirmation(6),
+    core_seeds={                        # per model, from the pilot (t interval, SD
+                                        # over 5 seeds, 80% power at the SESOI 0.02):
+        "gru": 6,                       # fig2.gru +0.032 [+0.008, +0.056], SD 0.019:
+                                        # 5 seeds just decide it, 6 with margin;
+                                        # trend/decline read V 8-32 (no pilot: 1
+                                        # seed each); a GRU run is ~20 s
+        "lstm": 4,                      # fig2.lstm +0.071 (SD 0.024) and distance
+                                        # +1.14 decide with 3-4; the trend (+0.010,
+                                        # SD 0.018) needs 9: ~70 LSTM-min more than
+                                        # the hour allows: left open, with its count
+        "s4d": 3,                       # fig2.s4d +0.100 with SD 0.093 needs 170:
+                                        # none affordable; the fewest the rules take,
+                                        # at V 256 only
+    },
     gru_vocab=(8, 16, 32),              # cand1: a gap in every seed at 32; 8, 16 beside
     lstm_vocab=(128, 256, 512),         # r10: vanilla behind at all three (0 and 1)
-    s4d_vocab=(64, 128, 256),           # r4, r8: the gap at 256; 64, 128 beside it
+    s4d_vocab=(256,),                   # r4, r8: the gap at 256. 64 and 128 (the trend)
+                                        # are dropped: at the pilot's spread no
+                                        # affordable seed count decides an S4D claim
     checkpoint_every=1000,              # the search's
     bootstrap=2000,                     # fewer than 10,000: quicker, enough here
     workers=2,                          # one run per core of the 2-core CPU machine
@@ -76,7 +95,10 @@ QUICK = dict(
         # r10: at hidden 64 the LSTM's gap was a few points and changed sign with the
         # seed (r7, r8; the official code agrees); hidden 128, batch 64, lr 3e-3 and
         # 4,000 updates split vanilla from PE at V 256 and 512 on both search seeds
-        "lstm": {"hidden": 128, "batch_size": 64, "steps": 4000, "lr": 3e-3},
+        "lstm": {"hidden": 128, "batch_size": 64, "steps": 4000, "lr": 3e-3,
+                 # bf16 autocast where the CPU has AMX (benchmarks/bf16_cpu.py: pilot
+                 # seeds, fp32 and bf16 side by side), else fp32 (QUICK_AMP)
+                 "amp": QUICK_AMP},
         "s4d": {"batch_size": 64, "steps": 2500, "lr": 3e-2},  # r4, r8: widest gap
     },
 )
@@ -87,7 +109,7 @@ GPU = dict(
     device="auto",                      # no CUDA: refused unless device="cpu" is given
     lr=3e-3,                            # anchors: splits GRU V256 by 4k; 1e-2 goes NaN
     seeds=confirmation(5),           # graded: the five confirmation seeds
-    shape_seeds=2,                      # cells no claim grades: two seeds
+    core_seeds={},                      # every model on the five seeds
     gru_vocab=(32, 64, 256),            # the paper's range; 128 dropped for the budget
     lstm_vocab=(256, 1024, 4096),       # three points for the trend; 16,384 to paper
     s4d_vocab=(256, 1024, 4096),        # as the LSTM's
@@ -118,7 +140,7 @@ SMOKE = dict(
     warmup=5,                           # shorter than steps
     held_out=16,                        # a few test sequences
     seeds=CONFIRMATION_SEEDS[:2],       # two confirmation seeds: per-seed points
-    shape_seeds=1,                      # exercises the smaller seed set of shape cells
+    core_seeds={"s4d": 1},              # exercises a model on fewer seeds than the rest
     gru_vocab=(16,),                    # one vocabulary: only the largest is graded
     lstm_vocab=(8, 16, 32),             # three: the fewest the trend claim can use
     s4d_vocab=(16,),                    # one vocabulary: only the largest is graded
@@ -133,10 +155,17 @@ def check(cfg):
     ``key_findings`` config)."""
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps",
                                     "held_out", "checkpoint_every", "bootstrap",
-                                    "workers", "shape_seeds"))
+                                    "workers"))
     rnn_common.check_execution(cfg)
-    require(cfg.shape_seeds <= len(cfg.seeds),
-            f"shape_seeds ({cfg.shape_seeds}) cannot exceed the {len(cfg.seeds)} seeds")
+    require(isinstance(cfg.core_seeds, dict)
+            and set(cfg.core_seeds) <= {"gru", "lstm", "s4d"},
+            f"core_seeds must map gru, lstm or s4d to a number of seeds, got "
+            f"{cfg.core_seeds!r}")
+    for core, n in cfg.core_seeds.items():
+        require(isinstance(n, int) and not isinstance(n, bool)
+                and 1 <= n <= len(cfg.seeds),
+                f"core_seeds[{core!r}] must be an int from 1 to the "
+                f"{len(cfg.seeds)} seeds, got {n!r}")
     for core in cfg.cores:
         vocab = cfg[f"{core}_vocab"]
         require(len(vocab) >= 1 and all(isinstance(v, int) and not isinstance(v, bool)

@@ -1,0 +1,215 @@
+"""The evidence of every claim of the chapter "Frequency matters" (Fig. 3, Sec. 4.2-4.3), graded through
+``penb.claims``.
+
+Each ``*_evidence`` function returns what the claim's registered rule reads: one number per seed, seeds paired
+(``a``, ``b``), the trivial baseline and the diverged runs of the compared variants. ``cells_`` is the test
+grid's counts (:func:`penb.chapters.frequency.grid.cells`: model, variant, seed, target, disturbants, position,
+correct, n); ``sh`` the per-seed harm over all targets (:func:`penb.chapters.frequency.harm.seed_harm`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from penb import claims
+from penb.chapters import rnn_common
+from penb.chapters.frequency.grid import per_seed, quarter_cells, quarters
+from penb.chapters.frequency.harm import PE, VANILLA, paired
+from penb.names import model_name, variant_label
+
+# The claims this chapter grades (penb.claims.morita), by kind and model.
+MODELS = ("gru", "lstm", "s4d")
+HARM = {core: f"morita.fig3.harm.{core}" for core in MODELS}
+ROBUST = {core: f"morita.fig3.pe_robust.{core}" for core in MODELS}
+DISTURBANTS = {core: f"morita.fig3.disturbants.{core}" for core in MODELS}
+WHERE = {"lstm": ("morita.fig3.where.lstm", 0), "s4d": ("morita.fig3.where.s4d", 1)}   # quarter (0-based)
+NEAR_PERFECT = {core: f"morita.fig3.pe_near_perfect.{core}" for core in ("gru", "lstm")}
+S4D_T1 = "morita.sec4_3.s4d_t1"
+EXCEPTION = "morita.fig3.gru_exception"                      # no rule in the registry
+PAPER_STEPS = 300_000                                        # Sec. 3.3: where the level claims are made
+
+
+def diverged_counts(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
+    """{(model, variant): number of diverged runs} for every model x variant of ``frame``."""
+    g = frame.groupby(["model", "variant"], sort=False)["diverged"].sum()
+    return {k: int(v) for k, v in g.items()}
+
+
+def _of(frame: pd.DataFrame, model: str, variant: str) -> pd.DataFrame:
+    return frame[(frame["model"] == model) & (frame["variant"] == variant)]
+
+
+def harm_evidence(sh: pd.DataFrame, model: str, vocab: int, diverged: dict) -> dict:
+    """``morita.fig3.harm.<model>``: per valid vanilla seed, the accuracy over all targets with FREQUENT
+    (``a``) and with RARE (``b``) disturbants; baseline chance 1/V."""
+    v = _of(sh, model, VANILLA).sort_values("seed")
+    return dict(a=v["acc_frequent"].tolist(), b=v["acc_rare"].tolist(), baseline=1 / vocab,
+                diverged={VANILLA: int(diverged.get((model, VANILLA), 0))},
+                a_name=f"vanilla {model_name(model)}, FREQUENT disturbants", b_name="RARE disturbants",
+                seeds=v["seed"].tolist())
+
+
+def robust_evidence(sh: pd.DataFrame, model: str, diverged: dict, cells_=None, vocab=None) -> dict:
+    """``morita.fig3.pe_robust.<model>``: the vanilla harm (``a``) and the PE harm (``b``) per seed valid in
+    both; baseline 0 (no harm). With ``cells_`` and ``vocab``, a control too: the PE model's accuracy over the
+    whole grid against chance (a PE model that learned nothing shows no harm, and decides nothing)."""
+    p = paired(sh, model)
+    both = VANILLA in p and PE in p                          # else no seed is valid in both
+    a, b = (p[VANILLA].tolist(), p[PE].tolist()) if both else ([], [])
+    name = model_name(model)
+    ev = dict(a=a, b=b, baseline=0.0, diverged={v: int(diverged.get((model, v), 0)) for v in (VANILLA, PE)},
+              a_name=f"vanilla {name} harm", b_name=f"PE {name} harm", seeds=p["seed"].tolist() if both else [])
+    if cells_ is not None and vocab is not None:
+        acc = per_seed(_of(cells_, model, PE), [])["accuracy"]
+        ev["controls"] = {f"the PE {name}'s accuracy": [float(acc.mean()) if len(acc) else float("nan"),
+                                                        1 / vocab]}
+    return ev
+
+
+def disturbant_evidence(cells_: pd.DataFrame, model: str, diverged: dict) -> dict:
+    """``morita.fig3.disturbants.<model>``: per vanilla seed, the disturbant effect (``a``: FREQUENT minus RARE
+    disturbants, averaged over the two target groups) and the target effect (``b``: FREQUENT minus RARE
+    targets, averaged over the two disturbant groups); baseline 0."""
+    s = per_seed(_of(cells_, model, VANILLA), ["target", "disturbants"])
+    w = s.pivot_table(index="seed", columns=["target", "disturbants"], values="accuracy").sort_index()
+    a = ((w["frequent", "frequent"] - w["frequent", "rare"]) + (w["rare", "frequent"] - w["rare", "rare"])) / 2 \
+        if len(w) else pd.Series(dtype=float)
+    b = ((w["frequent", "frequent"] - w["rare", "frequent"]) + (w["frequent", "rare"] - w["rare", "rare"])) / 2 \
+        if len(w) else pd.Series(dtype=float)
+    name = model_name(model)
+    return dict(a=a.tolist(), b=b.tolist(), baseline=0.0, diverged={VANILLA: int(diverged.get((model, VANILLA), 0))},
+                a_name=f"vanilla {name}'s disturbant effect", b_name="its target effect", seeds=list(w.index))
+
+
+def where_evidence(cells_: pd.DataFrame, model: str, quarter: int, length: int, diverged: dict) -> dict:
+    """``morita.fig3.where.<model>``. LSTM (``quarter`` 0): per vanilla seed, the harm of RARE disturbants in the
+    first quarter (``a``) vs its mean over the other quarters (``b``). S4D (``quarter`` 1): per vanilla seed,
+    with RARE disturbants, the other quarters' mean accuracy (``a``) vs the second quarter's (``b``)."""
+    q = quarter_cells(_of(cells_, model, VANILLA), length)
+    names = [f"{lo}-{hi}" if hi > lo else f"{lo}" for lo, hi in quarters(length)]
+    s = per_seed(q, ["disturbants", "quarter"])
+    w = s.pivot_table(index="seed", columns=["disturbants", "quarter"], values="accuracy").sort_index()
+    here, rest = names[quarter], [n for i, n in enumerate(names) if i != quarter]
+    name = model_name(model)
+    if model == "lstm":
+        h = w["frequent"] - w["rare"] if len(w) else pd.DataFrame(columns=names)
+        a, b = h[here], h[rest].mean(axis=1)
+        labels = (f"vanilla {name}'s harm at t = {here}", "at the other quarters")
+    else:
+        r = w["rare"] if len(w) else pd.DataFrame(columns=names)
+        a, b = r[rest].mean(axis=1), r[here]
+        labels = (f"vanilla {name} (RARE disturbants) away from t = {here}", f"at t = {here}")
+    return dict(a=a.tolist(), b=b.tolist(), baseline=0.0 if model == "lstm" else None,
+                diverged={VANILLA: int(diverged.get((model, VANILLA), 0))}, a_name=labels[0], b_name=labels[1],
+                seeds=list(w.index))
+
+
+def level_check(values: pd.DataFrame, level: float, rule: str) -> dict:
+    """A level claim on per-condition seed values (``values``: one column per condition, one row per seed):
+    each condition's mean over seeds and its Student-t interval against ``level``. ``rule`` "most": more than
+    half of the conditions at or above (reproduced) or wholly below (not reproduced) the level; "all": every
+    condition's mean above it (reproduced), or some interval wholly below it (not reproduced)."""
+    rows = {c: claims.seed_interval(values[c].dropna().to_numpy(float)) for c in values.columns}
+    above = [c for c, (m, lo, hi) in rows.items() if m >= level]
+    below = [c for c, (m, lo, hi) in rows.items() if hi < level]
+    k = len(rows)
+    detail = (f"{len(above)}/{k} conditions with a seed mean at or above {level}; {len(below)}/{k} with the "
+              f"interval wholly below it; lowest: " + ", ".join(
+                  f"{c} {m:.3f} [{lo:.3f}, {hi:.3f}]" for c, (m, lo, hi) in sorted(rows.items(),
+                                                                                  key=lambda x: x[1][0])[:3]))
+    if len(values) < 3:
+        return dict(passed=False, detail=detail, inconclusive=f"{len(values)} seeds: the intervals need 3")
+    if rule == "most":
+        if len(above) > k / 2:
+            return dict(passed=True, detail=detail)
+        if len(below) > k / 2:
+            return dict(passed=False, detail=detail, why=f"more than half of the conditions lie below {level}")
+    else:
+        if len(above) == k:
+            return dict(passed=True, detail=detail)
+        if below:
+            return dict(passed=False, detail=detail, why=f"some condition lies wholly below {level}")
+    return dict(passed=False, detail=detail, inconclusive=f"the intervals straddle {level}: more seeds would tell")
+
+
+def near_perfect_evidence(cells_: pd.DataFrame, model: str, length: int, level: float) -> dict:
+    """``morita.fig3.pe_near_perfect.<model>``: the PE model's per-seed accuracy in each of the 16 conditions
+    (target x disturbants x quarter) against ``level`` (:func:`level_check`, rule "most")."""
+    s = per_seed(quarter_cells(_of(cells_, model, PE), length), ["target", "disturbants", "quarter"])
+    w = s.pivot_table(index="seed", columns=["target", "disturbants", "quarter"], values="accuracy")
+    w.columns = [f"target {t}/{d} t {q}" for t, d, q in w.columns]
+    return level_check(w, level, "most")
+
+
+def s4d_t1_evidence(cells_: pd.DataFrame, level: float) -> dict:
+    """``morita.sec4_3.s4d_t1``: both S4Ds' per-seed accuracy at t = 1 in each target x disturbants condition
+    against ``level`` (:func:`level_check`, rule "all")."""
+    at = cells_[(cells_["model"] == "s4d") & (cells_["position"] == 1)]
+    s = per_seed(at, ["target", "disturbants"])
+    w = s.pivot_table(index="seed", columns=["variant", "target", "disturbants"], values="accuracy")
+    w.columns = [f"{v} target {t}/{d}" for v, t, d in w.columns]
+    return level_check(w, level, "all")
+
+
+def _absent(cfg, model: str, variants: tuple) -> str:
+    """Why ``model`` cannot be graded at ``cfg`` with ``variants`` ('' when it can)."""
+    if model not in cfg.cores:
+        return f"not at this preset: the {model_name(model)} is not among its models"
+    encodings = {variant_label(e) for e in cfg.encodings}
+    lacking = [v for v in variants if v not in encodings]
+    return f"not at this preset: no {' or '.join(lacking)} runs" if lacking else ""
+
+
+def _short(cfg, model: str, fraction: float) -> str:
+    """'' when ``model`` trains at least ``fraction`` of the paper's updates at ``cfg``, else why not."""
+    steps = rnn_common.settings(cfg, model)["steps"]
+    if steps >= fraction * PAPER_STEPS:
+        return ""
+    return (f"not at this preset: a level reached after the paper's {PAPER_STEPS:,} updates; the "
+            f"{model_name(model)} trains {steps:,} here (under {fraction:.0%} of them)")
+
+
+def _claim_evidence(cfg, key: str, frame, sh, cells_, diverged) -> tuple[str, str, dict | None]:
+    """(model, why not tested, evidence) of claim ``key``."""
+    for table, variants in ((HARM, (VANILLA,)), (ROBUST, (VANILLA, PE)), (DISTURBANTS, (VANILLA,))):
+        model = next((m for m, k in table.items() if k == key), None)
+        if model is None:
+            continue
+        why = _absent(cfg, model, variants)
+        if why:
+            return model, why, None
+        vocab = int(cfg[f"{model}_vocab"])
+        if table is HARM:
+            return model, "", harm_evidence(sh, model, vocab, diverged)
+        if table is ROBUST:
+            return model, "", robust_evidence(sh, model, diverged, cells_, vocab)
+        return model, "", disturbant_evidence(cells_, model, diverged)
+    for model, (k, quarter) in WHERE.items():
+        if k == key:
+            why = _absent(cfg, model, (VANILLA,))
+            return model, why, None if why else where_evidence(cells_, model, quarter, cfg.length, diverged)
+    level = claims.get(key).rule.params
+    if key == S4D_T1:
+        why = _absent(cfg, "s4d", (VANILLA, PE)) or _short(cfg, "s4d", level["min_fraction_of_paper_steps"])
+        return "s4d", why, None if why else s4d_t1_evidence(cells_, level["level"])
+    model = next(m for m, k in NEAR_PERFECT.items() if k == key)
+    why = _absent(cfg, model, (PE,)) or _short(cfg, model, level["min_fraction_of_paper_steps"])
+    return model, why, None if why else near_perfect_evidence(cells_, model, cfg.length, level["level"])
+
+
+def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame) -> list:
+    """Grade every claim of the chapter (``penb.claims.of_chapter("frequency")``) and record the exception
+    that the registry leaves untested; returns the ``penb.claims.Grade`` list.
+
+    frame: the runs (diverged included); sh: ``seed_harm`` over all targets; cells_: the grid's counts.
+    """
+    if (sh["target"] != "all").any():
+        raise ValueError("the registered measure is over all targets (seed_harm(cells, 'all'))")
+    diverged = diverged_counts(frame)
+    out = []
+    for c in claims.of_chapter("frequency"):
+        model, why, ev = _claim_evidence(cfg, c.key, frame, sh, cells_, diverged)
+        vocab = int(cfg[f"{model}_vocab"])
+        out.append(claims.not_tested(c.key, why, cfg) if why else claims.grade(c.key, ev, cfg, vocab=vocab))
+    out.append(claims.not_tested(EXCEPTION, claims.get(EXCEPTION).not_tested, cfg))
+    return out

@@ -1,0 +1,146 @@
+"""The evidence of the claims of "Key findings" (Fig. 2, Sec. 4.1), graded through
+``penb.claims``.
+
+* :func:`evidence`: rule "better" at one (model, vocabulary): PE against vanilla,
+  paired by seed;
+* :func:`trend_evidence`: rule "trend" over a model's vocabularies: the PE - vanilla
+  gap per seed;
+* :func:`decline_evidence`: rule "trend" on minus the vanilla accuracy (the vanilla
+  model's decline);
+* :func:`grade`: every claim of ``claims.of_chapter("key_findings")`` graded, or
+  recorded as not tested with the reason (a model not run, fewer than three
+  vocabularies).
+
+``frame`` is :func:`penb.chapters.key_findings.analysis.frame`'s table of runs (one
+row per run).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from penb import claims
+from penb.names import model_name, variant_label
+
+CHAPTER = "key_findings"
+VANILLA, PE = "none", "sinusoidal"               # the two encodings Fig. 2 compares
+# claim -> (model, metric), graded by rule "better" at the model's largest vocabulary
+BETTER = {"morita.fig2.gru": ("gru", "token_accuracy"),
+          "morita.fig2.lstm": ("lstm", "token_accuracy"),
+          "morita.fig2.s4d": ("s4d", "token_accuracy"),
+          "morita.fig2.distance": ("lstm", "mean_distance")}
+# claim -> model: the PE - vanilla gap's growth over the model's vocabularies (one
+# claim per model: Sec. 4.1 speaks of "the vanilla models")
+TREND = {f"morita.fig2.trend.{core}": core for core in ("gru", "lstm", "s4d")}
+# claim -> model: the vanilla model's accuracy falls as the vocabulary grows
+DECLINE = {f"morita.fig2.decline.{core}": core for core in ("gru", "lstm")}
+TREND_MIN_VOCABS = 3                    # the trend rule needs three x-values
+# Sec. 4.1 claims that the registry says no chapter tests: recorded with its reason
+UNTESTED = ("morita.sec4_1.no_rescue",)
+
+
+def _paired(frame: pd.DataFrame, model: str, vocab: int, metric: str) -> pd.DataFrame:
+    """[seeds valid in both variants, (vanilla, PE)] of ``metric`` at (model, vocab)."""
+    at = frame[(frame["model"] == model) & (frame["vocab"] == vocab)
+               & ~frame["diverged"].astype(bool)]
+    wide = at.pivot(index="seed", columns="encoding", values=metric)
+    wide = wide.reindex(columns=[VANILLA, PE])
+    return wide.dropna().sort_index()
+
+
+def _diverged(frame: pd.DataFrame, model: str, vocabs) -> dict[str, int]:
+    at = frame[(frame["model"] == model) & frame["vocab"].isin(list(vocabs))]
+    return {variant_label(e): int(at.loc[at["encoding"] == e, "diverged"].sum())
+            for e in (VANILLA, PE)}
+
+
+def evidence(frame: pd.DataFrame, model: str, vocab: int,
+             metric: str = "token_accuracy") -> dict:
+    """The evidence of rule "better" at (model, vocab), PE the expected better one.
+
+    a, b: per-seed PE and vanilla values of ``metric`` (each run's own headline
+    metric), over the seeds valid in both variants, in seed order; negated for
+    ``mean_distance`` (so that higher is better). baseline: chance (1/V) for the
+    accuracy, none for the distance. diverged: the runs of each variant at this cell
+    whose loss turned non-finite.
+    """
+    wide = _paired(frame, model, vocab, metric)
+    sign, what = (-1.0, ", minus distance") if metric == "mean_distance" else (1.0, "")
+    return {"a": (sign * wide[PE]).tolist(), "b": (sign * wide[VANILLA]).tolist(),
+            "seeds": [int(s) for s in wide.index],
+            "baseline": 1.0 / vocab if metric == "token_accuracy" else None,
+            "diverged": _diverged(frame, model, [vocab]),
+            "a_name": f"PE {model_name(model)}{what}",
+            "b_name": f"vanilla {model_name(model)}{what}",
+            "vocab": int(vocab), "metric": metric}
+
+
+def decline_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
+    """The evidence of rule "trend" for the vanilla decline: x (the vocabularies,
+    ascending), gaps [seed][x] (minus the vanilla token accuracy, over the seeds valid
+    at every x, so that a falling accuracy is a rising line), diverged (the model's
+    vanilla runs at these vocabularies that diverged)."""
+    xs = sorted(int(v) for v in vocabs)
+    at = frame[(frame["model"] == model) & (frame["encoding"] == VANILLA)
+               & frame["vocab"].isin(xs) & ~frame["diverged"].astype(bool)]
+    wide = at.pivot(index="seed", columns="vocab", values="token_accuracy")
+    wide = wide.reindex(columns=xs).dropna()
+    return {"x": xs, "gaps": (-wide).to_numpy(float).tolist(),
+            "seeds": [int(s) for s in wide.index],
+            "diverged": _diverged(frame, model, xs)[variant_label(VANILLA)]}
+
+
+def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
+    """The evidence of rule "trend": x (the vocabularies, ascending), gaps [seed][x]
+    (PE minus vanilla token accuracy, over the seeds valid in both variants at every
+    x), diverged (the model's runs at these vocabularies that diverged)."""
+    xs = sorted(int(v) for v in vocabs)
+    per_x = [_paired(frame, model, v, "token_accuracy") for v in xs]
+    seeds = sorted(set.intersection(*(set(w.index) for w in per_x))) if per_x else []
+    gaps = [[float(w.loc[s, PE] - w.loc[s, VANILLA]) for w in per_x] for s in seeds]
+    return {"x": xs, "gaps": gaps, "seeds": [int(s) for s in seeds],
+            "diverged": sum(_diverged(frame, model, xs).values())}
+
+
+def grade(frame: pd.DataFrame, cfg) -> list[claims.Grade]:
+    """The grades of the chapter's claims, in registry order: every claim of
+    ``claims.of_chapter("key_findings")`` graded on the runs in ``frame`` (the columns
+    of :func:`frame`, made from ``cfg``) through ``penb.claims.grade``, or recorded with
+    ``penb.claims.not_tested`` where this preset cannot test it; then the claims of
+    :data:`UNTESTED`, with the registry's reason."""
+    out = [_grade(c, frame, cfg) for c in claims.of_chapter(CHAPTER)]
+    return out + [claims.not_tested(k, claims.get(k).not_tested, cfg) for k in UNTESTED]
+
+
+def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
+    if c.rule is None:
+        return claims.not_tested(c.key, c.not_tested, cfg)
+    model = BETTER[c.key][0] if c.key in BETTER else \
+        TREND.get(c.key) or DECLINE.get(c.key)
+    if model is None:
+        raise ValueError(f"claim {c.key}: the chapter {CHAPTER} has no evidence for it")
+    missing = _missing(cfg, model)
+    if missing:
+        return claims.not_tested(c.key, f"not at this preset: {missing}", cfg)
+    vocabs = cfg[f"{model}_vocab"]
+    if c.key in BETTER:
+        vocab = max(vocabs)
+        ev = evidence(frame, model, vocab, BETTER[c.key][1])
+        return claims.grade(c.key, ev, cfg, vocab=vocab)
+    if len(vocabs) < TREND_MIN_VOCABS:
+        return claims.not_tested(c.key, (
+            f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
+            f"{model_name(model)} vocabularies, this preset has {len(vocabs)} "
+            f"({', '.join(map(str, sorted(vocabs)))})"), cfg)
+    of = trend_evidence if c.key in TREND else decline_evidence
+    ev = of(frame, model, vocabs)
+    return claims.grade(c.key, ev, cfg, vocab=sorted(vocabs))
+
+
+def _missing(cfg, model: str) -> str:
+    """Why ``cfg`` cannot compare PE with vanilla for ``model`` ("" when it can)."""
+    if model not in cfg.cores:
+        return (f"the {model_name(model)} is not among the models run "
+                f"({', '.join(cfg.cores)})")
+    if not {VANILLA, PE} <= set(cfg.encodings):
+        return f"the comparison needs both encodings {VANILLA!r} and {PE!r}"
+    return ""
