@@ -71,11 +71,8 @@ time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeu
 array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
-import matplotlib.pyplot as plt
-
 from penb import presets
 from penb.chapters import appendix
-from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_b", globals())
 display(report.config_table(cfg))
@@ -93,21 +90,8 @@ display(report.config_table(cfg))
 frame = appendix.appendix_b.run(cfg)
 
 # %% tags=["hide-input"]
-summ = appendix.summary.summary(frame, n_resamples=cfg.bootstrap)
-LENGTHS = dict(lengths=f"{cfg.min_length}-{cfg.length}")
-glue("b_runs", len(frame), display=False)
-glue("b_diverged", int(frame["diverged"].sum()), display=False)
-glue("b_minutes", f"{frame['wall_s'].sum() / 60:.1f}", display=False)
-glue("b_seeds", len(cfg.seeds), display=False)
-
-
-def show(fig):
-    """Stamp ``fig``, show it and print its provenance under it."""
-    stamp(fig, cfg, **LENGTHS)
-    display(fig)
-    plt.close(fig)
-    print(provenance(cfg, **LENGTHS))
-
+page = appendix.page.Page("b", cfg, frame, lengths=f"{cfg.min_length}-{cfg.length}")
+summ = page.summ
 
 # %% [markdown]
 # The chapter used {glue:text}`b_runs` runs ({glue:text}`b_seeds` seeds per variant);
@@ -121,7 +105,7 @@ def show(fig):
 # seeds.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 11 at this preset: token accuracy of the LSTM reversing sequences of variable length, vanilla vs. position-encoded, over all lengths; dots: seeds, bars: mean over seeds with its 95% interval.", "name": "fig-appb-fig11"}}
-show(appendix.plots.bars(summ, frame, variants=appendix.appendix_b.VARIANTS))
+page.show(appendix.plots.bars(summ, frame, variants=appendix.appendix_b.VARIANTS))
 
 # %% [markdown]
 # The summary: the mean over the valid seeds with its 95% interval over seeds, each
@@ -129,8 +113,7 @@ show(appendix.plots.bars(summ, frame, variants=appendix.appendix_b.VARIANTS))
 # held-out sequences of all seeds pooled (the paper's error bars).
 
 # %% tags=["hide-input"]
-display(appendix.summary.table(summ))
-print(provenance(cfg, **LENGTHS))
+page.table(appendix.summary.table(summ))
 
 # %% [markdown]
 # ## Verdict
@@ -139,16 +122,11 @@ print(provenance(cfg, **LENGTHS))
 # accuracy of the position-encoded LSTM against the vanilla LSTM of the same seed.
 
 # %% tags=["hide-input"]
-grades = appendix.analysis.grade_b(frame, cfg)
-glue("b_verdict", grades[0].verdict, display=False)
-glue("b_why", grades[0].reason, display=False)
-glue("b_ours", grades[0].ours, display=False)
-display(claims.table(grades))
-print(provenance(cfg, **LENGTHS))
+grades = page.verdicts(appendix.analysis.grade_b(frame, cfg))
 
 # %% [markdown]
-# At this preset Fig. 11 is graded {glue:text}`b_verdict`: {glue:text}`b_why`. Our
-# numbers: {glue:text}`b_ours`.
+# At this preset Fig. 11 is graded {glue:text}`b_morita_fig11`:
+# {glue:text}`b_morita_fig11_why`. Our numbers: {glue:text}`b_morita_fig11_ours`.
 #
 # The figure prints no value, so only the direction can be compared. The `quick`
 # preset keeps the design (lengths from $L/2$ to $L$, so that the encoding cannot
@@ -164,7 +142,7 @@ print(provenance(cfg, **LENGTHS))
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Token accuracy per input length (not in the paper): vanilla vs. position-encoded; dots: seeds, bands: mean over seeds with its 95% interval.", "name": "fig-appb-lengths"}}
 per_len = appendix.summary.per_length(frame, n_resamples=cfg.bootstrap)
-show(appendix.plots.length_curves(per_len, variants=appendix.appendix_b.VARIANTS))
+page.show(appendix.plots.length_curves(per_len, variants=appendix.appendix_b.VARIANTS))
 
 # %% [markdown]
 # ## Runs
@@ -174,8 +152,7 @@ show(appendix.plots.length_curves(per_len, variants=appendix.appendix_b.VARIANTS
 # summary and counted in the grade).
 
 # %% tags=["hide-input"]
-display(appendix.common.run_table(frame))
-print(provenance(cfg, **LENGTHS))
+page.table(appendix.common.run_table(frame))
 
 # %% [markdown]
 # ## Recap

@@ -76,11 +76,8 @@ time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeu
 array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
 
 # %%
-import matplotlib.pyplot as plt
-
 from penb import presets
 from penb.chapters import appendix
-from penb.report import provenance, stamp
 
 cfg = presets.from_parameters("appendix_d", globals())
 display(report.config_table(cfg))
@@ -101,21 +98,8 @@ frame = appendix.appendix_d.run(cfg)
 # %% tags=["hide-input"]
 NAMES = {"sinusoidal": "sinusoidal PE"}  # legends: all but vanilla are position-encoded
 SIZE = dict(L=cfg.length, lengths=f"{cfg.min_length}-{cfg.length}")
-summ = appendix.summary.summary(frame, n_resamples=cfg.bootstrap)
-glue("d_runs", len(frame), display=False)
-glue("d_reused", int(frame["reused"].sum()), display=False)
-glue("d_diverged", int(frame["diverged"].sum()), display=False)
-glue("d_minutes", f"{frame['wall_s'].sum() / 60:.1f}", display=False)
-glue("d_seeds", len(cfg.seeds), display=False)
-
-
-def show(fig):
-    """Stamp ``fig``, show it and print its provenance under it."""
-    stamp(fig, cfg, **SIZE)
-    display(fig)
-    plt.close(fig)
-    print(provenance(cfg, **SIZE))
-
+page = appendix.page.Page("d", cfg, frame, **SIZE)
+summ = page.summ
 
 # %% [markdown]
 # Of the {glue:text}`d_runs` runs ({glue:text}`d_seeds` seeds per setting and encoding),
@@ -129,7 +113,7 @@ def show(fig):
 # bootstrap interval over seeds.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fig. 13 (left group) and Fig. 14 (right group) at this preset: token accuracy of the LSTM on reverse ordering at a fixed length and at variable length, without an encoding (grey) and with the sinusoidal (red), random (green) and learnable (purple) encodings; dots: seeds, bars: mean over seeds with its 95% interval.", "name": "fig-appd-fig13-14"}}
-show(appendix.plots.bars(summ, frame, variants=cfg.variants, labels=NAMES))
+page.show(appendix.plots.bars(summ, frame, variants=cfg.variants, labels=NAMES))
 
 # %% [markdown]
 # The summary: the mean over the valid seeds with its 95% interval over seeds, each
@@ -137,8 +121,7 @@ show(appendix.plots.bars(summ, frame, variants=cfg.variants, labels=NAMES))
 # held-out sequences of all seeds pooled (the paper's error bars).
 
 # %% tags=["hide-input"]
-display(appendix.summary.table(summ))
-print(provenance(cfg, **SIZE))
+page.table(appendix.summary.table(summ))
 
 # %% [markdown]
 # ## Verdict
@@ -153,12 +136,7 @@ print(provenance(cfg, **SIZE))
 #   the fixed length (the claim is that it is larger at variable length).
 
 # %% tags=["hide-input"]
-grades = appendix.analysis.grade_d(frame, cfg)
-for g in grades:
-    glue(f"d_{g.claim.replace('.', '_')}", g.verdict, display=False)
-    glue(f"d_{g.claim.replace('.', '_')}_why", g.reason, display=False)
-display(claims.table(grades))
-print(provenance(cfg, **SIZE))
+grades = page.verdicts(appendix.analysis.grade_d(frame, cfg))
 
 # %% [markdown]
 # At this preset: the random encoding's help is graded
@@ -174,15 +152,14 @@ print(provenance(cfg, **SIZE))
 # same lead at the fixed length.
 
 # %% tags=["hide-input"]
-ev = next(g.evidence for g in grades if g.claim == "morita.fig14")
+ev = page.evidence(grades, "morita.fig14")
 if "a" in ev:
     lead = pd.DataFrame({"seed": ev["seeds"], "sinusoidal (variable)": ev["a"],
                          "best other (variable)": ev["b"]}).set_index("seed")
     lead["lead (variable)"] = (lead["sinusoidal (variable)"]
                                - lead["best other (variable)"])
     lead["lead (fixed)"] = ev["ref_gain"]
-    display(lead.round(4))
-print(provenance(cfg, **SIZE))
+    page.table(lead.round(4))
 
 # %% [markdown]
 # The figures print no values, so only these orders can be compared. At `quick` the
@@ -200,9 +177,9 @@ print(provenance(cfg, **SIZE))
 variable = frame[frame["panel"] == "variable"]
 if len(variable):
     per_len = appendix.summary.per_length(variable, n_resamples=cfg.bootstrap)
-    show(appendix.plots.length_curves(per_len, variants=cfg.variants, labels=NAMES))
+    page.show(appendix.plots.length_curves(per_len, variants=cfg.variants, labels=NAMES))
 else:
-    show(appendix.plots.placeholder("the variable-length setting is not run here"))
+    page.show(appendix.plots.placeholder("the variable-length setting is not run here"))
 
 # %% [markdown]
 # ## Runs
@@ -212,8 +189,7 @@ else:
 # summary and counted in the grades).
 
 # %% tags=["hide-input"]
-display(appendix.common.run_table(frame))
-print(provenance(cfg, **SIZE))
+page.table(appendix.common.run_table(frame))
 
 # %% [markdown]
 # ## Recap

@@ -62,6 +62,7 @@ blog: Optional[tuple] = None  # study 2: keys of Hansen's encodings
 onehot: Optional[bool] = None  # study 2: also one-hot positions (hidden 2 L or more)
 add: Optional[bool] = None  # study 3: also Eq. 1-2 added to the embedding
 invert_preset: Optional[str] = None  # the invertibility chapter's preset for the floors
+variant_seeds: Optional[dict] = None  # {variant: k}: it trains the first k seeds
 length: Optional[int] = None  # input length L, the output phase has L more steps
 hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
 batch_size: Optional[int] = None  # sequences per update
@@ -103,7 +104,9 @@ glue("br_seeds", ", ".join(map(str, cfg.seeds)), display=False)
 # ## Training
 #
 # One run per (variant, seed) of `penb.train` on the reversal task: the
-# {glue:text}`br_model` at $V$ = {glue:text}`br_vocab`, seeds {glue:text}`br_seeds`.
+# {glue:text}`br_model` at $V$ = {glue:text}`br_vocab`, seeds {glue:text}`br_seeds`
+# (a variant with a count in `variant_seeds` trains the first seeds of that count: the
+# preset sizes each from the pilot runs, and a comparison pairs the seeds both share).
 # The variants are listed by `beyond_rnn.analysis.variants`; their encodings are keys of
 # the registry `penb.encodings` (`sinusoidal_high`, `unit_normal`, ...). Runs already in
 # the store are reused.
@@ -215,7 +218,7 @@ for g in grades:
 # **{glue:text}`br_v_add_keeps`**; adding is as good as concatenating,
 # **{glue:text}`br_v_add_as_concat`**. At `quick` these are statements about a small
 # GRU whose PE gain is itself only a few points (see key_findings), so a negative
-# verdict here says that the variant's effect is below what five seeds resolve at that
+# verdict here says that the variant's effect is below what its seeds resolve at that
 # size, not that it is absent at the paper's.
 #
 # ## Runs

@@ -228,7 +228,7 @@ def test_summary_and_per_length_match_plain_loops(tmp_path):
 # --- evidence and grades, from synthetic run metrics ----------------------------------
 
 def frame_of(cells: dict, panel="p", vocab=256, diverged=()) -> pd.DataFrame:
-    """A run frame: ``cells`` = {variant: [accuracy per seed 1001..]}; ``diverged``:
+    """A run frame: ``cells`` = {variant: [accuracy per confirmation seed 2001..]}; ``diverged``:
     (variant, seed) pairs whose run diverged (no metrics)."""
     rows = []
     for var, accs in cells.items():
@@ -263,7 +263,7 @@ def test_fig11_evidence_is_per_seed_and_paired(executed):
     frame = frame_of({"vanilla": VAN, "sinusoidal": PE}, panel="variable")
     [g] = analysis.grade_b(frame, cfg)
     assert g.evidence["a"] == PE and g.evidence["b"] == VAN
-    assert g.evidence["seeds"] == list(presets.CONFIRMATION_SEEDS)
+    assert g.evidence["seeds"] == list(presets.confirmation(5))
     assert g.evidence["baseline"] == pytest.approx(1 / 256)
     assert g.verdict == grading.REPRODUCED
     diff = np.subtract(PE, VAN).mean()
@@ -282,37 +282,84 @@ def test_a_variant_at_its_baseline_is_undecided(executed):
 def test_a_diverged_run_is_counted_and_left_unpaired(executed):
     cfg = presets.resolve("appendix_b", "quick")
     frame = frame_of({"vanilla": VAN, "sinusoidal": PE}, panel="variable",
-                     diverged={("sinusoidal", 1003)})
+                     diverged={("sinusoidal", 2003)})
     [g] = analysis.grade_b(frame, cfg)
     assert g.evidence["diverged"] == {"position-encoded": 1, "vanilla": 0}
-    assert 1003 not in g.evidence["seeds"] and len(g.evidence["a"]) == 4
+    assert 2003 not in g.evidence["seeds"] and len(g.evidence["a"]) == 4
     assert g.verdict == grading.INCONCLUSIVE and "diverged" in g.reason
     assert summary.summary(frame, pooled=False).set_index("variant").loc[
         "sinusoidal", "diverged"] == 1
 
 
+def c_frame(per_task: dict) -> pd.DataFrame:
+    """Appendix C's runs: {task: {variant: accuracies per seed}}."""
+    return pd.concat([frame_of(cells, t) for t, cells in per_task.items()])
+
+
+def c_grades(frame, cfg=None) -> dict:
+    cfg = cfg or presets.resolve("appendix_c", "quick")
+    return {g.claim: g for g in analysis.grade_c(frame, cfg)}
+
+
 def test_fig12_a_control_far_below_vanilla_decides_nothing(executed):
     """The accidental pass of the issue: the control far worse than vanilla."""
-    cfg = presets.resolve("appendix_c", "quick")
     far = [0.20, 0.22, 0.19, 0.21, 0.20]
-    frame = pd.concat([frame_of({"vanilla": VAN, "double": far, "sinusoidal": PE}, t)
-                       for t in ("reverse", "sort")])
-    [g] = analysis.grade_c(frame, cfg)
-    assert g.verdict == grading.INCONCLUSIVE and "fails as a control" in g.reason
-    assert len(g.evidence["a"]) == 10                               # (task, seed) units
+    grades = c_grades(c_frame({t: {"vanilla": VAN, "double": far, "sinusoidal": PE}
+                               for t in ("reverse", "sort")}))
+    for t in ("reverse", "sort"):
+        g = grades[f"morita.fig12.no_gain.{t}"]
+        assert g.verdict == grading.INCONCLUSIVE and "fails as a control" in g.reason
+        assert len(g.evidence["a"]) == 5 and g.evidence["seeds"] == list(presets.CONFIRMATION_SEEDS[:5])
+        assert grades[f"morita.fig12.pe_ahead.{t}"].verdict == grading.REPRODUCED
     level = [v + d for v, d in zip(VAN, (0.004, -0.003, 0.002, 0.0, -0.001))]
-    frame = pd.concat([frame_of({"vanilla": VAN, "double": level, "sinusoidal": PE}, t)
-                       for t in ("reverse", "sort")])
-    assert analysis.grade_c(frame, cfg)[0].verdict == grading.REPRODUCED
+    grades = c_grades(c_frame({t: {"vanilla": VAN, "double": level, "sinusoidal": PE}
+                               for t in ("reverse", "sort")}))
+    assert grades["morita.fig12.no_gain.sort"].verdict == grading.REPRODUCED
+    assert set(recorded(executed, "appendix_c")) == {c.key for c in claims.of_chapter("appendix_c")}
 
 
-def test_stacked_panels_with_too_few_seeds_each_decide_nothing(executed):
-    """Two panels of two seeds are not four seeds: the rule sees one panel's two."""
+def test_fig12_two_runs_that_learned_nothing_decide_nothing(executed):
+    """The other accidental pass: vanilla and double vanilla both at chance (1/256) are
+    level, but 'no gain' then says nothing; and PE at chance cannot be ahead."""
+    chance = [0.0040, 0.0038, 0.0041, 0.0039, 0.0040]
+    grades = c_grades(c_frame({"reverse": {"vanilla": chance, "double": chance,
+                                           "sinusoidal": chance},
+                               "sort": {"vanilla": VAN, "double": VAN, "sinusoidal": PE}}))
+    g = grades["morita.fig12.no_gain.reverse"]
+    assert g.evidence["baseline"] == pytest.approx(1 / 256)
+    assert g.verdict == grading.INCONCLUSIVE and "trivial baseline" in g.reason
+    assert grades["morita.fig12.pe_ahead.reverse"].verdict == grading.INCONCLUSIVE
+    assert grades["morita.fig12.no_gain.sort"].verdict == grading.REPRODUCED   # tasks apart
+
+
+def test_fig12_tasks_are_graded_apart_and_pe_must_beat_double_vanilla(executed):
+    """Sorting's double vanilla gains (not reproduced there) while reversal's does not;
+    PE level with double vanilla is no control result (not ahead)."""
+    gains = [v + 0.1 + d for v, d in zip(VAN, (0.01, -0.01, 0.0, 0.005, -0.005))]
+    level = [v + d for v, d in zip(VAN, (0.004, -0.003, 0.002, 0.0, -0.001))]
+    grades = c_grades(c_frame({"reverse": {"vanilla": VAN, "double": level, "sinusoidal": level},
+                               "sort": {"vanilla": VAN, "double": gains, "sinusoidal": PE}}))
+    assert grades["morita.fig12.no_gain.reverse"].verdict == grading.REPRODUCED
+    assert grades["morita.fig12.no_gain.sort"].verdict == grading.NOT_REPRODUCED
+    ahead = grades["morita.fig12.pe_ahead.reverse"]
+    assert ahead.evidence["a"] == level and ahead.evidence["b"] == level
+    assert ahead.verdict == grading.NOT_REPRODUCED                  # interval within +-0.02
+    assert grades["morita.fig12.pe_ahead.sort"].evidence["b"] == pytest.approx(gains)
+
+
+def test_a_task_with_too_few_seeds_decides_nothing(executed):
     cfg = presets.resolve("appendix_c", "smoke")
-    frame = pd.concat([frame_of({"vanilla": VAN[:2], "double": VAN[:2]}, t, 16)
-                       for t in ("reverse", "sort")])
-    [g] = analysis.grade_c(frame, cfg)
-    assert g.verdict == grading.INCONCLUSIVE and "2 valid seeds" in g.reason
+    grades = c_grades(c_frame({t: {"vanilla": VAN[:2], "double": VAN[:2], "sinusoidal": PE[:2]}
+                               for t in ("reverse", "sort")}), cfg)
+    for g in grades.values():
+        assert g.verdict == grading.INCONCLUSIVE and "2 valid seeds" in g.reason
+
+
+def test_fig12_without_a_task_records_not_tested(executed):
+    cfg = presets.resolve("appendix_c", "quick", tasks=("sort",))
+    grades = c_grades(c_frame({"sort": {"vanilla": VAN, "double": VAN, "sinusoidal": PE}}), cfg)
+    assert grades["morita.fig12.no_gain.reverse"].verdict == grading.NOT_TESTED
+    assert grades["morita.fig12.pe_ahead.sort"].verdict == grading.REPRODUCED
 
 
 def d_frame(fixed: dict, variable: dict) -> pd.DataFrame:
@@ -384,20 +431,57 @@ def a_frame(cfg, sort_gain, rev_gain, add_gaps=(0.0, 0.05, 0.10)) -> pd.DataFram
     return pd.concat(parts)
 
 
-def test_fig8_grades_both_parts_per_model_and_seed(executed):
+def test_fig8_grades_both_parts_per_model(executed):
     cfg = presets.resolve("appendix_a", "quick")
     panels = appendix_a.panels(cfg)
     skip = lambda s: appendix_a.skipped(cfg, s)
     gain, more = [0.10, 0.12, 0.11, 0.09, 0.10], [0.30, 0.28, 0.31, 0.30, 0.29]
     grades = {g.claim: g for g in
               analysis.grade_a(a_frame(cfg, gain, more), cfg, panels, skip)}
-    g = grades["morita.fig8"]
-    assert len(g.evidence["a"]) == 10                                  # GRU and LSTM
-    assert g.evidence["ref_gain"] == pytest.approx(more * 2)
-    assert g.verdict == grading.REPRODUCED                             # smaller gain
+    for core in ("gru", "lstm"):
+        g = grades[f"morita.fig8.{core}"]
+        assert len(g.evidence["a"]) == 5                               # one model's seeds
+        assert g.evidence["ref_gain"] == pytest.approx(more)
+        assert g.evidence["baseline"] == pytest.approx(1 / max(cfg[f"sort_{core}_vocab"]))
+        assert g.verdict == grading.REPRODUCED                         # smaller gain
     grades = {g.claim: g for g in
               analysis.grade_a(a_frame(cfg, more, gain), cfg, panels, skip)}
-    assert grades["morita.fig8"].verdict == grading.DIRECTION        # larger in sorting
+    assert grades["morita.fig8.gru"].verdict == grading.DIRECTION     # larger in sorting
+
+
+def test_fig8_one_model_cannot_carry_the_other(executed):
+    """The pooled rule of before let a strong LSTM gain carry a GRU with none."""
+    cfg = presets.resolve("appendix_a", "quick")
+    none = [0.005, -0.004, 0.003, -0.002, 0.0]
+    frame = a_frame(cfg, [0.10, 0.12, 0.11, 0.09, 0.10], [0.30, 0.28, 0.31, 0.30, 0.29])
+    frame = frame[frame["panel"] != "sort-gru"]
+    frame = pd.concat([frame, frame_of({"vanilla": VAN, "sinusoidal": list(np.add(VAN, none))},
+                                       "sort-gru", max(cfg.sort_gru_vocab))])
+    grades = {g.claim: g for g in analysis.grade_a(
+        frame, cfg, appendix_a.panels(cfg), lambda s: appendix_a.skipped(cfg, s))}
+    assert grades["morita.fig8.lstm"].verdict == grading.REPRODUCED
+    assert grades["morita.fig8.gru"].verdict == grading.NOT_REPRODUCED  # interval in +-0.02
+
+
+def test_fig8_distance_is_minus_the_distance_over_L(executed):
+    """Independent of accuracy: each run's mean distance, sign-flipped and divided by L."""
+    cfg = presets.resolve("appendix_a", "quick")
+    frame = a_frame(cfg, [0.1] * 5, [0.3] * 5)
+    sort = frame[frame["panel"] == "sort-lstm"].copy()
+    dist = {("vanilla", s): 8.0 + 0.1 * i for i, s in enumerate(sort["seed"].unique())}
+    dist.update({("sinusoidal", s): d - 1.6 for (v, s), d in list(dist.items())})
+    sort["mean_distance"] = [dist[v, s] for v, s in zip(sort["variant"], sort["seed"])]
+    frame = pd.concat([frame[frame["panel"] != "sort-lstm"], sort])
+    grades = {g.claim: g for g in analysis.grade_a(
+        frame, cfg, appendix_a.panels(cfg), lambda s: appendix_a.skipped(cfg, s))}
+    g = grades["morita.fig8.distance.lstm"]
+    L = int(sort["length"].iloc[0])
+    seeds = sorted(sort["seed"].unique())
+    assert g.evidence["a"] == pytest.approx([-dist["sinusoidal", s] / L for s in seeds])
+    assert g.evidence["b"] == pytest.approx([-dist["vanilla", s] / L for s in seeds])
+    assert g.evidence["baseline"] is None
+    assert g.verdict == grading.REPRODUCED                            # 1.6 / 16 = 0.1 closer
+    assert claims.get("morita.appA1.gru").not_tested                  # in the registry, untested
 
 
 def test_fig7_trend_and_fig10_at_quick(executed):
@@ -435,10 +519,14 @@ def test_fig10_baseline_is_a_blind_guess_among_the_sequence(executed):
 
 # --- seeds of the graded presets ------------------------------------------------------
 
-@pytest.mark.parametrize("chapter", [*CHAPTERS, "lm_appendix"])
+@pytest.mark.parametrize("chapter", [*CHAPTERS, "lm_appendix", "beyond_rnn"])
 def test_graded_presets_use_confirmation_seeds(chapter):
+    """Issue 22: the first k confirmation seeds (k >= 3, the rules' minimum), never the
+    pilot's; the smoke preset two of them."""
     table = presets.table(chapter)
-    assert table["quick"]["seeds"] == presets.CONFIRMATION_SEEDS       # all five
+    k = len(table["quick"]["seeds"])
+    assert k >= 3 and table["quick"]["seeds"] == presets.confirmation(k)
+    assert not set(table["quick"]["seeds"]) & set(presets.PILOT_SEEDS)
     assert set(table["smoke"]["seeds"]) <= set(presets.CONFIRMATION_SEEDS)
     for name in ("quick", "smoke"):
         assert not set(table[name]["seeds"]) & set(presets.SEARCH_SEEDS)
@@ -479,8 +567,9 @@ def test_every_preset_resolves_and_expands():
     # paper: A = 2 variants x 5 seeds x (4 + 4 + 7 + 7 vocabularies + 2 reversal refs)
     expected = {"appendix_a": 2 * 5 * (4 + 4 + 7 + 7 + 2), "appendix_b": 2 * 5,
                 "appendix_c": 2 * 3 * 5, "appendix_d": 2 * 4 * 5}
-    quick = {"appendix_a": 2 * 5 * (1 + 1 + 1 + 1 + 1), "appendix_b": 2 * 5,
-             "appendix_c": 2 * 3 * 5, "appendix_d": 2 * 4 * 5}
+    # quick: 4, 3, 3 and 5 confirmation seeds (issue 22's pilot sizing)
+    quick = {"appendix_a": 2 * 4 * (1 + 1 + 1 + 1 + 1), "appendix_b": 2 * 3,
+             "appendix_c": 2 * 3 * 3, "appendix_d": 2 * 4 * 5}
     for chapter, mod in CHAPTERS.items():
         for preset in ("smoke", "quick", "paper"):
             cfg = presets.resolve(chapter, preset, device="cpu")
@@ -493,14 +582,17 @@ def test_every_preset_resolves_and_expands():
 
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
 def test_appendix_d_reuses_the_runs_of_appendix_b_and_c(preset):
-    """D's vanilla/sinusoidal runs at variable length are among B's, and at fixed length
-    among C's."""
+    """D's vanilla/sinusoidal runs at variable length are B's, and at fixed length C's,
+    in every seed the two chapters share (the chapters take different numbers of
+    confirmation seeds, always the first k: the shared seeds are the shorter list)."""
     b, c, d = (presets.resolve(ch, preset, device="cpu")
                for ch in ("appendix_b", "appendix_c", "appendix_d"))
+    seeds = set(b.seeds) & set(c.seeds) & set(d.seeds)
+    assert len(seeds) == min(len(x.seeds) for x in (b, c, d))
 
     def keys(cfg, mod, pick):
         configs = common.run_configs(cfg, mod.panels(cfg))
-        return {runs.key(x) for x in configs if pick(x)}
+        return {runs.key(x) for x in configs if pick(x) and x["seed"] in seeds}
 
     def pe_or_vanilla(x):
         return x["encoding"] in ("none", "sinusoidal") and x["input_mode"] == "concat"
@@ -523,10 +615,13 @@ def test_appendix_c_sorting_runs_are_appendix_a_s(preset):
                                                              c.batch_size)
     if not same or c.vocab not in a.sort_lstm_vocab:
         pytest.skip("the settings differ at this preset")
-    ours = {runs.key(x) for x in appendix_a.run_configs(a)}
+    shared = set(a.seeds) & set(c.seeds)
+    assert len(shared) == min(len(a.seeds), len(c.seeds))            # first k of both
+    ours = {runs.key(x) for x in appendix_a.run_configs(a) if x["seed"] in shared}
     theirs = {runs.key(x) for x in appendix_c.run_configs(c)
-              if x["task"] in ("sort", "reverse") and x["input_mode"] == "concat"}
-    assert theirs <= ours
+              if x["task"] in ("sort", "reverse") and x["input_mode"] == "concat"
+              and x["seed"] in shared}
+    assert theirs and theirs <= ours
 
 
 def test_a_run_that_diverged_in_training_is_flagged_counted_and_not_summarised(

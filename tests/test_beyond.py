@@ -10,6 +10,7 @@ import torch
 from penb import claims, paths, presets, runs
 from penb.chapters import beyond_rnn, beyond_transformers
 from penb.chapters.irie.ceiling import blind_ceiling
+from penb.claims import evidence
 from penb.chapters.key_findings import analysis as kfa
 
 SEEDS = list(presets.confirmation(5))      # five seeds of hand-built runs
@@ -23,13 +24,16 @@ def executed(tmp_path, monkeypatch):
 # -- sharing runs with key_findings --------------------------------------------------------------------
 @pytest.mark.parametrize("preset", ["smoke", "quick", "paper"])
 def test_vanilla_and_pe_runs_are_key_findings_own(preset):
-    """Same run keys, so the store trains them once for both chapters."""
+    """Same run keys in every seed both chapters train, so the store trains them once for both (each
+    chapter takes its own count of confirmation seeds, always the first k)."""
     cfg = presets.resolve("beyond_rnn", preset)
-    ours = {runs.key(c) for c in beyond_rnn.analysis.run_configs(cfg)
-            if beyond_rnn.analysis.label_of(c) in ("vanilla", "sinusoidal")}
+    mine = [c for c in beyond_rnn.analysis.run_configs(cfg)
+            if beyond_rnn.analysis.label_of(c) in ("vanilla", "sinusoidal")]
     kf = presets.resolve("key_findings", preset)
     theirs = {runs.key(c) for c in kfa.run_configs(kf)}
-    assert len(ours) == 2 * len(cfg.seeds) and ours <= theirs
+    shared = [c for c in mine if c["seed"] in kf.seeds]
+    assert len(mine) == sum(len(beyond_rnn.analysis.seeds_of(cfg, v)) for v in ("vanilla", "sinusoidal"))
+    assert shared and {runs.key(c) for c in shared} <= theirs
 
 
 @pytest.mark.parametrize("preset", ["smoke", "quick"])
@@ -49,6 +53,29 @@ def test_every_variant_is_one_distinct_run_per_seed():
     assert all(c["seed"] in presets.CONFIRMATION_SEEDS for c in configs)
     added = [c for c in configs if c.get("input_mode") == "add"]
     assert added and all(c["encoding"] == "sinusoidal" for c in added)
+
+
+def test_each_variant_trains_the_first_k_seeds_of_its_count():
+    """``variant_seeds`` (issue 22): a variant with a count trains the first k seeds, the others all of
+    ``seeds``; compared variants pair their common seeds (the first of the two counts)."""
+    cfg = presets.resolve("beyond_rnn", "quick", variant_seeds={"low": 2, "added": 3})
+    by = {}
+    for c in beyond_rnn.analysis.run_configs(cfg):
+        by.setdefault(beyond_rnn.analysis.label_of(c), []).append(c["seed"])
+    assert by["low"] == list(cfg.seeds[:2]) and by["added"] == list(cfg.seeds[:3])
+    assert by["vanilla"] == by["high"] == list(cfg.seeds)
+    rows = [dict(variant=v, seed=s, diverged=False, token_accuracy=0.5 + 0.1 * (v == "high"))
+            for v, seeds in by.items() for s in seeds]
+    ev = evidence.paired(pd.DataFrame(rows), "variant", "high", "low")
+    assert ev["seeds"] == list(cfg.seeds[:2])
+
+
+@pytest.mark.parametrize("bad,match", [({"variant_seeds": {"nope": 3}}, "variant_seeds"),
+                                       ({"variant_seeds": {"low": 0}}, "variant_seeds"),
+                                       ({"variant_seeds": {"low": 9}}, "from 1 to the 4 seeds")])
+def test_bad_variant_seeds_are_refused(bad, match):
+    with pytest.raises(ValueError, match=match):
+        presets.resolve("beyond_rnn", "quick", **bad)
 
 
 @pytest.mark.parametrize("chapter,bad,match", [

@@ -1,5 +1,6 @@
 """The language-modelling appendix chapter (Morita App. E): presets -> runs, perplexity summary
-over seeds, Table 1 graded per seed through the claims registry, diverged runs, missing corpus.
+over seeds, Fig. 15's early gap, Table 1 and "no advantage" graded per seed through the claims registry
+(the last two only on runs past Fig. 15's closing gap), diverged runs, missing corpus.
 
 Numbers are checked against the paper's printed settings and Table 1, hand computations (math.exp of
 summed nats), and a plain re-evaluation of a trained model by ``tests.lm_reference.evaluate`` (its own batching).
@@ -15,6 +16,7 @@ import torch
 
 from penb import claims, corpus, presets, runs
 from penb.chapters.lm_appendix import analysis as lm_appendix
+from penb.chapters.lm_appendix import grading as lm_grading
 from penb.claims import grading
 from penb.names import variant_label
 from penb.tasks import lm as lm_task
@@ -134,60 +136,127 @@ def test_paired_gap_and_early_late_by_hand():
     assert v["early_range"] == (10, 10) and v["early_gap"] == pytest.approx(0.15)
 
 
-def lm_frame(ppl: dict, tokens=(1000, 1200, 900, 1100, 1000), diverged=()):
+def lm_frame(ppl: dict, tokens=(1000, 1200, 900, 1100, 1000), diverged=(), early=None):
     """Runs with test perplexity ``ppl[encoding][i]`` for seed 1001 + i, each scored on
     its own number of tokens (so pooling nats across seeds would weigh seeds
-    unequally)."""
+    unequally). ``early[encoding][i]``: the run's logged training loss at updates 10 and
+    20 (a pair), then 3.0 at 100 (the end); default 5.0 everywhere."""
     rows = []
     for enc, values in ppl.items():
         for i, (p, n) in enumerate(zip(values, tokens)):
             seed, gone = 1001 + i, (enc, 1001 + i) in diverged
+            first = (early or {}).get(enc, [(5.0, 5.0)] * 5)[i]
+            history = [dict(step=10, loss=first[0]), dict(step=20, loss=first[1]),
+                       dict(step=100, loss=3.0)]
             rows.append(dict(encoding=enc, variant=variant_label(enc), seed=seed,
                              total_nll=math.nan if gone else n * math.log(p),
                              n_tokens=0 if gone else n,
                              perplexity=math.nan if gone else p, diverged=gone,
                              diverged_at=7 if gone else math.nan, train_perplexity=p,
-                             wall_s=1.0))
+                             wall_s=1.0, history=[] if gone else history))
     return pd.DataFrame(rows)
 
 
-def test_table1_is_graded_per_seed(tmp_path, monkeypatch):
+VAN, PE = [40.0, 30.0, 50.0, 45.0, 35.0], [40.8, 30.5, 50.9, 45.7, 35.6]
+
+
+def long_cfg():
+    """The quick preset with runs past Fig. 15's closing gap (the registry's min_updates)."""
+    need = claims.get("morita.table1").rule.params["min_updates"]
+    assert need == claims.get("morita.appE.no_advantage").rule.params["min_updates"] == 30_000
+    return presets.resolve("lm_appendix", "quick", steps=need, warmup=1000, checkpoint_every=need)
+
+
+def test_table1_and_no_advantage_are_not_tested_on_short_runs(tmp_path, monkeypatch):
+    """The issue's case: 600 updates sit in the phase where Fig. 15 has PE ahead."""
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
     cfg = presets.resolve("lm_appendix", "quick")
-    van, pe = [40.0, 30.0, 50.0, 45.0, 35.0], [40.8, 30.5, 50.9, 45.7, 35.6]
-    frame = lm_frame({"none": van, "sinusoidal": pe})
-    ev = lm_appendix.table1_evidence(frame)
-    assert ev["a"] == pytest.approx(pe) and ev["b"] == pytest.approx(van)
-    assert ev["seeds"] == [1001, 1002, 1003, 1004, 1005] and ev["baseline"] is None
-    table1, fig15 = lm_appendix.grade(frame, cfg)
-    assert table1.verdict == grading.REPRODUCED and "5/5" in table1.ours  # PE worse
-    assert fig15.verdict == grading.NOT_TESTED
-    assert fig15.reason == claims.get("morita.fig15").not_tested
+    assert cfg.steps < 30_000
+    grades = {g.claim: g for g in lm_grading.grade(lm_frame({"none": VAN, "sinusoidal": PE}), cfg)}
+    for key in ("morita.table1", "morita.appE.no_advantage"):
+        assert grades[key].verdict == grading.NOT_TESTED
+        assert "30,000" in grades[key].reason and f"{cfg.steps:,}" in grades[key].reason
+    assert grades["morita.fig15.early"].verdict != grading.NOT_TESTED
     recorded = json.loads((tmp_path / "lm_appendix.grades.json").read_text())
-    assert set(recorded) == {"morita.table1", "morita.fig15"}
-    better = lm_frame({"none": pe, "sinusoidal": van})               # PE better in all
-    assert lm_appendix.grade(better, cfg)[0].verdict == grading.NOT_REPRODUCED
-    mixed = lm_frame({"none": van, "sinusoidal": [40.8, 29.0, 50.9, 44.0, 35.6]})
-    mixed_grade = lm_appendix.grade(mixed, cfg)[0]                   # protocol 2: not shown, not absent
+    assert set(recorded) == {c.key for c in claims.of_chapter("lm_appendix")}
+
+
+def test_table1_is_graded_per_seed_on_long_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    cfg = long_cfg()
+    frame = lm_frame({"none": VAN, "sinusoidal": PE})
+    ev = lm_grading.table1_evidence(frame)
+    assert ev["a"] == pytest.approx(PE) and ev["b"] == pytest.approx(VAN)
+    assert ev["seeds"] == [1001, 1002, 1003, 1004, 1005] and ev["baseline"] is None
+    grades = {g.claim: g for g in lm_grading.grade(frame, cfg)}
+    table1 = grades["morita.table1"]
+    assert table1.verdict == grading.REPRODUCED and "5/5" in table1.ours  # PE worse
+    better = {g.claim: g for g in lm_grading.grade(lm_frame({"none": PE, "sinusoidal": VAN}), cfg)}
+    assert better["morita.table1"].verdict == grading.NOT_REPRODUCED  # PE better in all
+    mixed = lm_frame({"none": VAN, "sinusoidal": [40.8, 29.0, 50.9, 44.0, 35.6]})
+    mixed_grade = lm_grading.grade(mixed, cfg)[2]                     # protocol 2: not shown, not absent
+    assert mixed_grade.claim == "morita.table1"
     assert mixed_grade.verdict == grading.INCONCLUSIVE and "not shown with 5 seeds" in mixed_grade.reason
     assert mixed_grade.previous["1"]["verdict"] == grading.NOT_REPRODUCED
 
 
+def test_no_advantage_on_long_runs(tmp_path, monkeypatch):
+    """PE's advantage = vanilla minus PE perplexity, against Table 1's gap; a PE model far
+    behind has no advantage either (no control branch)."""
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    cfg, key = long_cfg(), "morita.appE.no_advantage"
+    gap = claims.get(key).sesoi
+    assert gap == pytest.approx(38.5384 - 37.7731)
+
+    def graded(van, pe):
+        return next(g for g in lm_grading.grade(lm_frame({"none": van, "sinusoidal": pe}), cfg)
+                    if g.claim == key)
+
+    level = graded(VAN, [v + d for v, d in zip(VAN, (0.1, -0.1, 0.05, 0.0, -0.05))])
+    assert level.evidence["a"] == pytest.approx(VAN)                   # a: vanilla, b: PE
+    assert level.verdict == grading.REPRODUCED                          # interval within +-0.13
+    far_behind = graded(VAN, [v + 5 + d for v, d in zip(VAN, (0.1, -0.1, 0.05, 0.0, -0.05))])
+    assert far_behind.verdict == grading.REPRODUCED                     # no advantage, clearly
+    ahead = graded(VAN, [v - 3 + d for v, d in zip(VAN, (0.1, -0.1, 0.05, 0.0, -0.05))])
+    assert ahead.verdict == grading.NOT_REPRODUCED                      # PE better by 3
+    noisy = graded(VAN, [v + d for v, d in zip(VAN, (3.0, -3.0, 2.0, -2.5, 0.5))])
+    assert noisy.verdict == grading.INCONCLUSIVE
+
+
+def test_fig15_early_gap_is_graded_per_seed():
+    """Evidence: per seed, the mean over the early window (a quarter of the run here) of
+    vanilla minus PE training loss, computed by hand from the logged losses."""
+    cfg = presets.resolve("lm_appendix", "quick", steps=80, warmup=10, checkpoint_every=40)
+    van = [(5.0, 4.8), (5.1, 4.9), (4.9, 4.7), (5.0, 4.6), (5.2, 4.9)]
+    pe = [(4.9, 4.6), (5.0, 4.8), (4.85, 4.6), (4.8, 4.5), (5.0, 4.8)]
+    frame = lm_frame({"none": VAN, "sinusoidal": PE}, early={"none": van, "sinusoidal": pe})
+    ev = lm_grading.early_evidence(frame, cfg)                   # window: updates <= 80 / 4 = 20
+    want = [((v[0] - p[0]) + (v[1] - p[1])) / 2 for v, p in zip(van, pe)]
+    assert ev["a"] == pytest.approx(want) and ev["b"] == [0.0] * 5
+    assert ev["seeds"] == [1001, 1002, 1003, 1004, 1005]
+    early = next(g for g in lm_grading.grade(frame, cfg) if g.claim == "morita.fig15.early")
+    assert early.verdict == grading.REPRODUCED                   # PE ahead by 0.1-0.15 in all
+    swapped = lm_frame({"none": VAN, "sinusoidal": PE}, early={"none": pe, "sinusoidal": van})
+    assert lm_grading.grade(swapped, cfg)[0].verdict == grading.NOT_REPRODUCED
+    short = presets.resolve("lm_appendix", "quick", steps=40, warmup=5, checkpoint_every=20)
+    ev = lm_grading.early_evidence(frame, short)                 # window: updates <= 10
+    assert ev["a"] == pytest.approx([v[0] - p[0] for v, p in zip(van, pe)])
+
+
 def test_a_diverged_lm_run_is_counted_not_summarised(tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
-    cfg = presets.resolve("lm_appendix", "quick")
-    van, pe = [40.0, 30.0, 50.0, 45.0, 35.0], [40.8, 30.5, 50.9, 45.7, 35.6]
-    frame = lm_frame({"none": van, "sinusoidal": pe}, diverged={("sinusoidal", 1003)})
+    cfg = long_cfg()
+    frame = lm_frame({"none": VAN, "sinusoidal": PE}, diverged={("sinusoidal", 1003)})
     summ = lm_appendix.summary(frame)
     assert summ.loc["sinusoidal", "seeds"] == 4
     assert summ.loc["sinusoidal", "diverged"] == 1
-    kept = [p for i, p in enumerate(pe) if i != 2]
+    kept = [p for i, p in enumerate(PE) if i != 2]
     assert summ.loc["sinusoidal", "mean"] == pytest.approx(np.mean(kept))
     assert summ.loc["sinusoidal", "lo"] <= np.mean(kept) <= summ.loc["sinusoidal", "hi"]
-    table1 = lm_appendix.grade(frame, cfg)[0]
-    assert 1003 not in table1.evidence["seeds"]
-    assert table1.evidence["diverged"] == {"position-encoded": 1, "vanilla": 0}
-    assert table1.verdict == grading.INCONCLUSIVE and "diverged" in table1.reason
+    for g in lm_grading.grade(frame, cfg):
+        assert 1003 not in g.evidence["seeds"]
+        assert g.evidence["diverged"] == {"position-encoded": 1, "vanilla": 0}
+        assert g.verdict == grading.INCONCLUSIVE and "diverged" in g.reason
     assert list(lm_appendix.run_table(frame)["diverged"]) == ["", "", "", "", "", "",
                                                             "", "at 7", "", ""]
 

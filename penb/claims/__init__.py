@@ -55,10 +55,10 @@ class Claim:
 
 
 def _load() -> dict[str, Claim]:
-    from penb.claims import beyond, hansen, irie, morita
+    from penb.claims import beyond, hansen, irie, morita, morita_appendix
 
     out: dict[str, Claim] = {}
-    for c in [*morita.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS, *beyond.CLAIMS]:
+    for c in [*morita.CLAIMS, *morita_appendix.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS, *beyond.CLAIMS]:
         if c.key in out:
             raise ValueError(f"claim {c.key} is defined twice")
         out[c.key] = c

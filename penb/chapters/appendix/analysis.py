@@ -6,14 +6,14 @@ the evidence its registered rule reads and calls ``claims.grade`` (or
 verdict, our number and the reason come from the registry's rule; nothing here writes a
 verdict.
 
-Evidence is per seed: a seed's value is its run's ``token_accuracy``; only seeds valid
-in every run a comparison needs are paired; diverged runs are counted under ``diverged``
-(the rules then call the comparison undecided). Claims that span two panels of a figure
-(Fig. 8: GRU and LSTM; Fig. 12: reversal and sorting) stack the panels' (panel, seed)
-pairs as units (the claim's ``extra["units"]`` says so).
+Evidence is per seed: a seed's value is its run's ``token_accuracy`` (for a distance claim,
+minus its ``mean_distance`` divided by L); only seeds valid in every run a comparison needs
+are paired; diverged runs are counted under ``diverged`` (the rules then call the
+comparison undecided). Every claim reads one panel's runs (Fig. 8 one model, Fig. 12 one
+task): seeds of different panels are never stacked as units.
 
-* ``better_evidence``, ``best_other``, ``lead_evidence``, ``trend_evidence``, ``stack``:
-  the evidence builders;
+* ``better_evidence``, ``best_other``, ``lead_evidence``, ``trend_evidence``: the
+  evidence builders;
 * ``grade_a``, ``grade_b``, ``grade_c``, ``grade_d``: one list of ``Grade`` per chapter.
 """
 from __future__ import annotations
@@ -35,10 +35,14 @@ def cell(frame: pd.DataFrame, panel: str, vocab: Optional[int] = None) -> pd.Dat
     return g[g["vocab"] == vocab]
 
 
-def values(runs: pd.DataFrame, variant: str) -> dict[int, float]:
-    """{seed: token accuracy} of the valid runs of ``variant`` among ``runs``."""
+def values(runs: pd.DataFrame, variant: str, metric: str = "token_accuracy") -> dict[int, float]:
+    """{seed: ``metric``} of the valid runs of ``variant`` among ``runs``; metric
+    "closeness" is minus the run's mean distance divided by its L (higher is better)."""
     g = runs[(runs["variant"] == variant) & ~runs["diverged"]]
-    return {int(s): float(v) for s, v in zip(g["seed"], g["token_accuracy"])}
+    if metric == "closeness":
+        return {int(s): -float(d) / float(n) for s, d, n in
+                zip(g["seed"], g["mean_distance"], g["length"])}
+    return {int(s): float(v) for s, v in zip(g["seed"], g[metric])}
 
 
 def diverged(runs: pd.DataFrame, variants: Sequence[str], where: str = "") -> dict:
@@ -61,11 +65,12 @@ def _pair(a: dict, b: dict, *more: dict) -> list[int]:
 
 
 def better_evidence(runs: pd.DataFrame, a: str, b: str, baseline: Optional[float],
-                    b_values: Optional[dict] = None, b_name: str = "") -> dict:
+                    b_values: Optional[dict] = None, b_name: str = "",
+                    metric: str = "token_accuracy") -> dict:
     """Evidence of rule "better": ``a`` against ``b`` (or against ``b_values``, e.g. the
-    best of several, named ``b_name``) per seed, seeds valid in both."""
-    va = values(runs, a)
-    vb = values(runs, b) if b_values is None else b_values
+    best of several, named ``b_name``) per seed of ``metric``, seeds valid in both."""
+    va = values(runs, a, metric)
+    vb = values(runs, b, metric) if b_values is None else b_values
     seeds = _pair(va, vb)
     return {"a": [va[s] for s in seeds], "b": [vb[s] for s in seeds], "seeds": seeds,
             "baseline": baseline, "diverged": diverged(runs, [a] + ([b] if b else [])),
@@ -91,42 +96,6 @@ def trend_evidence(frame: pd.DataFrame, panel: str, a: str = "sinusoidal",
     gaps = [[per[v][0][s] - per[v][1][s] for v in xs] for s in seeds]
     n = int(g[g["variant"].isin([a, b])]["diverged"].sum())
     return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": n}
-
-
-def stack(parts: dict[str, dict]) -> dict:
-    """One evidence from several panels' ({panel: evidence}): the (panel, seed) pairs
-    stacked as units, diverged counts merged; the gate's baseline is the highest of the
-    panels' baselines."""
-    ev = {"a": [], "b": [], "seeds": [], "diverged": {}}
-    bases = [e["baseline"] for e in parts.values() if e.get("baseline") is not None]
-    for name, e in parts.items():
-        ev["a"] += e["a"]
-        ev["b"] += e["b"]
-        ev["seeds"] += [f"{name}:{s}" for s in e["seeds"]]
-        if "ref_gain" in e:
-            ev.setdefault("ref_gain", []).extend(e["ref_gain"])
-        ev["diverged"].update({f"{k} ({name})": v for k, v in e["diverged"].items()})
-    first = next(iter(parts.values()))
-    ev.update(baseline=max(bases) if bases else None, a_name=first["a_name"],
-              b_name=first["b_name"])
-    return ev
-
-
-def stack_units(key: str, parts: dict[str, dict], unit: str) -> dict:
-    """:func:`stack`, named "<a_name> (<panels>, per <unit> and seed)", unless a panel
-    has fewer valid seeds than the rule of claim ``key`` needs: then that panel's
-    evidence alone (with every panel's diverged counts), so that the rule sees too few
-    seeds instead of counting two thin panels as one."""
-    need = claims.get(key).rule.params.get("min_seeds", 3)
-    thin = [name for name, e in parts.items() if len(e["a"]) < need]
-    if thin:
-        ev = dict(parts[thin[0]])
-        ev["diverged"] = stack(parts)["diverged"]
-        ev["a_name"] = f"{ev['a_name']} ({thin[0]})"
-        return ev
-    ev = stack(parts)
-    ev["a_name"] += f" ({' and '.join(parts)}, per {unit} and seed)"
-    return ev
 
 
 def _check_all(chapter: str, grades: list) -> list:
@@ -160,7 +129,7 @@ def grade_a(frame: pd.DataFrame, cfg, panels, skipped) -> list:
     else:
         out += [claims.not_tested(k, NOT_HERE + skipped("add"), cfg)
                 for k in ("morita.fig7", "morita.fig7.trend")]
-    out.append(_grade_fig8(frame, cfg, names, skipped))
+    out += _grade_fig8(frame, cfg, names, skipped)
     if "predecessor" in names:
         p = names["predecessor"]
         ev = better_evidence(cell(frame, p.name), "sinusoidal", "vanilla",
@@ -172,14 +141,18 @@ def grade_a(frame: pd.DataFrame, cfg, panels, skipped) -> list:
     return _check_all("appendix_a", out)
 
 
-def _grade_fig8(frame, cfg, names, skipped):
-    """Sorting gain of PE per (model, seed), with the reversal gain of the same model,
-    vocabulary and seed as the reference."""
-    cores = [n.split("-", 1)[1] for n in names if n.startswith("sort-")]
-    if not cores:
-        return claims.not_tested("morita.fig8", NOT_HERE + skipped("sort"), cfg)
-    parts = {}
-    for core in cores:
+def _grade_fig8(frame, cfg, names, skipped) -> list:
+    """Per model: the sorting gain of PE per seed, with the reversal gain of the same
+    model, vocabulary and seed as the reference; and the distance panel (PE closer to
+    the sorted target than vanilla)."""
+    out = []
+    for core in ("gru", "lstm"):
+        keys = (f"morita.fig8.{core}", f"morita.fig8.distance.{core}")
+        if f"sort-{core}" not in names:
+            why = skipped("sort") if "sort" not in cfg.sections else \
+                f"the {core.upper()} is not among sort_cores={cfg.sort_cores}"
+            out += [claims.not_tested(k, NOT_HERE + why, cfg) for k in keys]
+            continue
         sort = cell(frame, f"sort-{core}")
         V = int(sort["vocab"].iloc[0])
         rev = cell(frame, f"reverse-{core}", V)
@@ -190,10 +163,12 @@ def _grade_fig8(frame, cfg, names, skipped):
                   seeds=[ev["seeds"][i] for i in keep])
         ev["ref_gain"] = [ref[s] for s in ev["seeds"]]
         ev["diverged"].update(diverged(rev, ["vanilla", "sinusoidal"], "reversal"))
-        ev["a_name"] = "PE in sorting"
-        parts[core.upper()] = ev
-    ev = stack_units("morita.fig8", parts, "model")
-    return claims.grade("morita.fig8", ev, cfg, steps=cfg.sort_steps)
+        ev["a_name"] = f"PE {core.upper()} in sorting"
+        out.append(claims.grade(keys[0], ev, cfg, steps=cfg.sort_steps, vocab=V))
+        dist = better_evidence(sort, "sinusoidal", "vanilla", None, metric="closeness")
+        dist["a_name"] = f"PE {core.upper()} (minus distance / L)"
+        out.append(claims.grade(keys[1], dist, cfg, steps=cfg.sort_steps, vocab=V))
+    return out
 
 
 # --- appendix B ----------------------------------------------------------------------
@@ -208,16 +183,24 @@ def grade_b(frame: pd.DataFrame, cfg) -> list:
 # --- appendix C ----------------------------------------------------------------------
 
 def grade_c(frame: pd.DataFrame, cfg) -> list:
-    """Fig. 12: double vanilla minus vanilla, the (task, seed) pairs of every task
-    stacked."""
-    if not {"double", "vanilla"} <= set(cfg.variants):
-        why = f"the control needs double and vanilla; variants={cfg.variants}"
-        g = claims.not_tested("morita.fig12", NOT_HERE + why, cfg)
-        return _check_all("appendix_c", [g])
-    parts = {p: better_evidence(cell(frame, p), "double", "vanilla", None)
-             for p in dict.fromkeys(frame["panel"])}
-    ev = stack_units("morita.fig12", parts, "task")
-    return _check_all("appendix_c", [claims.grade("morita.fig12", ev, cfg)])
+    """Fig. 12, per task: double vanilla minus vanilla ("no gain", gated on vanilla
+    above chance), and PE against double vanilla (the comparison that makes it a
+    control)."""
+    out = []
+    for task in ("reverse", "sort"):
+        keys = (f"morita.fig12.no_gain.{task}", f"morita.fig12.pe_ahead.{task}")
+        pairs = (("double", "vanilla"), ("sinusoidal", "double"))
+        for key, (a, b) in zip(keys, pairs):
+            lack = [v for v in (a, b) if v not in cfg.variants]
+            if task not in cfg.tasks or lack:
+                why = (f"the task is not among tasks={cfg.tasks}" if task not in cfg.tasks
+                       else f"it needs {' and '.join(lack)} (variants={cfg.variants})")
+                out.append(claims.not_tested(key, NOT_HERE + why, cfg))
+                continue
+            runs = cell(frame, task)
+            ev = better_evidence(runs, a, b, 1 / int(runs["vocab"].iloc[0]))
+            out.append(claims.grade(key, ev, cfg))
+    return _check_all("appendix_c", out)
 
 
 # --- appendix D ----------------------------------------------------------------------

@@ -19,25 +19,33 @@ QUICK is a CPU regime for the 2-core machine: the LSTM regime of the key-finding
 search's rounds r1-r8 (hidden 64, batch 128, lr 1e-2, 2,000 updates; that chapter has
 since moved its LSTM to hidden 128, batch 64, lr 3e-3, 4,000 updates, about twice the
 cost per run, which the appendices have not adopted), the GRU in the key-findings GRU
-regime (batch 64), and the five confirmation seeds (``penb.presets.CONFIRMATION_SEEDS``)
-in every graded cell. Per section:
+regime (batch 64). Per section:
 
-* A.1 at L = 8 with V = 16, 32, 64: three vocabularies, the fewest the trend rule of
-  ``morita.fig7.trend`` accepts; ``morita.fig7`` reads the largest;
+* A.1 at L = 8 with V = 64 only: ``morita.fig7`` reads it; the trend's three sizes
+  (+16 runs) do not fit the book's hour, so ``morita.fig7.trend`` is not tested here;
 * A.2 at L = 16 with V = 32 (GRU) and 256 (LSTM), plus the reversal runs of both at the
-  same settings: the LSTM's are appendix C's reversal runs, the GRU's the key-findings
-  chapter's GRU runs at V = 32;
+  same settings: the LSTM's are appendix C's and D's reversal runs, the GRU's the
+  key-findings chapter's GRU runs at V = 32 (shared through the run store when that
+  chapter trains the same seeds; else trained here);
 * A.3 is not run: at these settings (L = 8) both variants stayed near the blind-guess
   baseline 1/(L-1) in a probe (search seeds 111/222/333: vanilla 0.180, PE 0.172 after
   8,000 updates), so its runs would decide nothing (``NOT_RUN``); the paper preset runs
   it.
 
-Runs at quick: 70 (30 A.1, 20 sorting, 20 reversal; 60 new after key findings); before
-the confirmation seeds: 24 (three seeds, one vocabulary per panel, A.3 included, no
-reversal runs), which took 8 min 41 s from an empty store with two workers (2026-11-22).
-Per-run times of the key-findings search log (L = 16: LSTM about 55 s, GRU about 30 s;
-L = 8 about half), scaled by that measurement, give about 24 minutes after key findings
-(27 from an empty store).
+Seeds (issue 22): four confirmation seeds (``penb.presets.confirmation(4)``), from the
+pilot (seeds 1001-1005, graded before issue 22; sd = half-width x sqrt(n) /
+t(0.975, n-1)) and 80% power to keep the interval above 0 at the pilot's effect:
+
+* ``morita.fig7``: +0.079 [+0.041, +0.117] over 5 seeds, sd 0.031: 91% at 4 (64% at 3);
+* ``morita.fig8.*``: pooled over both models, +0.050 [+0.034, +0.066] over 10 (model,
+  seed) units, sd 0.022 at most per model: 83% at 4 (54% at 3). Its second part (the
+  gain smaller than in reversal) was not shown by the pilot and has no SD of its own:
+  more seeds were not bought for it.
+
+Runs at quick: 40 (8 A.1, 16 sorting, 16 reversal; 32 new after key findings) at about
+10 s (L = 8), 19 s (GRU) and 28 s (LSTM, L = 16) per run, the per-run times of the
+book build before issue 22 (appendix A 6.6 min for 40 runs, B 2.3 for 10, C 2.4 for
+10, two workers): about 5.7 minutes (before: 50 runs, 6.6 minutes).
 SMOKE only exercises every cell.
 
 ``panels(cfg)`` lists the figure panels of the selected sections, ``run_configs(cfg)``
@@ -46,7 +54,7 @@ their runs and ``run(cfg)`` trains or reuses them (``common.run``).
 from penb.chapters import rnn_common
 from penb.chapters.appendix import common
 from penb.chapters.appendix.common import Panel
-from penb.presets import require, require_ints, require_names
+from penb.presets import confirmation, require, require_ints, require_names
 
 SECTIONS = ("add", "sort", "predecessor")
 
@@ -84,10 +92,11 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     batch_size=128,                 # the key-findings search's r1-r8 LSTM batch
     warmup=100,                     # the regime's warm-up (5% of 2,000 updates)
     lr=1e-2,                        # the key-findings search's r1-r8 lr
-    seeds=(1001, 1002, 1003, 1004, 1005),  # the five confirmation seeds: graded cells
+    seeds=confirmation(4),          # pilot: 4 seeds give fig7 91% and fig8 83% power
+                                    # (docstring)
     sections=("add", "sort"),       # A.3 sits at its baseline here: not run
     add_length=8,                   # A.1: half the paper's L = 16, for the CPU
-    add_vocab=(64,),                # A.1: the largest only; the trend's 3 sizes (+20 runs)
+    add_vocab=(64,),                # A.1: the largest only; the trend's 3 sizes (+16 runs)
                                     # do not fit the book's hour: not tested at quick
     add_steps=2000,                 # A.1: the regime's updates
     sort_length=16,                 # A.2: the key-findings L (GRU runs shared)
@@ -133,7 +142,7 @@ SMOKE = dict(                       # toy sizes: only exercises every cell
     batch_size=16,                  # toy batch
     warmup=5,                       # a quarter of the 20 updates
     held_out=16,                    # a few test sequences: the summaries need some
-    seeds=(1001, 1002),             # two confirmation seeds (too few to decide)
+    seeds=confirmation(2),          # two confirmation seeds (too few to decide)
     add_length=4,                   # toy L
     add_vocab=(8, 16),              # two sizes: the vocabulary axis has two points
     add_steps=20,                   # a few updates

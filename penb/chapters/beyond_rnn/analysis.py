@@ -43,14 +43,21 @@ def variants(cfg) -> list[tuple[str, str, str]]:
 
 
 def run_configs(cfg) -> list[dict]:
-    """One ``penb.train`` config per (variant, seed); vanilla and PE are exactly key_findings' configs."""
+    """One ``penb.train`` config per (variant, seed of :func:`seeds_of`); vanilla and PE are exactly
+    key_findings' configs."""
     from penb.chapters.key_findings.analysis import run_config
 
     out = []
     for label, enc, mode in variants(cfg):
         extra = {} if mode == "concat" else {"input_mode": mode}
-        out += [dict(run_config(cfg, cfg.cores[0], cfg.vocab, enc, s), **extra) for s in cfg.seeds]
+        out += [dict(run_config(cfg, cfg.cores[0], cfg.vocab, enc, s), **extra) for s in seeds_of(cfg, label)]
     return out
+
+
+def seeds_of(cfg, label: str) -> tuple:
+    """The seeds variant ``label`` trains: the first ``variant_seeds[label]`` of ``cfg.seeds`` (all of them when
+    the variant has no count of its own). Two variants compared pair their common seeds."""
+    return tuple(cfg.seeds[:cfg.variant_seeds.get(label, len(cfg.seeds))])
 
 
 def label_of(config: dict) -> str:

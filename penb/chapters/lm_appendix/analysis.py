@@ -4,18 +4,18 @@ sinusoidal encoding.
     data = prepare(cfg)         # both splits and the tokenizer; a missing corpus raises
     frame = run(cfg)            # one row per (encoding, seed): test nats, perplexity
     summ = summary(frame)       # per encoding: min / mean / max over seeds, interval
-    grades = grade(frame, cfg)  # Table 1 per seed (penb.claims); Fig. 15 has no rule
     curve = curves(frame)       # training perplexity per seed and logged update
 
-Every run is a ``penb.train`` run of the ``lm`` task (``penb.tasks.lm``), kept in the
-run store, so a finished run is reused and an interrupted one resumes; its held-out
-arrays are read through ``penb.runs.RunResult.predictions``. A diverged run is kept,
-flagged and counted, never summarised. Test perplexity of a run is
+The grades are in ``penb.chapters.lm_appendix.grading``.
+
+Every run is a ``penb.train`` run of the ``lm`` task (``penb.tasks.lm``) in the run
+store; held-out arrays come from ``penb.runs.RunResult.predictions``. A diverged run
+is kept, flagged and counted, never summarised. Test perplexity of a run is
 ``exp(total cross-entropy / number of scored target tokens)`` over its held-out test
 paragraphs (padding and SentencePiece's unknown piece excluded); the training curve is
 ``exp`` of the logged loss, i.e. of the mean over ``log_every`` updates of each batch's
 mean cross-entropy. The seed is the unit: intervals are over seeds
-(``penb.claims.seed_interval``) and Table 1 is graded on per-seed perplexities.
+(``penb.claims.seed_interval``); every claim is graded on per-seed values.
 """
 from __future__ import annotations
 
@@ -220,15 +220,16 @@ def paired_gap(curve: pd.DataFrame) -> pd.DataFrame:
     return gap
 
 
-def early_late(curve: pd.DataFrame, steps: int) -> dict:
-    """Descriptive numbers of the paired gap (``paired_gap``) for the chapter's
-    exploratory part (Fig. 15 is not graded): ``early_gap``, the mean gap over the
-    logged updates in the first quarter of training (warm-up included; at least the
-    first logged update), ``early_by_seed`` the same per seed, ``early_ahead`` how many
+def early_late(curve: pd.DataFrame, steps: int, early_end: Optional[int] = None) -> dict:
+    """Numbers of the paired gap (``paired_gap``): ``early_gap``, the mean gap over the
+    logged updates in the first quarter of training, or up to ``early_end`` if that
+    comes first (warm-up included; at least the first logged update), ``early_by_seed``
+    the same per seed (the evidence of ``morita.fig15.early``), ``early_ahead`` how many
     seeds have PE ahead there, ``late_gap`` the mean over the last quarter, the ranges
     of logged updates they cover, and the number of seeds."""
     gap = paired_gap(curve).sort_index()
-    early = gap[gap.index <= steps / 4]
+    end = steps / 4 if early_end is None else min(steps / 4, early_end)
+    early = gap[gap.index <= end]
     early = early if len(early) else gap.iloc[:1]
     late = gap[gap.index > 3 * steps / 4]
     late = late if len(late) else gap.iloc[-1:]
@@ -239,30 +240,3 @@ def early_late(curve: pd.DataFrame, steps: int) -> dict:
                 early_range=(int(early.index[0]), int(early.index[-1])),
                 late_range=(int(late.index[0]), int(late.index[-1])),
                 seeds=len(by_seed))
-
-
-def table1_evidence(frame: pd.DataFrame) -> dict:
-    """Evidence of ``morita.table1`` (rule "better"): per seed, the position-encoded
-    LSTM's test perplexity (a) and the vanilla LSTM's (b), seeds valid in both; the
-    diverged runs of each; no trivial baseline (a higher perplexity is worse)."""
-    ok = valid(frame)
-    per = {}
-    for e in ("none", "sinusoidal"):
-        g = ok[ok["encoding"] == e]
-        per[e] = {int(s): float(p) for s, p in zip(g["seed"], g["perplexity"])}
-    seeds = sorted(set(per["none"]) & set(per["sinusoidal"]))
-    lost = {variant_label(e): int(frame[frame["encoding"] == e]["diverged"].sum())
-            for e in ("sinusoidal", "none")}
-    return {"a": [per["sinusoidal"][s] for s in seeds],
-            "b": [per["none"][s] for s in seeds], "seeds": seeds, "baseline": None,
-            "diverged": lost, "a_name": "position-encoded LSTM (test perplexity)",
-            "b_name": "vanilla LSTM"}
-
-
-def grade(frame: pd.DataFrame, cfg) -> list:
-    """The chapter's grades through ``penb.claims``: Table 1 per seed by its registered
-    rule; Fig. 15 (no rule) recorded by ``claims.not_tested`` with the registry's
-    reason."""
-    fig15 = claims.get("morita.fig15")
-    return [claims.grade("morita.table1", table1_evidence(frame), cfg),
-            claims.not_tested(fig15.key, fig15.not_tested, cfg)]

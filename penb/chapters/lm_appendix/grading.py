@@ -1,0 +1,82 @@
+"""The grades of the chapter "Language modelling" (Morita, App. E) through ``penb.claims``.
+
+    grades = grade(frame, cfg)  # Fig. 15's early gap; Table 1 and "no advantage" past 30k
+
+``frame`` is ``analysis.run(cfg)``'s. Every claim is graded on per-seed values:
+
+* ``morita.fig15.early``: the paired early gap of the training curves (``analysis.early_late``);
+* ``morita.table1`` and ``morita.appE.no_advantage``: the test perplexities, only where the runs reach the
+  registry rule's ``min_updates`` (the end of training, after Fig. 15's curves meet); a shorter run is
+  recorded by ``claims.not_tested`` with the reason (:func:`too_short`).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from penb import claims
+from penb.chapters.lm_appendix.analysis import curves, early_late, valid
+from penb.names import variant_label
+
+
+def table1_evidence(frame: pd.DataFrame) -> dict:
+    """Evidence of ``morita.table1`` (rule "better"): per seed, the position-encoded
+    LSTM's test perplexity (a) and the vanilla LSTM's (b), seeds valid in both; the
+    diverged runs of each; no trivial baseline (a higher perplexity is worse)."""
+    ok = valid(frame)
+    per = {}
+    for e in ("none", "sinusoidal"):
+        g = ok[ok["encoding"] == e]
+        per[e] = {int(s): float(p) for s, p in zip(g["seed"], g["perplexity"])}
+    seeds = sorted(set(per["none"]) & set(per["sinusoidal"]))
+    return {"a": [per["sinusoidal"][s] for s in seeds],
+            "b": [per["none"][s] for s in seeds], "seeds": seeds, "baseline": None,
+            "diverged": _lost(frame), "a_name": "position-encoded LSTM (test perplexity)",
+            "b_name": "vanilla LSTM"}
+
+
+def _lost(frame: pd.DataFrame) -> dict:
+    return {variant_label(e): int(frame[frame["encoding"] == e]["diverged"].sum())
+            for e in ("sinusoidal", "none")}
+
+
+def early_evidence(frame: pd.DataFrame, cfg) -> dict:
+    """Evidence of ``morita.fig15.early`` (rule "better"): per seed, the mean early gap
+    of :func:`early_late` (vanilla minus PE training loss, the window ending at the
+    registry's ``early_end``) against 0; the diverged runs of each; no baseline."""
+    end = claims.get("morita.fig15.early").extra["early_end"]
+    curve = curves(frame)
+    by_seed = early_late(curve, cfg.steps, end)["early_by_seed"] if len(curve) else {}
+    seeds = sorted(by_seed)
+    return {"a": [by_seed[s] for s in seeds], "b": [0.0] * len(seeds), "seeds": seeds,
+            "baseline": None, "diverged": _lost(frame),
+            "a_name": "vanilla minus PE training loss, early (nats)", "b_name": "no gap"}
+
+
+def too_short(key: str, cfg) -> str:
+    """Why claim ``key`` is not tested at ``cfg`` ("" when its runs are long enough): the
+    registry's rule is graded only from ``min_updates`` updates on."""
+    need = claims.get(key).rule.params.get("min_updates", 0)
+    if cfg.steps >= need:
+        return ""
+    return (f"not at this preset: its runs train {cfg.steps:,} updates, and the claim "
+            f"speaks of the end of training, after Fig. 15's curves meet ({need:,} "
+            f"updates); before that the paper sees PE ahead (morita.fig15.early)")
+
+
+def grade(frame: pd.DataFrame, cfg) -> list:
+    """The chapter's grades through ``penb.claims``, in registry order: Fig. 15's early
+    gap per seed; Table 1 (PE worse) and "no advantage" (vanilla minus PE test
+    perplexity) per seed where the runs reach the registry's ``min_updates``, else
+    ``claims.not_tested`` with the reason."""
+    out = [claims.grade("morita.fig15.early", early_evidence(frame, cfg), cfg)]
+    table = table1_evidence(frame)
+    for key in ("morita.appE.no_advantage", "morita.table1"):
+        why = too_short(key, cfg)
+        if why:
+            out.append(claims.not_tested(key, why, cfg))
+            continue
+        ev = table if key == "morita.table1" else dict(
+            table, a=table["b"], b=table["a"], a_name="vanilla LSTM (test perplexity)",
+            b_name="position-encoded LSTM")
+        out.append(claims.grade(key, ev, cfg))
+    return out
