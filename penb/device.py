@@ -21,10 +21,15 @@ def check_device(name: str) -> None:
 
 
 def cpu_bf16_native() -> bool:
-    """True when this CPU multiplies bf16 in hardware (AMX: the ``amx_bf16`` flag of ``/proc/cpuinfo``).
+    """True when this CPU multiplies bf16 in hardware (AMX: the ``amx_bf16`` flag of ``/proc/cpuinfo``), unless
+    the environment says ``PENB_CPU_BF16=0`` (then the machine is treated as one without AMX: fp32 throughout).
 
     Only there does bf16 autocast on the CPU pay (measured in ``benchmarks/bf16_cpu.py``); elsewhere bf16 is
     emulated and slower than fp32, so the CPU presets keep fp32 (``QUICK_AMP``)."""
+    import os
+
+    if os.environ.get("PENB_CPU_BF16", "") == "0":
+        return False
     try:
         with open("/proc/cpuinfo") as f:
             return any(line.startswith("flags") and "amx_bf16" in line.split() for line in f)
@@ -40,8 +45,8 @@ def check_amp(amp: str, device: str) -> None:
     if amp != "bf16":
         raise ValueError(f"unknown amp {amp!r}; valid: none, bf16")
     if resolve_device(device).type == "cpu" and not cpu_bf16_native():
-        raise ValueError(f"amp='bf16' on the CPU needs AMX (amx_bf16 in /proc/cpuinfo), which this CPU lacks "
-                         f"(device={device!r}); use amp='none'")
+        raise ValueError(f"amp='bf16' needs a CUDA device or a CPU with AMX (amx_bf16 in /proc/cpuinfo), but "
+                         f"device={device!r} resolves to a CPU without it; use amp='none'")
 
 
 # What the CPU presets train the LSTM with: bf16 autocast where the CPU has AMX, else fp32 (the choice and its

@@ -15,13 +15,14 @@ def _penb(*args):
 
 @pytest.mark.parametrize("args, message", [
     (("run", "key_findings", "-p", "lr", "nan"), "lr must be a finite number"),
-    (("run", "key_findings", "-p", "amp", "'bf16'"), "needs a CUDA device"),
+    (("run", "key_findings", "-p", "amp", "'bf16'"), "needs a CUDA device or a CPU with AMX"),
     (("run", "key_findings", "-p", "warmup", "100000"), "must not exceed steps"),
     (("run", "key_findings", "-p", "device", "'cuda:7'"), "CUDA is not available"),
     (("run", "key_findings", "--preset", "quik"), "did you mean 'quick'"),
 ])
 def test_bad_input_is_refused_before_the_kernel(args, message, tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    monkeypatch.setenv("PENB_CPU_BF16", "0")          # a CPU without AMX: bf16 must be refused there
     proc = _penb(*args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr and not list(tmp_path.iterdir())      # nothing executed
