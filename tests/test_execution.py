@@ -143,7 +143,7 @@ def test_a_smoke_sweep_runs_through_submitit_chosen_by_parameters(tmp_path, caps
 def test_gpu_presets_train_paper_sized_models_in_fp32_on_confirmation_seeds(chapter):
     paper, gpu = presets.table(chapter)["paper"], presets.table(chapter)["gpu"]
     assert (gpu["hidden"], gpu["batch_size"]) == (paper["hidden"], paper["batch_size"]) == (512, 512)
-    assert gpu["seeds"] == presets.CONFIRMATION_SEEDS
+    assert gpu["seeds"] == presets.CONFIRMATION_SEEDS[:5]             # the paper's five trials, fresh seeds
     assert gpu["amp"] == "none" and gpu["lr"] == 3e-3 and gpu["workers"] == 4
     assert gpu["device"] == "auto"
 
@@ -184,7 +184,7 @@ def test_gpu_presets_fit_their_estimated_budget():
         hours[chapter] = executors.gpu_hours([x for x in configs if runs.key(x) not in seen])
         seen |= _keys(configs)
     assert all(h <= 3.0 for h in hours.values()), hours
-    assert hours["key_findings"] == pytest.approx(2.67, abs=0.01)
+    assert hours["key_findings"] == pytest.approx(2.61, abs=0.01)
     assert hours["frequency"] == pytest.approx(1.19, abs=0.01) and hours["gradient_stability"] == 0
     assert [round(hours[f"appendix_{x}"], 2) for x in "abcd"] == [1.52, 0.44, 0.44, 0.89]
 

@@ -19,6 +19,7 @@ IGNORE = -100
 SEEDS = presets.CONFIRMATION_SEEDS[:5]
 CHAPTER_FILES = ["notebooks/key_findings.py", "penb/chapters/key_findings/__init__.py",
                  "penb/chapters/key_findings/analysis.py",
+                 "penb/chapters/key_findings/grading.py",
                  "penb/chapters/key_findings/plots.py",
                  "penb/chapters/key_findings/presets.py", "penb/plotting.py",
                  "tests/test_key_findings.py"]
@@ -39,7 +40,8 @@ def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
     cfg = presets.resolve("key_findings", preset, **explicit)     # CUDA unless explicit
     configs = analysis.run_configs(cfg)
 
-    def seeds(core, v):             # a model's first core_seeds[core] seeds (default: all), at every V
+    def seeds(core, v):             # a model's first core_seeds[core] seeds (default:
+                                    # all), at every vocabulary
         return cfg.seeds[:cfg.core_seeds.get(core, len(cfg.seeds))]
     expected = {(core, v, e, s) for core in cfg.cores for v in cfg[f"{core}_vocab"]
                 for e in cfg.encodings for s in seeds(core, v)}
@@ -87,8 +89,8 @@ def _search_module():
 
 def test_graded_presets_train_confirmation_seeds_only():
     """quick and smoke train the first confirmation seeds; neither touches a seed of a
-    regime search (the registry's list, the search log, the search script) or of the pilot
-    that sized the seed counts (1001-1005)."""
+    regime search (the registry's list, the search log, the search script) or of the
+    pilot that sized the seed counts (1001-1005)."""
     search = _search_module()
     logged = {int(s) for cell in analysis.search_table()["seeds"]
               for s in cell.split() if s.isdigit()}
@@ -99,7 +101,8 @@ def test_graded_presets_train_confirmation_seeds_only():
     assert tuple(quick.seeds) == presets.CONFIRMATION_SEEDS[:len(quick.seeds)]
     assert tuple(presets.CONFIRMATION_SEEDS) == tuple(range(2001, 2011))
     assert set(smoke.seeds) <= set(SEEDS) and len(smoke.seeds) == 2
-    assert not (set(quick.seeds) | set(smoke.seeds)) & (searched | set(presets.PILOT_SEEDS))
+    used = set(quick.seeds) | set(smoke.seeds)
+    assert not used & (searched | set(presets.PILOT_SEEDS))
     assert set(presets.PILOT_SEEDS) == {1001, 1002, 1003, 1004, 1005}
     paper = presets.resolve("key_findings", "paper")
     assert tuple(paper.seeds) == (111, 222, 333, 444, 555)       # the official ones
@@ -107,12 +110,14 @@ def test_graded_presets_train_confirmation_seeds_only():
 
 def test_quick_regime_was_tried_by_the_search():
     """Every run of quick, up to its seed and precision, is a configuration the search
-    trained: the regime comes from the recorded search, only the seeds are new (the LSTM's
-    bf16 autocast is a separate choice, measured side by side in benchmarks/bf16_cpu.py)."""
+    trained: the regime comes from the recorded search, only the seeds are new (the
+    LSTM's bf16 autocast is a separate choice, measured side by side in
+    benchmarks/bf16_cpu.py)."""
     search = _search_module()
 
     def regime(c):
-        f = {k: v for k, v in runs.key_fields(c).items() if k not in ("seed", "device", "amp")}
+        f = {k: v for k, v in runs.key_fields(c).items()
+             if k not in ("seed", "device", "amp")}
         return json.dumps(f, sort_keys=True, default=str)
 
     tried = {regime(c) for ps in search.ROUNDS.values() for p in ps
@@ -340,19 +345,24 @@ def test_trend_evidence_and_verdict(tmp_path, executed):
 
 
 def test_decline_evidence_is_minus_the_vanilla_accuracy(tmp_path, executed):
-    """Vanilla 0.9 -> 0.6 -> 0.2 over V 8, 64, 512 (three doublings apart): a slope of about -0.117 per
-    doubling in accuracy, +0.117 in the evidence; a flat vanilla model (0.5 with noise) declines nothing."""
+    """Vanilla 0.9 -> 0.6 -> 0.2 over V 8, 64, 512 (three doublings apart): a slope of
+    about -0.117 per doubling in accuracy, +0.117 in the evidence; a flat vanilla model
+    (0.5 with noise) declines nothing."""
     xs = (8, 64, 512)
     jitter = [0.01, -0.01, 0.0, 0.02, -0.02]
     van = {8: [0.9 + j for j in jitter], 64: [0.6] * 5, 512: [0.2 - j for j in jitter]}
-    cells = {("gru", v, "none"): van[v] for v in xs} | {("gru", v, "sinusoidal"): [0.95] * 5 for v in xs}
+    cells = {("gru", v, "none"): van[v] for v in xs}
+    cells |= {("gru", v, "sinusoidal"): [0.95] * 5 for v in xs}
     ev = analysis.decline_evidence(synthetic(tmp_path / "down", cells), "gru", xs)
     assert np.allclose(ev["gaps"], [[-van[v][i] for v in xs] for i in range(5)])
     slopes = [np.polyfit(np.log2(xs), [-van[v][i] for v in xs], 1)[0] for i in range(5)]
     g = claims.grade("morita.fig2.decline.gru", ev)
-    assert g.verdict == claims.REPRODUCED and g.detail["effect"] == pytest.approx(np.mean(slopes))
-    flat = {("gru", v, "none"): [0.5 + j * {8: 1, 64: 0, 512: -1}[v] for j in jitter] for v in xs}
-    ev = analysis.decline_evidence(synthetic(tmp_path / "flat", cells | flat), "gru", xs)
+    assert g.verdict == claims.REPRODUCED
+    assert g.detail["effect"] == pytest.approx(np.mean(slopes))
+    sign = {8: 1, 64: 0, 512: -1}
+    flat = {("gru", v, "none"): [0.5 + j * sign[v] for j in jitter] for v in xs}
+    frame = synthetic(tmp_path / "flat", cells | flat)
+    ev = analysis.decline_evidence(frame, "gru", xs)
     assert claims.grade("morita.fig2.decline.gru", ev).verdict != claims.REPRODUCED
 
 
@@ -384,7 +394,8 @@ def test_grade_records_every_claim_of_the_chapter(tmp_path, executed):
 
 
 @pytest.mark.parametrize("override, untested", [
-    (dict(lstm_vocab=(64, 256)), {"morita.fig2.trend.lstm", "morita.fig2.decline.lstm"}),
+    (dict(lstm_vocab=(64, 256)),
+     {"morita.fig2.trend.lstm", "morita.fig2.decline.lstm"}),
     (dict(cores=("gru",)), {"morita.fig2.lstm", "morita.fig2.s4d",
                             "morita.fig2.distance", "morita.fig2.trend.lstm"}),
 ])

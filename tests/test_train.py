@@ -116,10 +116,16 @@ def test_bad_config_raises(change, match):
         train.normalize({**TINY, **change})
 
 
-def test_cuda_and_bf16_refused_without_cuda():
+def test_cuda_and_bf16_refused_without_cuda(monkeypatch):
+    """No CUDA: a CUDA device is refused; bf16 on the CPU is refused unless the CPU has AMX."""
+    from penb import device
+
     if torch.cuda.is_available():
         pytest.skip("CUDA present")
     with pytest.raises(ValueError, match="CUDA is not available"):
         train.normalize({**TINY, "device": "cuda"})
+    monkeypatch.setattr(device, "cpu_bf16_native", lambda: False)
     with pytest.raises(ValueError, match="bf16"):
         train.normalize({**TINY, "amp": "bf16"})
+    monkeypatch.setattr(device, "cpu_bf16_native", lambda: True)
+    assert train.normalize({**TINY, "amp": "bf16"})["amp"] == "bf16"

@@ -36,6 +36,19 @@ def _steps(cfg) -> object:
     return None
 
 
+def _precision(cfg) -> Optional[str]:
+    """'fp32', 'bf16', or per model where they differ ('fp32; LSTM bf16'): what the runs trained in."""
+    if "amp" not in cfg:
+        return None
+    word = {"none": "fp32", "bf16": "bf16"}
+    base = word.get(cfg["amp"], cfg["amp"])
+    cores = cfg.get("cores")
+    per = {c: word.get(o["amp"], o["amp"]) for c, o in dict(cfg.get("per_core") or {}).items()
+           if isinstance(o, dict) and "amp" in o and (cores is None or c in cores)}
+    other = {c: a for c, a in per.items() if a != base}
+    return base if not other else "; ".join([base] + [f"{c.upper()} {a}" for c, a in sorted(other.items())])
+
+
 def _device(name) -> Optional[str]:
     """The device a config ran on ("auto" resolved), or None."""
     if not name:
@@ -53,8 +66,9 @@ def record(g, cfg=None, **provenance) -> None:
     chapter = getattr(cfg, "chapter", "") or claim.chapter or "unknown"
     prov = {}
     if cfg is not None:
-        prov = {"preset": cfg.preset, "device": _device(cfg.get("device")), "seeds": list(cfg["seeds"])
-                if "seeds" in cfg else None, "steps": _steps(cfg)}
+        seeds = (g.evidence or {}).get("seeds") or (list(cfg["seeds"]) if "seeds" in cfg else None)
+        prov = {"preset": cfg.preset, "device": _device(cfg.get("device")), "seeds": seeds,
+                "steps": _steps(cfg), "precision": _precision(cfg)}
     prov.update(provenance)
     from penb.claims.grading import PROTOCOL
     from penb.claims.scale import graded_scale, smaller
@@ -117,7 +131,7 @@ def _provenance(r: dict) -> str:
     steps = r.get("steps")
     steps = "" if steps is None else (f"{steps:,} steps" if isinstance(steps, int) else
                                        "steps " + ", ".join(f"{k} {v:,}" for k, v in steps.items()))
-    return "; ".join(x for x in (r.get("preset"), r.get("device"), seeds, steps) if x)
+    return "; ".join(x for x in (r.get("preset"), r.get("device"), r.get("precision"), seeds, steps) if x)
 
 
 def _bars(table: list[dict]) -> list[str]:

@@ -56,7 +56,7 @@ def lstm_configs(cfg) -> list[dict]:
 
     kcfg = presets.resolve("key_findings", cfg.preset if cfg.preset in ("smoke", "quick", "paper") else "quick",
                            length=cfg.length, lstm_vocab=(min(cfg.vocab),), seeds=tuple(cfg.seeds),
-                           cores=("lstm",), encodings=("sinusoidal",), device=cfg.device)
+                           core_seeds={}, cores=("lstm",), encodings=("sinusoidal",), device=cfg.device)
     return kfa.run_configs(kcfg)
 
 

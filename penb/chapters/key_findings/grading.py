@@ -8,8 +8,8 @@
 * :func:`decline_evidence`: rule "trend" on minus the vanilla accuracy (the vanilla
   model's decline);
 * :func:`grade`: every claim of ``claims.of_chapter("key_findings")`` graded, or
-  recorded as not tested with the reason (a model not run, fewer than three
-  vocabularies).
+  recorded through ``claims.not_tested`` with the reason (a model not run, fewer than
+  three vocabularies).
 
 ``frame`` is :func:`penb.chapters.key_findings.analysis.frame`'s table of runs (one
 row per run).
