@@ -223,11 +223,11 @@ for g in grades:
 # **Seeds.** The runs on seeds 1001-1005 served as the pilot: from their per-seed
 # spread, the power calculation set each model's seed count, and the grades above come
 # from fresh confirmation seeds (2001 on) that neither the pilot nor any search used.
-# Three seeds still decide the comparisons the pilot decided with a wide margin; the
-# length comparison without and with PE would need some forty seeds, so it takes the
-# rule's minimum and says how many it would need; the vocabulary trend would need four
-# at its pilot slope, which the book's time budget cannot pay (the presets' docstring
-# gives the numbers). `-p seeds` and `-p one_layer_seeds` change them.
+# Three seeds were expected, from the pilot's spread, to suffice for the comparisons the
+# pilot showed with a wide margin; the length comparison without and with PE would need
+# some forty seeds, so it takes the rule's minimum and says how many it would need; the
+# vocabulary trend would need four at its pilot slope, which the book's time budget
+# cannot pay (the presets' docstring gives the numbers). `-p seeds` and `-p one_layer_seeds` change them.
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_rows", None):

@@ -418,14 +418,20 @@ def test_disturbant_effect_against_a_hand_computation():
 
 
 def test_a_pe_model_at_chance_makes_robustness_inconclusive():
-    """Vanilla hurt in every seed, PE at chance everywhere (so no harm): without the control the claim would
-    pass; the PE model learned nothing, so it decides nothing."""
+    """Vanilla hurt in every seed, PE at chance everywhere (so no harm), then PE at 0.3 everywhere (above
+    chance, below the vanilla model's 0.75 with FREQUENT disturbants): without the control the claim would
+    pass; a PE model that has little to lose decides nothing. PE at 0.9 everywhere: reproduced."""
     V = 32
     acc = {}
     for i, s in enumerate(SEEDS):
         acc["gru", "vanilla", s] = {("frequent", "frequent"): 0.8, ("rare", "frequent"): 0.7,
                                     ("frequent", "rare"): 0.3 + 0.01 * i, ("rare", "rare"): 0.3}
         acc["gru", "position-encoded", s] = {c: 1 / V for c in analysis.CONDITIONS}
+    g = _grades(_cfg(), synthetic_cells(acc, n=64))["morita.fig3.pe_robust.gru"]
+    assert g.verdict == claims.INCONCLUSIVE and "PE GRU's accuracy" in g.reason
+    for c in acc:                       # uniformly poor but above chance: little to lose, still no evidence
+        if c[1] == "position-encoded":
+            acc[c] = {k: 0.3 for k in analysis.CONDITIONS}
     g = _grades(_cfg(), synthetic_cells(acc, n=64))["morita.fig3.pe_robust.gru"]
     assert g.verdict == claims.INCONCLUSIVE and "PE GRU's accuracy" in g.reason
     for c in acc:

@@ -316,8 +316,9 @@ def test_distance_evidence_is_minus_the_distance(tmp_path, executed):
     for enc, ds in (("none", van_d), ("sinusoidal", pe_d)):
         for s, d in zip(SEEDS, ds):
             out.append(fake_result(tmp_path / f"{enc}{s}", "lstm", 256, enc, s, 0.5, d))
-    ev = analysis.evidence(analysis.frame(out), "lstm", 256, "mean_distance")
-    assert ev["a"] == [-d for d in pe_d] and ev["b"] == [-d for d in van_d]
+    ev = analysis.evidence(analysis.frame(out), "lstm", 256, "mean_distance", length=16)
+    assert ev["a"] == pytest.approx([-d / 16 for d in pe_d])
+    assert ev["b"] == pytest.approx([-d / 16 for d in van_d])
     assert ev["baseline"] is None
     assert claims.grade("morita.fig2.distance", ev).verdict == claims.REPRODUCED
 
@@ -345,17 +346,22 @@ def test_trend_evidence_and_verdict(tmp_path, executed):
 
 
 def test_decline_evidence_is_minus_the_vanilla_accuracy(tmp_path, executed):
-    """Vanilla 0.9 -> 0.6 -> 0.2 over V 8, 64, 512 (three doublings apart): a slope of
-    about -0.117 per doubling in accuracy, +0.117 in the evidence; a flat vanilla model
-    (0.5 with noise) declines nothing."""
+    """Vanilla 0.9 -> 0.6 -> 0.2 over V 8, 64, 512 (three doublings apart), taken above
+    chance ((acc - 1/V) / (1 - 1/V)): a rising line in the evidence; a flat vanilla
+    model (0.5 with noise) declines nothing, and neither does one at chance everywhere
+    (whose raw accuracy 1/V does fall)."""
     xs = (8, 64, 512)
     jitter = [0.01, -0.01, 0.0, 0.02, -0.02]
     van = {8: [0.9 + j for j in jitter], 64: [0.6] * 5, 512: [0.2 - j for j in jitter]}
     cells = {("gru", v, "none"): van[v] for v in xs}
     cells |= {("gru", v, "sinusoidal"): [0.95] * 5 for v in xs}
     ev = analysis.decline_evidence(synthetic(tmp_path / "down", cells), "gru", xs)
-    assert np.allclose(ev["gaps"], [[-van[v][i] for v in xs] for i in range(5)])
-    slopes = [np.polyfit(np.log2(xs), [-van[v][i] for v in xs], 1)[0] for i in range(5)]
+
+    def above(acc, v):                                  # accuracy above chance
+        return (acc - 1 / v) / (1 - 1 / v)
+    want = [[-above(van[v][i], v) for v in xs] for i in range(5)]
+    assert np.allclose(ev["gaps"], want)
+    slopes = [np.polyfit(np.log2(xs), want[i], 1)[0] for i in range(5)]
     g = claims.grade("morita.fig2.decline.gru", ev)
     assert g.verdict == claims.REPRODUCED
     assert g.detail["effect"] == pytest.approx(np.mean(slopes))
@@ -363,6 +369,11 @@ def test_decline_evidence_is_minus_the_vanilla_accuracy(tmp_path, executed):
     flat = {("gru", v, "none"): [0.5 + j * sign[v] for j in jitter] for v in xs}
     frame = synthetic(tmp_path / "flat", cells | flat)
     ev = analysis.decline_evidence(frame, "gru", xs)
+    assert claims.grade("morita.fig2.decline.gru", ev).verdict != claims.REPRODUCED
+    at_chance = {("gru", v, "none"): [1 / v] * 5 for v in xs}
+    frame = synthetic(tmp_path / "chance", cells | at_chance)
+    ev = analysis.decline_evidence(frame, "gru", xs)
+    assert np.allclose(ev["gaps"], 0)
     assert claims.grade("morita.fig2.decline.gru", ev).verdict != claims.REPRODUCED
 
 

@@ -226,7 +226,8 @@ def test_exact_rules_on_hand_made_numbers(cfg):
         == grading.INCONCLUSIVE
     # the one-layer model's earlier positions: a differing context that did not change, or a same one that did
     assert _verdicts(_table(q5_mid=5e-10), cfg)["irie.q5.some_positions"] == grading.NOT_REPRODUCED
-    assert _verdicts(_table(q5_mid_same=2e-9), cfg)["irie.q5.some_positions"] == grading.NOT_REPRODUCED
+    # the book's "and only there" is reported, not graded: Irie claims sensitivity at some positions only
+    assert _verdicts(_table(q5_mid_same=2e-9), cfg)["irie.q5.some_positions"] == grading.REPRODUCED
     # Sec. 4: the linear models graded on their own numbers, not the softmax ones
     got = _verdicts(_table(lin_q5=3e-9), cfg)
     assert got["irie.linear.one_layer"] == got["irie.linear.multi_layer"] == grading.NOT_REPRODUCED

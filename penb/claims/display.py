@@ -195,16 +195,22 @@ def overview(keys: Iterable[str]) -> HTML:
 
 def verdict_html(grades) -> HTML:
     """One row per grade: where, the claim in short, paper, ours, interval, badge; the full statement, our
-    numbers, the reason, the seeds a decision needs and the rule fold underneath."""
+    numbers, the reason, the seeds a decision needs, the scale graded at (beside the claim's), the runs and
+    the rule fold underneath."""
     from penb.claims import get
 
+    from penb.claims.scorecard import _provenance, _scale_words, collect
+
+    recorded = collect()                 # what grading recorded: the scale and the runs behind each verdict
     out = [CSS, '<div class="penb-rows">', head()]
     for g in grades:
         c = get(g.claim)
         cells, titles = row_cells(c, g.verdict, g.ours, g.detail)
         need = (g.detail or {}).get("seeds_needed")
+        r = recorded.get(g.claim, {})
         pairs = [("Claim", c.statement), ("Ours", g.ours), ("Why", g.reason),
                  ("Seeds needed", "" if need is None else str(need)),
+                 ("Scale", _scale_words(r).replace("**", "")), ("Run", _provenance(r)),
                  ("Measure", c.measure), ("Rule", c.rule.text if c.rule else "")]
         out.append(_row(cells, more_html(pairs), titles, g.claim))
     return HTML("".join(out + ["</div>"]))

@@ -40,14 +40,15 @@ CLAIMS = [
     Claim("irie.q5.some_positions", IRIE, "Question 5 / Fig. 1 (Remark 3)",
           "A one-layer autoregressive model without PE is still not permutation invariant: before the last "
           "position, its output changes wherever a permutation changes the newest token or the set of tokens "
-          "seen so far (at least at the first moved position), and only there.", chapter="irie",
+          "seen so far (at least at the first moved position).", chapter="irie",
           measure="one causal layer without PE (softmax and linear), every permutation of the tokens before the "
                   "last: the top-layer change at each earlier position, against whether its newest token or its "
                   "set of seen tokens differs",
           rule=Rule("check", "reproduced when, over every permutation and seed, every position before the last "
                              "whose newest token or set of seen tokens differs changes by more than 1e-9 (each "
-                             "permutation has one: its first moved position) and every other position before the "
-                             "last stays within 1e-9; not reproduced otherwise"),
+                             "permutation has one: its first moved position); not reproduced otherwise. Whether "
+                             "the other positions stay within 1e-9 (the book's reading of why) is reported in the "
+                             "detail but not graded: Irie does not claim it"),
           baseline="none (an exact property)", extra=EXACT),
     Claim("irie.q4", IRIE, "Question 4",
           "Multi-layer causal Transformer language models trained without PE perform well (the cited ablations "

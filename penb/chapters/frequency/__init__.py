@@ -17,4 +17,4 @@ disturbant group x target position, one value per seed, with 95% bootstrap inter
   (``position_lines``), and the graded harm per seed (``harm_points``);
 * ``search_log.csv``: the regime search behind ``QUICK`` (``scripts/search_frequency.py``).
 """
-from penb.chapters.frequency import analysis, plots, presets  # noqa: F401
+from penb.chapters.frequency import analysis, grading, grid, harm, plots, presets  # noqa: F401

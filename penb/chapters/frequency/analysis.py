@@ -25,8 +25,8 @@ import pandas as pd
 
 from penb import claims, runs
 from penb.chapters import rnn_common
-from penb.chapters.frequency.grading import (EXCEPTION, HARM, ROBUST, grade_claims, harm_evidence,  # noqa: F401
-                                             robust_evidence)
+from penb.chapters.frequency.grading import (EXCEPTION, HARM, ROBUST, diverged_counts,  # noqa: F401
+                                             grade_claims, harm_evidence, robust_evidence)
 from penb.chapters.frequency.grid import (CONDITIONS, LABELS, RUN, by_position, by_quarter,  # noqa: F401
                                           cell_counts, cells, per_seed, position_seeds, proportion_ci,
                                           quarter_cells, quarter_label, quarter_seeds, quarters, seed_summary)
@@ -75,12 +75,6 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     order = {r.key: i for i, r in enumerate(results)}
     rows = sorted((_row(r) for r in valid + diverged), key=lambda row: order[row["key"]])
     return pd.DataFrame(rows)
-
-
-def diverged_counts(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
-    """{(model, variant): number of diverged runs} for every model x variant of ``frame``."""
-    g = frame.groupby(["model", "variant"], sort=False)["diverged"].sum()
-    return {k: int(v) for k, v in g.items()}
 
 
 def registry(keys) -> pd.DataFrame:

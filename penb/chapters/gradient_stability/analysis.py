@@ -199,27 +199,35 @@ def score_table(summary: pd.DataFrame, names=("frequent", "rare")) -> pd.DataFra
 
 
 # -- the registered claims -----------------------------------------------------------------------
-def evidence(scores: pd.DataFrame, core: str, diverged: dict) -> dict:
+def evidence(scores: pd.DataFrame, core: str, diverged: dict, frame: Optional[pd.DataFrame] = None) -> dict:
     """Evidence of ``morita.fig5.<core>`` (rule "better", a difference of differences): per seed valid in both
     variants at the last checkpoint, the vanilla model's drop of the score from FREQUENT to RARE disturbants
-    (``a``) and the PE model's drop (``b``); baseline 0 (a vanilla model that loses nothing to RARE
-    disturbants leaves nothing for PE to protect); both variants' diverged runs."""
+    (``a``) and the PE model's drop (``b``); both variants' diverged runs. No baseline on ``a``: a vanilla
+    model that loses nothing contradicts the claim and is graded. With ``frame`` (the runs), a control: the
+    vanilla model's accuracy over the test grid above chance (a model that learned nothing has no stable
+    mapping to lose)."""
     at = scores[scores["core"] == core]
     wide = at.pivot_table(index="seed", columns="variant", values="drop") if len(at) else pd.DataFrame()
     ok = {VANILLA, PE} <= set(wide.columns)
     wide = wide[[VANILLA, PE]].dropna().sort_index() if ok else pd.DataFrame(columns=[VANILLA, PE])
     name = model_name(core)
-    return dict(a=wide[VANILLA].tolist(), b=wide[PE].tolist(), baseline=0.0,
-                diverged={v: int(diverged.get((core, v), 0)) for v in (VANILLA, PE)},
-                a_name=f"vanilla {name}'s drop", b_name=f"PE {name}'s drop",
-                seeds=[int(s) for s in wide.index], step=int(at["step"].max()) if len(at) else None)
+    ev = dict(a=wide[VANILLA].tolist(), b=wide[PE].tolist(), baseline=None,
+              diverged={v: int(diverged.get((core, v), 0)) for v in (VANILLA, PE)},
+              a_name=f"vanilla {name}'s drop", b_name=f"PE {name}'s drop",
+              seeds=[int(s) for s in wide.index], step=int(at["step"].max()) if len(at) else None)
+    if frame is not None and "token_accuracy" in frame:
+        van = frame[(frame["model"] == core) & (frame["variant"] == VANILLA) & ~frame["diverged"].astype(bool)]
+        if len(van):
+            ev["controls"] = {f"the vanilla {name}'s accuracy": [float(van["token_accuracy"].mean()),
+                                                                1 / float(van["vocab"].iloc[0])]}
+    return ev
 
 
 def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame) -> list:
     """Grade the chapter's claims (``penb.claims.of_chapter("gradient_stability")``) on
     :func:`seed_scores` of ``cfg.method``, and record the S4D claim that the registry leaves
     untested; returns the ``penb.claims.Grade`` list. frame: the runs (diverged included)."""
-    diverged = frequency.analysis.diverged_counts(frame)
+    diverged = frequency.grading.diverged_counts(frame)
     encodings = {variant_label(e) for e in cfg.encodings}
     out = []
     for c in claims.of_chapter("gradient_stability"):
@@ -235,7 +243,7 @@ def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame) -> list:
         if why:
             out.append(claims.not_tested(c.key, why, cfg))
             continue
-        ev = evidence(scores, core, diverged)
+        ev = evidence(scores, core, diverged, frame)
         out.append(claims.grade(c.key, ev, cfg, method=cfg.method, pairs=cfg.pairs,
                                 checkpoint=ev["step"]))
     out.append(claims.not_tested(S4D_CLAIM, claims.get(S4D_CLAIM).not_tested, cfg))

@@ -16,6 +16,9 @@ row per run).
 """
 from __future__ import annotations
 
+from typing import Optional
+
+import numpy as np
 import pandas as pd
 
 from penb import claims
@@ -54,17 +57,22 @@ def _diverged(frame: pd.DataFrame, model: str, vocabs) -> dict[str, int]:
 
 
 def evidence(frame: pd.DataFrame, model: str, vocab: int,
-             metric: str = "token_accuracy") -> dict:
+             metric: str = "token_accuracy", length: Optional[int] = None) -> dict:
     """The evidence of rule "better" at (model, vocab), PE the expected better one.
 
     a, b: per-seed PE and vanilla values of ``metric`` (each run's own headline
-    metric), over the seeds valid in both variants, in seed order; negated for
-    ``mean_distance`` (so that higher is better). baseline: chance (1/V) for the
-    accuracy, none for the distance. diverged: the runs of each variant at this cell
-    whose loss turned non-finite.
+    metric), over the seeds valid in both variants, in seed order; for
+    ``mean_distance``, minus the distance per token of the sequence (divided by
+    ``length``, so that higher is better and 0.02 means 2% of the sequence, the unit of
+    the accuracy claims). baseline: chance (1/V) for the accuracy, none for the
+    distance. diverged: the runs of each variant at this cell whose loss turned
+    non-finite.
     """
     wide = _paired(frame, model, vocab, metric)
-    sign, what = (-1.0, ", minus distance") if metric == "mean_distance" else (1.0, "")
+    if metric == "mean_distance" and not length:
+        raise ValueError("the distance evidence needs the sequence length L")
+    sign, what = (-1.0 / length, ", minus distance / L") if metric == "mean_distance" \
+        else (1.0, "")
     return {"a": (sign * wide[PE]).tolist(), "b": (sign * wide[VANILLA]).tolist(),
             "seeds": [int(s) for s in wide.index],
             "baseline": 1.0 / vocab if metric == "token_accuracy" else None,
@@ -76,15 +84,18 @@ def evidence(frame: pd.DataFrame, model: str, vocab: int,
 
 def decline_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
     """The evidence of rule "trend" for the vanilla decline: x (the vocabularies,
-    ascending), gaps [seed][x] (minus the vanilla token accuracy, over the seeds valid
-    at every x, so that a falling accuracy is a rising line), diverged (the model's
-    vanilla runs at these vocabularies that diverged)."""
+    ascending), gaps [seed][x] (minus the vanilla accuracy above chance,
+    (acc - 1/V) / (1 - 1/V), over the seeds valid at every x: a falling accuracy is a
+    rising line, and a model at chance everywhere is flat, not falling with 1/V),
+    diverged (the model's vanilla runs at these vocabularies that diverged)."""
     xs = sorted(int(v) for v in vocabs)
     at = frame[(frame["model"] == model) & (frame["encoding"] == VANILLA)
                & frame["vocab"].isin(xs) & ~frame["diverged"].astype(bool)]
     wide = at.pivot(index="seed", columns="vocab", values="token_accuracy")
     wide = wide.reindex(columns=xs).dropna()
-    return {"x": xs, "gaps": (-wide).to_numpy(float).tolist(),
+    chance = np.array([1.0 / x for x in xs])
+    above = (wide.to_numpy(float) - chance) / (1 - chance)
+    return {"x": xs, "gaps": (-above).tolist(),
             "seeds": [int(s) for s in wide.index],
             "diverged": _diverged(frame, model, xs)[variant_label(VANILLA)]}
 
@@ -124,7 +135,7 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
     vocabs = cfg[f"{model}_vocab"]
     if c.key in BETTER:
         vocab = max(vocabs)
-        ev = evidence(frame, model, vocab, BETTER[c.key][1])
+        ev = evidence(frame, model, vocab, BETTER[c.key][1], cfg.length)
         return claims.grade(c.key, ev, cfg, vocab=vocab)
     if len(vocabs) < TREND_MIN_VOCABS:
         return claims.not_tested(c.key, (

@@ -13,14 +13,13 @@ keeps the recipe (paragraph starts, SentencePiece on the training text, PE conca
 Adam + warm-up + cosine, all test paragraphs) and shrinks everything that costs time, to
 fit about a quarter of an hour on two CPU cores:
 
-* ``vocab=2048``: the softmax is the largest cost at this size (V=4,096 halves the
-  speed), and SentencePiece can go no higher than about 7,300 pieces on the 217k words
+* ``vocab=1024``: the softmax is the largest cost at this size (first 2,048; 1,024 halves
+  it again), and SentencePiece can go no higher than about 7,300 pieces on the 217k words
   of WikiText-2 valid;
-* ``length=128``: the first 128 inputs of each paragraph (paragraphs average about 200
-  pieces at V=2,048, so this keeps about half of the text; every step costs B x T
-  whatever the paragraph);
-* ``hidden=128`` (= embedding = D_pos), ``batch_size=32``, ``steps=900`` (each of the
-  1,841 training paragraphs drawn about 16 times), ``warmup=100``;
+* ``length=128``: the first 128 inputs of each paragraph (every step costs B x T whatever
+  the paragraph);
+* ``hidden=128`` (= embedding = D_pos), ``batch_size=32``, ``steps=600`` (first 900 at
+  V 2,048), ``warmup=100``;
 * two worker processes with one thread each.
 
 Cost: about 0.2 CPU-seconds per update at this size (about 180 CPU-seconds per run with
