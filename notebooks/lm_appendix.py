@@ -52,9 +52,7 @@ glue("paper_rise", 100 * (paper["pe"]["mean"] / paper["vanilla"]["mean"] - 1),
 glue("paper_van", claim.value["vanilla"]["mean"], display=False)
 glue("paper_pe", claim.value["pe"]["mean"], display=False)
 display(paper_table[["min", "mean", "max"]])
-pd.DataFrame([(c.key, c.where, c.statement, c.measure, c.rule.text)
-              for c in claims.of_chapter("lm_appendix")],
-             columns=["claim", "where", "statement", "measure", "rule"]).set_index("claim")
+display(claims.overview(c.key for c in claims.of_chapter("lm_appendix")))
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -86,8 +84,7 @@ array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at on
 
 # %%
 cfg = presets.from_parameters("lm_appendix", globals())
-print(cfg)
-presets.differences(cfg)
+display(report.config_table(cfg))
 
 # %% [markdown]
 # ## Setup and run
