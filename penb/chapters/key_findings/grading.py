@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims
+from penb.claims import evidence as evidence_table
 from penb.names import model_name, variant_label
 
 CHAPTER = "key_findings"
@@ -42,18 +43,16 @@ UNTESTED = ("morita.sec4_1.no_rescue",)
 
 
 def _paired(frame: pd.DataFrame, model: str, vocab: int, metric: str) -> pd.DataFrame:
-    """[seeds valid in both variants, (vanilla, PE)] of ``metric`` at (model, vocab)."""
-    at = frame[(frame["model"] == model) & (frame["vocab"] == vocab)
-               & ~frame["diverged"].astype(bool)]
-    wide = at.pivot(index="seed", columns="encoding", values=metric)
-    wide = wide.reindex(columns=[VANILLA, PE])
-    return wide.dropna().sort_index()
+    """[seeds valid in both variants, (vanilla, PE)] of ``metric`` at (model, vocab)
+    (``penb.claims.evidence.wide``)."""
+    at = frame[(frame["model"] == model) & (frame["vocab"] == vocab)]
+    return evidence_table.wide(at, "encoding", (VANILLA, PE), metric)
 
 
 def _diverged(frame: pd.DataFrame, model: str, vocabs) -> dict[str, int]:
     at = frame[(frame["model"] == model) & frame["vocab"].isin(list(vocabs))]
-    return {variant_label(e): int(at.loc[at["encoding"] == e, "diverged"].sum())
-            for e in (VANILLA, PE)}
+    counts = evidence_table.diverged(at, "encoding", (VANILLA, PE))
+    return {variant_label(e): n for e, n in counts.items()}
 
 
 def evidence(frame: pd.DataFrame, model: str, vocab: int,
