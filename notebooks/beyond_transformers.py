@@ -227,7 +227,8 @@ for g in grades:
 # pilot showed with a wide margin; the length comparison without and with PE would need
 # some forty seeds, so it takes the rule's minimum and says how many it would need; the
 # vocabulary trend would need four at its pilot slope, which the book's time budget
-# cannot pay (the presets' docstring gives the numbers). `-p seeds` and `-p one_layer_seeds` change them.
+# cannot pay (the presets' docstring gives the numbers). `-p seeds` and
+# `-p one_layer_seeds` change them.
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_rows", None):

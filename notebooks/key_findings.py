@@ -40,10 +40,12 @@
 # **How the claims are graded.** Each claim below carries, in the registry
 # `penb.claims`, the measure and the rule that grade it, written before its confirmation
 # runs. The unit is the seed: every number a rule reads is one run's own headline
-# metric, PE and vanilla runs are paired by seed, and every interval is a 95% bootstrap
-# interval over seeds. The graded presets train confirmation seeds that no regime search
-# used (`paper` keeps the official seeds). A run whose loss turns non-finite is kept as
-# diverged: shown, counted, never averaged in.
+# metric, PE and vanilla runs are paired by seed, and a verdict's interval is a 95%
+# Student-t interval over seeds (the figures' bars are descriptive bootstraps). Each
+# model's seed count comes from a power calculation on an earlier pilot (seeds
+# 1001-1005), and the graded presets train fresh confirmation seeds that neither a
+# regime search nor the pilot used (`paper` keeps the official seeds). A run whose loss
+# turns non-finite is kept as diverged: shown, counted, never averaged in.
 #
 # **Optimiser.** The paper's text gives Adam's betas as {glue:text}`kf_betas_text`; the
 # official training script passes {glue:text}`kf_betas_code`. The engine defaults to the
@@ -106,7 +108,7 @@ betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text'
 held_out: Optional[int] = None  # test sequences per trial, never trained on
 checkpoint_every: Optional[int] = None  # updates between kept checkpoints
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
-amp: Optional[str] = None  # none (fp32) or bf16 autocast on CUDA
+amp: Optional[str] = None  # none (fp32), or bf16 autocast (CUDA or an AMX CPU)
 workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 executor: Optional[str] = None  # auto, local, process or submitit (one job per run)

@@ -188,7 +188,9 @@ def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[cla
             b = "2-layer PE" if c.key == "beyond.length.nope" else LSTM
             ev = evidence.paired(lengths, BY, "2-layer NoPE", b, metric="at_long", baseline=long_ceiling,
                                  vocab=v0, test_length=cfg.test_factor * cfg.length)
-            g = claims.grade(c.key, ev, cfg, vocab=v0)
+            extra = {} if b != LSTM else {"precision": "Transformers fp32; " + ", ".join(sorted(
+                {f"LSTM {'bf16' if x['amp'] == 'bf16' else 'fp32'}" for x in lstm_configs(cfg)}))}
+            g = claims.grade(c.key, ev, cfg, vocab=v0, **extra)
         out.append(g)
     return out
 
