@@ -28,3 +28,22 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(n)
+
+
+# The modules that execute the smoke book into the session's folders and build or read it.
+SHARED_BOOK = ("test_book", "test_rendering")
+
+
+@pytest.fixture(autouse=True)
+def private_grades(request, tmp_path_factory, monkeypatch):
+    """Every other test records grades (and executes anything) in a folder of its own: a test that grades
+    hand-built evidence must not overwrite the smoke book's recorded verdicts, which the rendering tests
+    compare with the built scorecard later in the same session."""
+    if request.module.__name__.split(".")[-1] in SHARED_BOOK:
+        yield
+        return
+    if not os.environ.get("PENB_EXECUTED_DIR", "").startswith(str(tmp_path_factory.getbasetemp())):
+        yield                                   # not under the session's isolation: leave it alone
+        return
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path_factory.mktemp("executed")))
+    yield
