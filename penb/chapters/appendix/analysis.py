@@ -157,11 +157,7 @@ def _grade_fig8(frame, cfg, names, skipped) -> list:
         V = int(sort["vocab"].iloc[0])
         rev = cell(frame, f"reverse-{core}", V)
         ev = better_evidence(sort, "sinusoidal", "vanilla", 1 / V)
-        ref = lead_evidence(rev, "sinusoidal", ["vanilla"])
-        keep = [i for i, s in enumerate(ev["seeds"]) if s in ref]
-        ev.update(a=[ev["a"][i] for i in keep], b=[ev["b"][i] for i in keep],
-                  seeds=[ev["seeds"][i] for i in keep])
-        ev["ref_gain"] = [ref[s] for s in ev["seeds"]]
+        with_reference(ev, lead_evidence(rev, "sinusoidal", ["vanilla"]))
         ev["diverged"].update(diverged(rev, ["vanilla", "sinusoidal"], "reversal"))
         ev["a_name"] = f"PE {core.upper()} in sorting"
         out.append(claims.grade(keys[0], ev, cfg, steps=cfg.sort_steps, vocab=V))
@@ -250,16 +246,22 @@ def grade_d(frame: pd.DataFrame, cfg) -> list:
     return _check_all("appendix_d", out)
 
 
+def with_reference(ev: dict, ref: dict) -> dict:
+    """``ev`` (rule "gain_vs_reference") kept to the seeds that ``ref`` ({seed: reference gain}) also has, in
+    its own seed order, with ``ref_gain`` paired to them; changed in place and returned."""
+    keep = [i for i, s in enumerate(ev["seeds"]) if s in ref]
+    ev.update(a=[ev["a"][i] for i in keep], b=[ev["b"][i] for i in keep],
+              seeds=[ev["seeds"][i] for i in keep])
+    ev["ref_gain"] = [ref[s] for s in ev["seeds"]]
+    return ev
+
+
 def _fig14_evidence(frame: pd.DataFrame, base: float) -> dict:
     others = ["vanilla", "random", "learnable"]
     var, fixed = cell(frame, "variable"), cell(frame, "fixed")
     ev = better_evidence(var, "sinusoidal", "", base, best_other(var, others),
                          "the best other variant, vanilla included (per seed)")
-    ref = lead_evidence(fixed, "sinusoidal", others)
-    keep = [i for i, s in enumerate(ev["seeds"]) if s in ref]
-    ev.update(a=[ev["a"][i] for i in keep], b=[ev["b"][i] for i in keep],
-              seeds=[ev["seeds"][i] for i in keep])
-    ev["ref_gain"] = [ref[s] for s in ev["seeds"]]
+    with_reference(ev, lead_evidence(fixed, "sinusoidal", others))
     ev["diverged"] = {**diverged(var, ["sinusoidal"] + others, "variable"),
                       **diverged(fixed, ["sinusoidal"] + others, "fixed")}
     return ev
