@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, runs
-from penb.chapters import rnn_common
 from penb.claims import evidence
 from penb.executors import Executor
 

@@ -8,7 +8,6 @@ correct, n); ``sh`` the per-seed harm over all targets (:func:`penb.chapters.fre
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from penb import claims
