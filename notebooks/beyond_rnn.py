@@ -86,6 +86,7 @@ array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at on
 # %%
 import matplotlib.pyplot as plt
 
+from penb.chapters import rnn_common
 from penb.names import model_name
 from penb.report import provenance, stamp
 
@@ -94,7 +95,7 @@ display(report.config_table(cfg))
 
 # %% tags=["hide-input"]
 core = cfg.cores[0]
-extra = {**beyond_rnn.analysis.rnn_common.provenance_extra(cfg), "V": cfg.vocab}
+extra = {**rnn_common.provenance_extra(cfg), "V": cfg.vocab}
 glue("br_model", model_name(core), display=False)
 glue("br_vocab", cfg.vocab, display=False)
 glue("br_preset", cfg.preset, display=False)
