@@ -1,9 +1,13 @@
 """The grading protocol in force and its history (``penb.claims.grading``)."""
-PROTOCOL = 2                     # the grading protocol in force
+PROTOCOL = 3                     # the grading protocol in force
 PROTOCOLS = {
     1: "percentile bootstrap intervals over seeds; an effect not shown counted as absent (not reproduced)",
     2: "Student-t intervals over seeds; not reproduced only when the interval excludes the smallest effect of "
        "interest (or lies below 0); otherwise inconclusive, with the seeds 80% power would need; sign agreement "
        "required of trends too (adopted 2026-11-24, for every claim at once, after the protocol-1 verdicts "
        "had been seen)",
+    3: "as 2, with rules that can give every outcome their claims allow (issue 28): 'no gain' is not reproduced "
+       "only when the gain exceeds the margin (an equivalence test); a gain compared with a reference gain is "
+       "compared on the gain over the room left and can be not reproduced; a control that asks 'at least as "
+       "well' passes within a margin of the reference",
 }
