@@ -20,6 +20,9 @@ from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TE
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
 
+ABOUT = ("trained", "early", "none")     # what models a claim speaks about (Claim.about)
+
+
 @dataclass(frozen=True)
 class Claim:
     key: str                 # stable identifier, e.g. "morita.fig2.lstm"
@@ -38,6 +41,10 @@ class Claim:
     sesoi: Optional[float] = None   # smallest effect of interest, in the measure's unit (comparative rules)
     sesoi_why: str = ""             # where it comes from
     scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
+    # what models the claim speaks about (protocol 3): "trained" (decided only by trained models; the default of
+    # a comparative rule), "early" (early training: any state decides it), "none" (no training involved)
+    about: str = ""
+    level: Optional[float] = None   # a level the text states for the better model (0.95, "near perfect" = 0.99)
 
     def __post_init__(self):
         from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI
@@ -48,6 +55,11 @@ class Claim:
             object.__setattr__(self, "sesoi", DEFAULT_SESOI)
             object.__setattr__(self, "sesoi_why", "the text states no gap: the protocol's default, 0.02 in the "
                                                   "measure's unit")
+        if not self.about:
+            object.__setattr__(self, "about", "trained" if self.rule is not None and self.rule.kind in COMPARATIVE
+                               else "none")
+        if self.about not in ABOUT:
+            raise ValueError(f"claim {self.key}: about={self.about!r}; valid: {', '.join(ABOUT)}")
         if not self.scale:
             from penb.claims.scale import published_scale
 
@@ -86,15 +98,28 @@ def of_chapter(chapter: str) -> list[Claim]:
     return [c for c in graded() if c.chapter == chapter]
 
 
-def grade(key: str, evidence: dict, cfg=None, **provenance) -> Grade:
+def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, **provenance) -> Grade:
     """The verdict of claim ``key`` on ``evidence`` under its registered rule, recorded for the scorecard
-    (with ``cfg``'s chapter, preset, seeds and steps, and any ``provenance`` given)."""
-    from penb.claims import grading
+    (with ``cfg``'s chapter, preset, seeds and steps, and any ``provenance`` given).
+
+    ``training`` is the compared models' training state (:func:`penb.claims.training.state`). Under protocol
+    3 a claim about trained models (``Claim.about == "trained"``) whose models are still learning is
+    inconclusive, whatever its rule says (:func:`penb.claims.training.gate`); the earlier protocols' verdicts
+    are kept beside it without that gate, as they were graded."""
+    from penb.claims import grading, training as training_state
 
     c = get(key)
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
     verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=c.sesoi)
+    verdict, reason = _premise(verdict, reason, evidence)
+    if c.about == "trained":
+        gated, reason = training_state.gate(verdict, reason, training, c.scale)
+        if gated != verdict:
+            detail = {**detail, "rule_verdict": verdict}
+        verdict = gated
+    if training is not None:
+        detail = {**detail, "training": training, "about": c.about}
     previous = {}
     for protocol in sorted(grading.PROTOCOLS):
         if protocol != grading.PROTOCOL:
@@ -103,6 +128,16 @@ def grade(key: str, evidence: dict, cfg=None, **provenance) -> Grade:
     g = Grade(key, verdict, ours, reason, _jsonable(evidence), _jsonable(detail), previous)
     record(g, cfg, **provenance)
     return g
+
+
+def _premise(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
+    """Protocol 3: 'not reproduced' needs the claim's premise to hold in the runs (evidence ``premise``:
+    {"holds": bool, "text": what the claim presupposes}, e.g. the vanilla harm that Fig. 5 explains)."""
+    p = evidence.get("premise")
+    if verdict != NOT_REPRODUCED or not p or p.get("holds", True):
+        return verdict, reason
+    return INCONCLUSIVE, (f"the claim's premise does not hold in these runs ({p.get('text', '')}), so they cannot "
+                          f"refute it; the rule alone would say 'not reproduced' ({reason})")
 
 
 def not_tested(key: str, reason: str, cfg=None, **provenance) -> Grade:

@@ -228,11 +228,31 @@ def trend(ev: dict, p: dict) -> tuple:
             return REPRODUCED, ours, "the gap grows: interval of the slope above 0", _detail(s, p)
         return NOT_REPRODUCED, ours, "no growth of the gap shown (interval includes 0 or is below)", _detail(s, p)
     if s["lo"] > 0 and s["agree"] >= s["need"]:
+        control = _trend_control(ev, p, x)
+        if control:
+            return INCONCLUSIVE, ours + control[0], control[1], _detail(s, p)
         return REPRODUCED, ours, "the gap grows: interval of the slope above 0 and enough seeds agree", _detail(s, p)
     why = "the slope's interval includes 0" if s["lo"] <= 0 else \
         f"only {s['agree']} of {s['n']} seeds' slopes are positive (needs {s['need']})"
     verdict, reason, detail = _absent_or_open(s, p, why)
     return verdict, ours, reason, detail
+
+
+def _trend_control(ev: dict, p: dict, x: np.ndarray) -> Optional[tuple[str, str]]:
+    """Protocol 3: a rising line that a control shows as much (``control_gaps``, same seeds and x; e.g. the PE
+    model's decline beside the vanilla one's) is not specific to the claim's model. Returns (more words for
+    ``ours``, reason) when the control rises as much, else None."""
+    if p.get("protocol", PROTOCOL) < 3 or ev.get("control_gaps") is None:
+        return None
+    own = np.polyfit(x, np.asarray(ev["gaps"], float).T, 1)[0]
+    other = np.polyfit(x, np.asarray(ev["control_gaps"], float).T, 1)[0]
+    mean, lo, hi = seed_interval(own - other, protocol=p.get("protocol", PROTOCOL))
+    name = ev.get("control_name", "the control")
+    more = f"; minus {name}'s slope: {fmt(mean, lo, hi, 4)}"
+    if lo > 0:
+        return None
+    return more, (f"the line rises, but {name} shows it as much (the difference of slopes' interval includes 0 "
+                  "or lies below): at this budget the rise is not specific to the claim's model")
 
 
 def close(ev: dict, p: dict) -> tuple[str, str, str]:

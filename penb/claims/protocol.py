@@ -9,5 +9,9 @@ PROTOCOLS = {
     3: "as 2, with rules that can give every outcome their claims allow (issue 28): 'no gain' is not reproduced "
        "only when the gain exceeds the margin (an equivalence test); a gain compared with a reference gain is "
        "compared on the gain over the room left and can be not reproduced; a control that asks 'at least as "
-       "well' passes within a margin of the reference",
+       "well' passes within a margin of the reference; and (issue 27) every comparison carries its models' training "
+       "state from the runs' own histories (penb.claims.training): a claim about trained models whose models "
+       "are still learning (a rise above 0.02 over the second half of training) is inconclusive, 'still learning "
+       "at N updates', whatever its rule says; 'not reproduced' needs the claim's premise to hold in the runs "
+       "(adopted 2026-11-25, for every claim at once, after protocol 2's verdicts had been seen)",
 }

@@ -23,6 +23,7 @@ import pandas as pd
 
 from penb import claims
 from penb.claims import evidence as evidence_table
+from penb.claims import training
 from penb.names import model_name, variant_label
 
 CHAPTER = "key_findings"
@@ -81,22 +82,47 @@ def evidence(frame: pd.DataFrame, model: str, vocab: int,
             "vocab": int(vocab), "metric": metric}
 
 
+def _above_chance(frame: pd.DataFrame, model: str, encoding: str, xs) -> pd.DataFrame:
+    """[seed, vocab] of the accuracy above chance, (acc - 1/V) / (1 - 1/V), of one
+    variant's valid runs, over the seeds valid at every vocabulary in ``xs``."""
+    at = frame[(frame["model"] == model) & (frame["encoding"] == encoding)
+               & frame["vocab"].isin(xs) & ~frame["diverged"].astype(bool)]
+    wide = at.pivot(index="seed", columns="vocab", values="token_accuracy")
+    wide = wide.reindex(columns=xs).dropna()
+    chance = np.array([1.0 / x for x in xs])
+    return (wide - chance) / (1 - chance)
+
+
 def decline_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
     """The evidence of rule "trend" for the vanilla decline: x (the vocabularies,
     ascending), gaps [seed][x] (minus the vanilla accuracy above chance,
     (acc - 1/V) / (1 - 1/V), over the seeds valid at every x: a falling accuracy is a
     rising line, and a model at chance everywhere is flat, not falling with 1/V),
-    diverged (the model's vanilla runs at these vocabularies that diverged)."""
+    diverged (the model's vanilla runs at these vocabularies that diverged), and
+    (protocol 3) control_gaps: the same for the PE model, over the same seeds: a
+    decline that the PE model shows as much comes from the budget, not from the
+    vocabulary's burden on the vanilla model."""
     xs = sorted(int(v) for v in vocabs)
-    at = frame[(frame["model"] == model) & (frame["encoding"] == VANILLA)
-               & frame["vocab"].isin(xs) & ~frame["diverged"].astype(bool)]
-    wide = at.pivot(index="seed", columns="vocab", values="token_accuracy")
-    wide = wide.reindex(columns=xs).dropna()
-    chance = np.array([1.0 / x for x in xs])
-    above = (wide.to_numpy(float) - chance) / (1 - chance)
-    return {"x": xs, "gaps": (-above).tolist(),
-            "seeds": [int(s) for s in wide.index],
+    above = _above_chance(frame, model, VANILLA, xs)
+    pe = _above_chance(frame, model, PE, xs)
+    seeds = sorted(set(above.index) & set(pe.index))
+    return {"x": xs, "gaps": (-above.loc[seeds]).to_numpy(float).tolist(),
+            "control_gaps": (-pe.loc[seeds]).to_numpy(float).tolist(),
+            "control_name": f"PE {model_name(model)}",
+            "seeds": [int(s) for s in seeds],
             "diverged": _diverged(frame, model, xs)[variant_label(VANILLA)]}
+
+
+def training_state(frame: pd.DataFrame, model: str, vocabs) -> dict:
+    """The training state of PE and vanilla ``model`` at each vocabulary in ``vocabs``
+    (:func:`penb.claims.training.state`, joined over the vocabularies)."""
+    names = {PE: f"PE {model_name(model)}", VANILLA: f"vanilla {model_name(model)}"}
+    cells = []
+    for v in sorted(vocabs):
+        at = frame[(frame["model"] == model) & (frame["vocab"] == v)]
+        cell = f"V {v}" if len(vocabs) > 1 else ""
+        cells.append(training.state(at, "encoding", (PE, VANILLA), names, cell=cell))
+    return training.combine(cells)
 
 
 def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
@@ -135,7 +161,8 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
     if c.key in BETTER:
         vocab = max(vocabs)
         ev = evidence(frame, model, vocab, BETTER[c.key][1], cfg.length)
-        return claims.grade(c.key, ev, cfg, vocab=vocab)
+        state = training_state(frame, model, [vocab])
+        return claims.grade(c.key, ev, cfg, training=state, vocab=vocab)
     if len(vocabs) < TREND_MIN_VOCABS:
         return claims.not_tested(c.key, (
             f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
@@ -143,7 +170,8 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
             f"({', '.join(map(str, sorted(vocabs)))})"), cfg)
     of = trend_evidence if c.key in TREND else decline_evidence
     ev = of(frame, model, vocabs)
-    return claims.grade(c.key, ev, cfg, vocab=sorted(vocabs))
+    state = training_state(frame, model, vocabs)
+    return claims.grade(c.key, ev, cfg, training=state, vocab=sorted(vocabs))
 
 
 def _missing(cfg, model: str) -> str:
