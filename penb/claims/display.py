@@ -52,6 +52,9 @@ CSS = """<style>
 .penb-bar{display:flex;height:1.3em;border-radius:.2em;overflow:hidden}
 .penb-bar>span{display:flex;align-items:center;justify-content:center;font-size:.8em;font-weight:600}
 .penb-legend .penb-badge{margin-right:.4em}
+.penb-train{display:block;font-size:.72em;font-weight:600;line-height:1.1;margin-top:.1em}
+.penb-row>summary>span:last-child{white-space:normal}
+.penb-curves{display:block;margin:.3em 0}
 </style>"""
 
 HEADER = ("where", "claim", "paper", "ours [95% interval]", "verdict")
@@ -152,16 +155,20 @@ def row_cells(claim, verdict: str, ours: str, detail: Optional[dict]) -> tuple[l
     phrase = short(claim.statement)
     paper = paper_value(claim)
     mine, interval = effect_cells(claim, verdict, ours, detail)
+    from penb.claims.recorded import training_mark, training_state
+
     cells = [esc(where), esc(phrase), esc(paper), f'<span class="penb-num">{esc(mine)}</span> '
-             f'<span class="penb-num penb-ci">{esc(interval)}</span>', badge(verdict)]
+             f'<span class="penb-num penb-ci">{esc(interval)}</span>', badge(verdict) + training_mark(detail)]
+    state = training_state(detail)
     return cells, [claim.where, claim.statement, paper, f"{mine} {interval}".strip() if interval else
-                   (ours or ""), ""]
+                   (ours or ""), f"{verdict}; models {state}" if state else ""]
 
 
-def more_html(pairs: Iterable[tuple[str, str]]) -> str:
-    """The folded part of a row: labelled paragraphs, empty ones left out (HTML, values escaped)."""
+def more_html(pairs: Iterable[tuple[str, str]], raw: str = "") -> str:
+    """The folded part of a row: labelled paragraphs, empty ones left out (HTML, values escaped), then
+    ``raw`` HTML (a small figure)."""
     body = "".join(f"<p><b>{esc(k)}.</b> {esc(v)}</p>" for k, v in pairs if v not in (None, ""))
-    return f'<div class="penb-more">{body}</div>'
+    return f'<div class="penb-more">{body}{raw}</div>'
 
 
 def rule_pairs(claim) -> list[tuple[str, str]]:
@@ -199,7 +206,8 @@ def verdict_html(grades) -> HTML:
     the rule fold underneath."""
     from penb.claims import get
 
-    from penb.claims.scorecard import _provenance, _scale_words, collect
+    from penb.claims import training
+    from penb.claims.recorded import collect, curves_svg, provenance_words, scale_words
 
     recorded = collect()                 # what grading recorded: the scale and the runs behind each verdict
     out = [CSS, '<div class="penb-rows">', head()]
@@ -210,9 +218,12 @@ def verdict_html(grades) -> HTML:
         r = recorded.get(g.claim, {})
         pairs = [("Claim", c.statement), ("Ours", g.ours), ("Why", g.reason),
                  ("Seeds needed", "" if need is None else str(need)),
-                 ("Scale", _scale_words(r).replace("**", "")), ("Run", _provenance(r)),
+                 ("Scale", scale_words(r).replace("**", "")), ("Run", provenance_words(r)),
                  ("Measure", c.measure), ("Rule", c.rule.text if c.rule else "")]
-        out.append(_row(cells, more_html(pairs), titles, g.claim))
+        t = (g.detail or {}).get("training")
+        if t:
+            pairs.insert(3, ("Training", training.words(t)))
+        out.append(_row(cells, more_html(pairs, curves_svg(t)), titles, g.claim))
     return HTML("".join(out + ["</div>"]))
 
 

@@ -17,10 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from penb import atomic, paths
-
-
-def grades_file(chapter: str, out_dir: Optional[Path] = None) -> Path:
-    return Path(out_dir or paths.executed_dir()) / f"{chapter}.grades.json"
+from penb.claims.recorded import collect, grades_file, provenance_words, scale_words  # noqa: F401
 
 
 def _steps(cfg) -> object:
@@ -87,14 +84,6 @@ def clear(chapter: str, out_dir: Optional[Path] = None) -> None:
     grades_file(chapter, out_dir).unlink(missing_ok=True)
 
 
-def collect(out_dir: Optional[Path] = None) -> dict[str, dict]:
-    """{claim key: recorded grade} over every chapter's grades file in ``out_dir``."""
-    out = {}
-    for f in sorted(Path(out_dir or paths.executed_dir()).glob("*.grades.json")):
-        out.update(json.loads(f.read_text()))
-    return out
-
-
 def rows(out_dir: Optional[Path] = None) -> list[dict]:
     """One row per graded claim of the registry (settings excluded), with this build's verdict."""
     from penb.claims import NOT_TESTED, graded
@@ -123,17 +112,6 @@ def _md(text) -> str:
     return s
 
 
-def _provenance(r: dict) -> str:
-    if "preset" not in r:
-        return ""
-    seeds = r.get("seeds")
-    seeds = f"{len(seeds)} seeds ({', '.join(map(str, seeds))})" if seeds else ""
-    steps = r.get("steps")
-    steps = "" if steps is None else (f"{steps:,} steps" if isinstance(steps, int) else
-                                       "steps " + ", ".join(f"{k} {v:,}" for k, v in steps.items()))
-    return "; ".join(x for x in (r.get("preset"), r.get("device"), r.get("precision"), seeds, steps) if x)
-
-
 def _bars(table: list[dict]) -> list[str]:
     """Counts of each verdict per text as small stacked bars (HTML), with a legend of the badges."""
     from penb.claims import VERDICTS
@@ -156,24 +134,51 @@ def _bars(table: list[dict]) -> list[str]:
 
 def _row(r: dict) -> list[str]:
     """One claim: its line (where, short phrase, paper, ours, interval, badge) and, folded, the rest."""
-    from penb.claims import get
+    from penb.claims import get, training
     from penb.claims.display import esc, row_cells
+    from penb.claims.recorded import curves_svg
 
     c = get(r["key"])
     cells, titles = row_cells(c, r["verdict"], r.get("ours"), r.get("detail"))
     spans = "".join(f'<span title="{esc(t)}">{x}</span>' for x, t in zip(cells, titles))
     need = (r.get("detail") or {}).get("seeds_needed")
+    t = (r.get("detail") or {}).get("training")
     chapter = f"{{doc}}`{r['chapter']}`" if r.get("chapter") and "preset" in r else _md(r.get("chapter"))
-    scale = _scale_words(r)
+    scale = scale_words(r)
     fields = [("Claim", _md(c.statement)), ("Paper", _md(r["paper"])), ("Ours", _md(r.get("ours"))),
               ("Verdict", f"{r['verdict']}: {_md(r['reason'])}"),
+              ("Training", _md(training.words(t)) if t else ""),
               ("Seeds needed", "" if need is None else str(need)), ("Measure", _md(c.measure)),
               ("Rule", _md(c.rule.text) if c.rule else ""), ("Scale", scale),
-              ("Run", _md(_provenance(r))), ("Chapter", chapter), ("Registry key", f"`{r['key']}`")]
+              ("Run", _md(provenance_words(r))), ("Chapter", chapter), ("Registry key", f"`{r['key']}`")]
     lines = [f'<details class="penb-row" data-claim="{esc(r["key"])}"><summary>{spans}</summary>',
              '<div class="penb-more">', ""]
     lines += [f"**{k}.** {v}\n" for k, v in fields if v]
-    return lines + ["</div></details>", ""]
+    svg = curves_svg(t)
+    return lines + ([svg, ""] if svg else []) + ["</div></details>", ""]
+
+
+def training_line(table: list[dict]) -> str:
+    """The texts' comparative verdicts counted by their models' training state (protocol 3): those on
+    trained models apart from the rest."""
+    from penb.claims import VERDICTS
+    from penb.claims.recorded import training_state
+
+    by = {}
+    for r in table:
+        state = training_state(r.get("detail")) if r["verdict"] != "not tested" else ""
+        if state:
+            by.setdefault(state, Counter())[r["verdict"]] += 1
+    if not by:
+        return "No comparison of the texts' claims was graded in this build."
+    total = sum(sum(c.values()) for c in by.values())
+    parts = [f"**{state}** ({sum(c.values())}): " + "; ".join(f"{c[v]} {v}" for v in VERDICTS if c.get(v))
+             for state, c in sorted(by.items(), key=lambda kv: ("trained", "still learning").index(kv[0])
+                                    if kv[0] in ("trained", "still learning") else 2)]
+    share = sum(by.get("trained", Counter()).values()) / total
+    return (f"**Comparisons by their models' training state** ({total} of the texts' claims graded by a "
+            f"comparison; {share:.0%} on trained models): " + " | ".join(parts) + ". A claim about trained "
+            "models on models still learning is inconclusive, whatever its rule says.")
 
 
 def render(out_dir: Optional[Path] = None) -> str:
@@ -195,7 +200,7 @@ def render(out_dir: Optional[Path] = None) -> str:
              "end). Click a row to unfold the full statement, the rule, the reason for the verdict, the scale it "
              "was graded at and the runs behind it.", "",
              "**The three texts:** " + "; ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) +
-             f" ({len(papers)} claims).", "", "## At a glance", "",
+             f" ({len(papers)} claims).", "", training_line(papers), "", "## At a glance", "",
              "Verdicts per text (the book's own hypotheses are not counted with the texts' claims):", ""]
     lines += _bars(table)
     if drawn and (Path(out_dir or paths.executed_dir()) / FOREST).exists():
@@ -223,22 +228,6 @@ def render(out_dir: Optional[Path] = None) -> str:
             lines += _row(r)
         lines += ["</div>", ""]
     return "\n".join(lines + _protocol_section(table))
-
-
-def _scale_words(r: dict) -> str:
-    """'Graded at vocabulary 32, length 16, ...; the text's: ...', with the smaller fields said in words."""
-    from penb.claims.scale import FIELDS, show
-
-    if not r.get("scale"):
-        return ""
-    names = {"vocab": "vocabulary", "length": "length", "hidden": "hidden", "updates": "updates"}
-    part = lambda sc: ", ".join(f"{names[f]} {show(sc[f])}" for f in FIELDS if f in sc)  # noqa: E731
-    text = f"graded at {part(r['scale'])}"
-    if r.get("claim_scale"):
-        text += f"; the text's: {part(r['claim_scale'])}"
-    if r.get("smaller_scale"):
-        text += f". **At a smaller scale than the claim's** ({'; '.join(r['smaller_scale'])})"
-    return text + "."
 
 
 def _protocol_section(table: list[dict]) -> list[str]:

@@ -86,10 +86,15 @@ def model_state(histories: list[Sequence[Mapping]], updates: Optional[int] = Non
 
 
 def histories_of(paths: Iterable) -> list[list[dict]]:
-    """The training histories of the finished runs in folders ``paths`` (their ``result.json``)."""
+    """The training histories of the finished runs in folders ``paths`` (their ``result.json``; [] for a path
+    that holds no run)."""
     import json
 
-    return [json.loads((Path(p) / "result.json").read_text()).get("history") or [] for p in paths]
+    out = []
+    for p in paths:
+        f = Path(str(p)) / "result.json"
+        out.append((json.loads(f.read_text()).get("history") or []) if str(p) and f.is_file() else [])
+    return out                                  # a hand-built table's rows name no stored run: no history
 
 
 def state(frame, by: str, variants: Sequence[str], names: Optional[Mapping[str, str]] = None,
@@ -103,7 +108,15 @@ def state(frame, by: str, variants: Sequence[str], names: Optional[Mapping[str, 
     for v in variants:
         rows = frame[(frame[by] == v) & ~frame["diverged"].astype(bool)]
         name = (names.get(v, str(v)) + (f" {cell}" if cell else "")).strip()
-        models[name] = model_state(histories_of(rows["path"]), metric=metric, limit=limit)
+        found = histories_of(rows["path"]) if "path" in rows else []      # a hand-built table has no runs
+        models[name] = model_state(found, metric=metric, limit=limit)
+    return _record(models, metric, limit)
+
+
+def of_results(named: Mapping[str, Sequence], metric: str = "accuracy", limit: float = RISE_LIMIT) -> dict:
+    """The training state of a comparison from finished runs (``penb.runs.RunResult``, diverged ones left out
+    by the caller): {model name: its runs}."""
+    models = {name: model_state([r.history for r in rs], metric=metric, limit=limit) for name, rs in named.items()}
     return _record(models, metric, limit)
 
 

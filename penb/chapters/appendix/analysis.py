@@ -24,6 +24,7 @@ import pandas as pd
 
 from penb import claims
 from penb.chapters.appendix.common import LABELS
+from penb.claims import training
 
 NOT_HERE = "not at this preset: "
 
@@ -98,6 +99,13 @@ def trend_evidence(frame: pd.DataFrame, panel: str, a: str = "sinusoidal",
     return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": n}
 
 
+def state(*cells: tuple[pd.DataFrame, Sequence[str], str]) -> dict:
+    """The training state of the models a comparison reads: for each (runs, variants, cell name), the
+    ``variants`` among ``runs`` (:func:`penb.claims.training.state`), joined over the cells."""
+    return training.combine(training.state(runs, "variant", list(variants), LABELS, cell=name)
+                            for runs, variants, name in cells)
+
+
 def _check_all(chapter: str, grades: list) -> list:
     """Every claim of ``chapter`` graded (or recorded by ``claims.not_tested``) once."""
     want = [c.key for c in claims.of_chapter(chapter)]
@@ -118,14 +126,18 @@ def grade_a(frame: pd.DataFrame, cfg, panels, skipped) -> list:
     if "add" in names:
         V = max(names["add"].vocabs)
         ev = better_evidence(cell(frame, "add"), "sinusoidal", "vanilla", 1 / V)
-        out.append(claims.grade("morita.fig7", ev, cfg, steps=cfg.add_steps))
+        t = state((cell(frame, "add"), ("sinusoidal", "vanilla"), ""))
+        out.append(claims.grade("morita.fig7", ev, cfg, training=t, steps=cfg.add_steps))
         if len(names["add"].vocabs) < 3:
             out.append(claims.not_tested(
                 "morita.fig7.trend", NOT_HERE + "the trend needs three vocabularies and this "
                 "preset trains only the largest (the book's time budget); gpu/paper carry it", cfg))
         else:
+            add = frame[frame["panel"] == "add"]
+            t = state(*((add[add["vocab"] == v], ("sinusoidal", "vanilla"), f"V {v}")
+                        for v in sorted(set(add["vocab"]))))
             out.append(claims.grade("morita.fig7.trend", trend_evidence(frame, "add"), cfg,
-                                    steps=cfg.add_steps))
+                                    training=t, steps=cfg.add_steps))
     else:
         out += [claims.not_tested(k, NOT_HERE + skipped("add"), cfg)
                 for k in ("morita.fig7", "morita.fig7.trend")]
@@ -134,7 +146,8 @@ def grade_a(frame: pd.DataFrame, cfg, panels, skipped) -> list:
         p = names["predecessor"]
         ev = better_evidence(cell(frame, p.name), "sinusoidal", "vanilla",
                              1 / (p.length - 1))
-        out.append(claims.grade("morita.fig10", ev, cfg, steps=cfg.pred_steps))
+        t = state((cell(frame, p.name), ("sinusoidal", "vanilla"), ""))
+        out.append(claims.grade("morita.fig10", ev, cfg, training=t, steps=cfg.pred_steps))
     else:
         out.append(claims.not_tested("morita.fig10", NOT_HERE + skipped("predecessor"),
                                      cfg))
@@ -160,10 +173,13 @@ def _grade_fig8(frame, cfg, names, skipped) -> list:
         with_reference(ev, lead_evidence(rev, "sinusoidal", ["vanilla"]))
         ev["diverged"].update(diverged(rev, ["vanilla", "sinusoidal"], "reversal"))
         ev["a_name"] = f"PE {core.upper()} in sorting"
-        out.append(claims.grade(keys[0], ev, cfg, steps=cfg.sort_steps, vocab=V))
+        pair = ("sinusoidal", "vanilla")
+        t = state((sort, pair, "sorting"), (rev, pair, "reversal"))
+        out.append(claims.grade(keys[0], ev, cfg, training=t, steps=cfg.sort_steps, vocab=V))
         dist = better_evidence(sort, "sinusoidal", "vanilla", None, metric="closeness")
         dist["a_name"] = f"PE {core.upper()} (minus distance / L)"
-        out.append(claims.grade(keys[1], dist, cfg, steps=cfg.sort_steps, vocab=V))
+        t = state((sort, pair, ""))
+        out.append(claims.grade(keys[1], dist, cfg, training=t, steps=cfg.sort_steps, vocab=V))
     return out
 
 
@@ -173,7 +189,8 @@ def grade_b(frame: pd.DataFrame, cfg) -> list:
     """Fig. 11: PE against vanilla at variable length."""
     runs = cell(frame, "variable")
     ev = better_evidence(runs, "sinusoidal", "vanilla", 1 / int(runs["vocab"].iloc[0]))
-    return _check_all("appendix_b", [claims.grade("morita.fig11", ev, cfg)])
+    t = state((runs, ("sinusoidal", "vanilla"), ""))
+    return _check_all("appendix_b", [claims.grade("morita.fig11", ev, cfg, training=t)])
 
 
 # --- appendix C ----------------------------------------------------------------------
@@ -195,7 +212,7 @@ def grade_c(frame: pd.DataFrame, cfg) -> list:
                 continue
             runs = cell(frame, task)
             ev = better_evidence(runs, a, b, 1 / int(runs["vocab"].iloc[0]))
-            out.append(claims.grade(key, ev, cfg))
+            out.append(claims.grade(key, ev, cfg, training=state((runs, (a, b), ""))))
     return _check_all("appendix_c", out)
 
 
@@ -242,7 +259,12 @@ def grade_d(frame: pd.DataFrame, cfg) -> list:
             ev = _fig14_evidence(frame, base)
         if key != "morita.fig13.random" and key != "morita.fig13.learnable":
             ev["a_name"] = "sinusoidal PE"
-        out.append(claims.grade(key, ev, cfg))
+        if key == "morita.fig14":
+            every = ("sinusoidal", "vanilla", "random", "learnable")
+            t = state((cell(frame, "variable"), every, "variable"), (fixed, every, "fixed"))
+        else:
+            t = state((fixed, [v for v in D_CLAIMS[key][1] if v in cfg.variants], ""))
+        out.append(claims.grade(key, ev, cfg, training=t))
     return _check_all("appendix_d", out)
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, runs
-from penb.claims import evidence
+from penb.claims import evidence, training
 from penb.executors import Executor
 
 CHAPTER = "beyond_rnn"
@@ -78,14 +78,15 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
 
 def frame(results: Iterable[runs.RunResult]) -> pd.DataFrame:
     """One row per run: variant, encoding, input_mode, seed, diverged, diverged_at, token_accuracy,
-    mean_distance (NaN for a diverged run), wall_s, key."""
+    mean_distance (NaN for a diverged run), wall_s, key, path."""
     rows = []
     for o in runs.outcomes(results):
         c, m = o["result"].config, o["metrics"]
         rows.append(dict(variant=label_of(c), encoding=c["encoding"], input_mode=c.get("input_mode", "concat"),
                          seed=int(c["seed"]), diverged=o["diverged"], diverged_at=o["diverged_at"],
                          token_accuracy=m.get("token_accuracy", np.nan),
-                         mean_distance=m.get("mean_distance", np.nan), wall_s=o["wall_s"], key=o["key"]))
+                         mean_distance=m.get("mean_distance", np.nan), wall_s=o["wall_s"], key=o["key"],
+                         path=str(o["result"].path)))
     return pd.DataFrame(rows)
 
 
@@ -161,14 +162,15 @@ def grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[c
             if floor is None or len(floor) < 3:
                 out.append(claims.not_tested(c.key, "not at this preset: fewer than 3 blog encodings", cfg))
             else:
-                out.append(claims.grade(c.key, rank_evidence(frame, floor), cfg, vocab=cfg.vocab))
+                t = training.state(frame, BY, list(dict.fromkeys(frame[BY])))
+                out.append(claims.grade(c.key, rank_evidence(frame, floor), cfg, training=t, vocab=cfg.vocab))
             continue
         a, b = PAIRS[c.key]
         if not {a, b} <= present:
             out.append(claims.not_tested(c.key, f"not at this preset: needs variants {a!r} and {b!r}", cfg))
             continue
         ev = evidence.paired(frame, BY, a, b, baseline=1.0 / cfg.vocab, vocab=cfg.vocab)
-        out.append(claims.grade(c.key, ev, cfg, vocab=cfg.vocab))
+        out.append(claims.grade(c.key, ev, cfg, training=training.state(frame, BY, (a, b)), vocab=cfg.vocab))
     return out
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 from penb import claims, presets, runs
 from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)
 from penb.chapters.irie.ceiling import blind_ceiling
-from penb.claims import evidence
+from penb.claims import evidence, training
 from penb.executors import Executor
 
 CHAPTER = "beyond_transformers"
@@ -174,23 +174,29 @@ def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[cla
             out.append(claims.not_tested(c.key, f"not at this preset: needs {', '.join(sorted(need))}", cfg))
             continue
         if c.key == "beyond.tf.one_layer_blind":
-            g = claims.grade(c.key, blind_evidence(frame, cfg), cfg, vocab=list(cfg.vocab))
+            t = training.combine(training.state(frame[frame["vocab"] == v], BY, ["1-layer NoPE"], cell=f"V {v}")
+                                 for v in sorted(cfg.vocab))
+            g = claims.grade(c.key, blind_evidence(frame, cfg), cfg, training=t, vocab=list(cfg.vocab))
         elif c.key == "beyond.tf.two_layer_no_pe":
             ev = evidence.paired(frame[frame["vocab"] == vmax], BY, "2-layer PE", "2-layer NoPE",
                                  baseline=blind_ceiling(vmax, cfg.length), vocab=vmax)
-            g = claims.grade(c.key, ev, cfg, vocab=vmax)
+            t = training.state(frame[frame["vocab"] == vmax], BY, ["2-layer PE", "2-layer NoPE"])
+            g = claims.grade(c.key, ev, cfg, training=t, vocab=vmax)
         elif c.key == "beyond.tf.vocab_effect":
             if len(cfg.vocab) < 3:
                 out.append(claims.not_tested(c.key, "not at this preset: the trend needs 3 vocabularies", cfg))
                 continue
-            g = claims.grade(c.key, trend_evidence(frame, cfg), cfg, vocab=sorted(cfg.vocab))
+            t = training.combine(training.state(frame[frame["vocab"] == v], BY, ["2-layer PE", "2-layer NoPE"],
+                                                cell=f"V {v}") for v in sorted(cfg.vocab))
+            g = claims.grade(c.key, trend_evidence(frame, cfg), cfg, training=t, vocab=sorted(cfg.vocab))
         else:
             b = "2-layer PE" if c.key == "beyond.length.nope" else LSTM
             ev = evidence.paired(lengths, BY, "2-layer NoPE", b, metric="at_long", baseline=long_ceiling,
                                  vocab=v0, test_length=cfg.test_factor * cfg.length)
             extra = {} if b != LSTM else {"precision": "Transformers fp32; " + ", ".join(sorted(
                 {f"LSTM {'bf16' if x['amp'] == 'bf16' else 'fp32'}" for x in lstm_configs(cfg)}))}
-            g = claims.grade(c.key, ev, cfg, vocab=v0, **extra)
+            t = training.state(frame[frame["vocab"] == v0], BY, ["2-layer NoPE", b])
+            g = claims.grade(c.key, ev, cfg, training=t, vocab=v0, **extra)
         out.append(g)
     return out
 

@@ -12,6 +12,8 @@ import pandas as pd
 
 from penb import claims
 from penb.chapters import rnn_common
+from penb.claims import training
+from penb.claims.intervals import t_interval
 from penb.chapters.frequency.grid import per_seed, quarter_cells, quarters
 from penb.chapters.frequency.harm import PE, VANILLA, paired
 from penb.names import model_name, variant_label
@@ -216,6 +218,43 @@ def _claim_evidence(cfg, key: str, frame, sh, cells_, diverged) -> tuple[str, st
     return model, why, None if why else near_perfect_evidence(cells_, model, cfg.length, level["level"])
 
 
+def training_of(frame: pd.DataFrame, model: str, variants: tuple) -> dict:
+    """The training state of ``model``'s ``variants`` (:func:`penb.claims.training.state`)."""
+    names = {v: f"{v} {model_name(model)}" for v in variants}
+    return training.state(frame[frame["model"] == model], "variant", variants, names)
+
+
+def vanilla_harm_premise(sh: pd.DataFrame, model: str) -> dict:
+    """The premise of the claims that explain or locate the vanilla harm (protocol 3): RARE disturbants harm
+    the vanilla model, the per-seed harm's Student-t interval above 0. Where it fails, the runs cannot refute
+    a claim about that harm."""
+    v = _of(sh, model, VANILLA)
+    harm = (v["acc_frequent"] - v["acc_rare"]).to_numpy(float)
+    if len(harm) < 2:
+        return {"holds": False, "text": f"{len(harm)} vanilla seeds: no harm shown"}
+    mean, lo, hi = t_interval(harm)
+    return {"holds": bool(lo > 0), "text": f"vanilla {model_name(model)} harm from RARE disturbants "
+                                          f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]"}
+
+
+def harm_premise_of_runs(frame: pd.DataFrame, model: str) -> dict:
+    """:func:`vanilla_harm_premise` read from the stored runs of ``frame`` ({} for a hand-built table)."""
+    from penb.chapters.frequency.grid import cells
+    from penb.chapters.frequency.harm import seed_harm
+
+    at = frame[frame["model"] == model]
+    if "path" not in at or not at["path"].astype(str).str.len().all():
+        return {}
+    return vanilla_harm_premise(seed_harm(cells(at)), model)
+
+
+# the variants whose training state a claim's verdict rests on, and whether its premise is the vanilla harm
+VARIANTS = {**{k: ((VANILLA,), False) for k in HARM.values()},
+            **{k: ((VANILLA, PE), True) for k in ROBUST.values()},
+            **{k: ((VANILLA,), True) for k in DISTURBANTS.values()},
+            **{k: ((VANILLA,), True) for k, _ in WHERE.values()}}
+
+
 def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame) -> list:
     """Grade every claim of the chapter (``penb.claims.of_chapter("frequency")``) and record the exception
     that the registry leaves untested; returns the ``penb.claims.Grade`` list.
@@ -229,6 +268,13 @@ def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFram
     for c in claims.of_chapter("frequency"):
         model, why, ev = _claim_evidence(cfg, c.key, frame, sh, cells_, diverged)
         vocab = int(cfg[f"{model}_vocab"])
-        out.append(claims.not_tested(c.key, why, cfg) if why else claims.grade(c.key, ev, cfg, vocab=vocab))
+        if why:
+            out.append(claims.not_tested(c.key, why, cfg))
+            continue
+        variants, premise = VARIANTS.get(c.key, ((VANILLA, PE), False))
+        if premise:
+            ev = {**ev, "premise": vanilla_harm_premise(sh, model)}
+        state = training_of(frame, model, variants)
+        out.append(claims.grade(c.key, ev, cfg, training=state, vocab=vocab))
     out.append(claims.not_tested(EXCEPTION, claims.get(EXCEPTION).not_tested, cfg))
     return out

@@ -244,7 +244,9 @@ def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame) -> list:
             out.append(claims.not_tested(c.key, why, cfg))
             continue
         ev = evidence(scores, core, diverged, frame)
-        out.append(claims.grade(c.key, ev, cfg, method=cfg.method, pairs=cfg.pairs,
+        ev["premise"] = frequency.grading.harm_premise_of_runs(frame, core)    # the harm Fig. 5 explains
+        t = frequency.grading.training_of(frame, core, (VANILLA, PE))
+        out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
                                 checkpoint=ev["step"]))
     out.append(claims.not_tested(S4D_CLAIM, claims.get(S4D_CLAIM).not_tested, cfg))
     return out

@@ -195,10 +195,24 @@ def evidence(results: dict, cfg) -> dict:
     return ev
 
 
+def training_state(results: dict, cfg) -> dict:
+    """The training state of the models ``irie.q4`` reads: the order-task model without PE (training
+    accuracy) and the language models with and without PE (training loss, nats), joined."""
+    from penb.claims import training
+
+    n = claims.get(CLAIM).extra["layers"]
+    ok = lambda s, e: [r for r in split([r for r in results[s] if r.config["layers"] == n  # noqa: E731
+                                         and r.config["encoding"] == e])[0]]
+    order = training.of_results({f"order task, {label(n, NONE)}": ok("order", NONE)})
+    lm = training.of_results({f"LM, {label(n, e)}": ok("lm", e) for e in (NONE, cfg.encoding)}, metric="loss")
+    return training.combine([order, lm])
+
+
 def grade(results: dict, cfg) -> claims.Grade:
     """``irie.q4`` graded on the runs of :func:`run` (or not tested where ``cfg`` cannot test it)."""
     why = missing(cfg)
     if why:
         return claims.not_tested(CLAIM, f"not at this preset: {why}", cfg)
-    return claims.grade(CLAIM, evidence(results, cfg), cfg, q4_seeds=list(cfg.q4_seeds),
+    return claims.grade(CLAIM, evidence(results, cfg), cfg, training=training_state(results, cfg),
+                        q4_seeds=list(cfg.q4_seeds),
                         lm_seeds=list(cfg.lm_seeds), q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps)

@@ -1,0 +1,115 @@
+"""The grades a build recorded, read back, and the words and marks a page shows of them.
+
+The data flows one way: :mod:`penb.claims.scorecard` writes the grade files and builds the scorecard page,
+:mod:`penb.claims.display` draws rows for it and for the chapters, and both read what was recorded through
+this module, which imports neither.
+
+* :func:`grades_file`, :func:`collect` -- where a chapter's grades live, and all of them;
+* :func:`provenance_words`, :func:`scale_words` -- the runs and the scale behind a verdict, in words;
+* :func:`training_state`, :func:`training_mark`, :func:`curves_svg` -- the training state of a comparison
+  (protocol 3, :mod:`penb.claims.training`): its word, its mark beside the verdict, its learning curves.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+from typing import Optional
+
+from penb import paths
+
+
+def grades_file(chapter: str, out_dir: Optional[Path] = None) -> Path:
+    return Path(out_dir or paths.executed_dir()) / f"{chapter}.grades.json"
+
+
+def collect(out_dir: Optional[Path] = None) -> dict[str, dict]:
+    """{claim key: recorded grade} over every chapter's grades file in ``out_dir``."""
+    out = {}
+    for f in sorted(Path(out_dir or paths.executed_dir()).glob("*.grades.json")):
+        out.update(json.loads(f.read_text()))
+    return out
+
+
+def provenance_words(r: dict) -> str:
+    """'quick; cpu; fp32; 5 seeds (2001, ...); 2,000 steps' for a recorded grade."""
+    if "preset" not in r:
+        return ""
+    seeds = r.get("seeds")
+    seeds = f"{len(seeds)} seeds ({', '.join(map(str, seeds))})" if seeds else ""
+    steps = r.get("steps")
+    steps = "" if steps is None else (f"{steps:,} steps" if isinstance(steps, int) else
+                                       "steps " + ", ".join(f"{k} {v:,}" for k, v in steps.items()))
+    return "; ".join(x for x in (r.get("preset"), r.get("device"), r.get("precision"), seeds, steps) if x)
+
+
+def scale_words(r: dict) -> str:
+    """'graded at vocabulary 32, length 16, ...; the text's: ...', with the smaller fields said in words."""
+    from penb.claims.scale import FIELDS, show
+
+    if not r.get("scale"):
+        return ""
+    names = {"vocab": "vocabulary", "length": "length", "hidden": "hidden", "updates": "updates"}
+    part = lambda sc: ", ".join(f"{names[f]} {show(sc[f])}" for f in FIELDS if f in sc)  # noqa: E731
+    text = f"graded at {part(r['scale'])}"
+    if r.get("claim_scale"):
+        text += f"; the text's: {part(r['claim_scale'])}"
+    if r.get("smaller_scale"):
+        text += f". **At a smaller scale than the claim's** ({'; '.join(r['smaller_scale'])})"
+    return text + "."
+
+
+# --- the training state of a comparison ------------------------------------------------------------------
+MARK_COLORS = {"trained": "#2e7d32", "still learning": "#b26a00", "not recorded": "#757575"}
+CURVE_COLORS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f")
+
+
+def training_state(detail: Optional[dict]) -> str:
+    """'trained', 'still learning', 'not recorded' (a comparison without a record), or '' (no comparison)."""
+    d = detail or {}
+    if d.get("training"):
+        return d["training"]["state"]
+    return "not recorded" if d.get("effect") is not None else ""
+
+
+def training_mark(detail: Optional[dict]) -> str:
+    """The mark beside a comparative verdict: its models' training state as a small coloured word (HTML)."""
+    state = training_state(detail)
+    if not state:
+        return ""
+    return (f'<span class="penb-train" data-training="{html.escape(state)}" '
+            f'style="color:{MARK_COLORS[state]}">{html.escape(state)}</span>')
+
+
+def curves_svg(t: Optional[dict], width: int = 300, height: int = 70) -> str:
+    """The compared models' mean learning curves (training accuracy, or loss for a language model), small,
+    one colour per model, with their second-half rise in the legend (inline SVG; '' without curves)."""
+    if not t or not any(m.get("curve") for m in t["models"].values()):
+        return ""
+    pts = [p for m in t["models"].values() for p in m.get("curve", [])]
+    xmax = max(p[0] for p in pts) or 1
+    lo, hi = min(p[1] for p in pts), max(p[1] for p in pts)
+    if t.get("metric") != "loss":
+        lo, hi = min(lo, 0.0), max(hi, 1.0) if hi > 0.5 else hi
+    span = (hi - lo) or 1.0
+    plot_w, plot_h = width * 0.55, height - 8
+    lines, legend = [], []
+    for i, (name, m) in enumerate(t["models"].items()):
+        color = CURVE_COLORS[i % len(CURVE_COLORS)]
+        xy = " ".join(f"{4 + plot_w * s / xmax:.1f},{4 + plot_h * (1 - (v - lo) / span):.1f}"
+                      for s, v in m.get("curve", []) if math.isfinite(v))
+        if xy:
+            lines.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.4" points="{xy}"/>')
+        rise = m.get("rise")
+        rise = "" if rise is None or not math.isfinite(rise) else f" {rise:+.3f}"
+        legend.append(f'<text x="{plot_w + 12:.0f}" y="{12 + 11 * i}" font-size="9" fill="{color}">'
+                      f'{html.escape(name)}{rise}</text>')
+    half = 4 + plot_w / 2
+    frame = (f'<rect x="4" y="4" width="{plot_w:.1f}" height="{plot_h}" fill="none" stroke="#ccc"/>'
+             f'<line x1="{half:.1f}" y1="4" x2="{half:.1f}" y2="{4 + plot_h}" stroke="#bbb" stroke-dasharray="2,2"/>')
+    what = "training loss" if t.get("metric") == "loss" else "training accuracy"
+    title = f"{what} over {t.get('updates', 0):,} updates; dashed: the midpoint"
+    return (f'<svg class="penb-curves" role="img" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}"><title>{html.escape(title)}</title>{frame}{"".join(lines)}'
+            f'{"".join(legend)}</svg>')
