@@ -38,9 +38,11 @@
 # Fig. 3's intervals are 95% bootstrap intervals over the test sequences of
 # {glue:text}`fq_paper_seeds` seeds x {glue:text}`fq_paper_tests` test sequences
 # ({glue:text}`fq_paper_per_cell` per condition and target position). Two details of
-# the paper disagree with each other or with the code: Fig. 3's caption says the
-# FREQUENT group was sampled "three times" more often, while the text and the official
-# code agree on the probabilities above; we follow the text and the code (`rarity`). The
+# the paper disagree with each other or with the code: Sec. 4.2 and Fig. 3's caption
+# both say the FREQUENT tokens were "three times" as likely, while the probabilities
+# Sec. 4.2 prints in the same sentence (7/8 x 2/K against 1/8 x 2/K) and the official
+# code make them seven times as likely; we follow the printed probabilities and the code
+# (`rarity`). The
 # official code builds 4 test sequences per condition and position, the caption says
 # {glue:text}`fq_paper_per_cell`; the `paper` preset follows the caption (`per_cell`).
 #

@@ -320,7 +320,7 @@ def test_distance_evidence_is_minus_the_distance(tmp_path, executed):
     assert ev["a"] == pytest.approx([-d / 16 for d in pe_d])
     assert ev["b"] == pytest.approx([-d / 16 for d in van_d])
     assert ev["baseline"] is None
-    assert claims.grade("morita.fig2.distance", ev).verdict == claims.REPRODUCED
+    assert claims.grade("morita.fig2.distance.lstm", ev).verdict == claims.REPRODUCED
 
 
 def test_trend_evidence_and_verdict(tmp_path, executed):
@@ -408,7 +408,8 @@ def test_grade_records_every_claim_of_the_chapter(tmp_path, executed):
     (dict(lstm_vocab=(64, 256)),
      {"morita.fig2.trend.lstm", "morita.fig2.decline.lstm"}),
     (dict(cores=("gru",)), {"morita.fig2.lstm", "morita.fig2.s4d",
-                            "morita.fig2.distance", "morita.fig2.trend.lstm"}),
+                            "morita.fig2.distance.lstm", "morita.fig2.distance.s4d",
+                            "morita.fig2.trend.lstm"}),
 ])
 def test_what_a_preset_cannot_test_is_recorded_with_the_reason(tmp_path, executed,
                                                                override, untested):
@@ -444,7 +445,7 @@ def test_a_diverged_run_in_a_tiny_sweep_leaves_the_claim_undecided(tmp_path, exe
     assert ev["diverged"] == {"vanilla": 0, "position-encoded": 1}
     assert ev["seeds"] == [SEEDS[0], SEEDS[2]] and len(ev["a"]) == len(ev["b"]) == 2
     by = {g.claim: g for g in analysis.grade(frame, cfg)}
-    for key in ("morita.fig2.lstm", "morita.fig2.distance"):
+    for key in ("morita.fig2.lstm", "morita.fig2.distance.lstm"):
         assert by[key].verdict == claims.INCONCLUSIVE
         assert "diverged" in by[key].reason and "position-encoded 1" in by[key].reason
     recorded = json.loads(scorecard.grades_file("key_findings").read_text())

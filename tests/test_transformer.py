@@ -204,7 +204,7 @@ def _table(**change):
     """A hand-made exact table for two seeds: rounding where a claim says zero, 1e-3 and more where
     it says a change, unless ``change`` says otherwise (column -> value for seed 2)."""
     good = {"q1": 2e-16, "q1_contrast": 0.3, "q3": 8e-3, "q5": 6e-16, "q5_contrast": 5e-3, "q5_mid": 0.2,
-            "q5_mid_same": 4e-16, "lin_q3": 4e-2, "lin_q5": 3e-16, "lin_q5_contrast": 7e-2,
+            "q5_mid_same": 4e-16, "q5_some": 0.9, "lin_q3": 4e-2, "lin_q5": 3e-16, "lin_q5_contrast": 7e-2,
             "linear": 1e-15, "linear_contrast": 2.0}
     import pandas as pd
 
@@ -224,9 +224,11 @@ def test_exact_rules_on_hand_made_numbers(cfg):
     got = _verdicts(_table(q1_contrast=1e-16, q5_contrast=0.0, linear_contrast=1e-15, lin_q5_contrast=0.0), cfg)
     assert got["irie.q1"] == got["irie.q5"] == got["irie.linear"] == got["irie.linear.one_layer"] \
         == grading.INCONCLUSIVE
-    # the one-layer model's earlier positions: a differing context that did not change, or a same one that did
-    assert _verdicts(_table(q5_mid=5e-10), cfg)["irie.q5.some_positions"] == grading.NOT_REPRODUCED
-    # the book's "and only there" is reported, not graded: Irie claims sensitivity at some positions only
+    # the one-layer model's earlier positions (issue 28: Irie claims a change at some positions only): a
+    # permutation that changes no earlier output fails it; the book's account of where (every differing
+    # context changes, and only those) is reported, not graded
+    assert _verdicts(_table(q5_some=5e-10), cfg)["irie.q5.some_positions"] == grading.NOT_REPRODUCED
+    assert _verdicts(_table(q5_mid=5e-10), cfg)["irie.q5.some_positions"] == grading.REPRODUCED
     assert _verdicts(_table(q5_mid_same=2e-9), cfg)["irie.q5.some_positions"] == grading.REPRODUCED
     # Sec. 4: the linear models graded on their own numbers, not the softmax ones
     got = _verdicts(_table(lin_q5=3e-9), cfg)

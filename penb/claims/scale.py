@@ -41,11 +41,19 @@ def _from_values(values: Mapping[str, Any], key: str) -> dict:
     return out
 
 
+# Sources that state no vocabulary, length, hidden size or update count for their claims: Irie's review trains
+# nothing (Question 4 cites models of 12, 24 and 42 layers, a depth, not one of FIELDS), so no chapter preset
+# stands in for "the text's scale" (issue 28).
+NO_SCALE = ("irie",)
+
+
 def published_scale(claim) -> dict:
-    """The scale the text made ``claim`` at ({} for the book's own hypotheses and claims with no chapter)."""
+    """The scale the text made ``claim`` at ({} for the book's own hypotheses, claims with no chapter and texts
+    that state none, :data:`NO_SCALE`). A per-model mapping in ``extra`` (``{"gru": 64, ...}``) gives the
+    claim's own model's value."""
     from penb.claims.sources import BEYOND
 
-    if claim.source == BEYOND or not claim.chapter:
+    if claim.source == BEYOND or not claim.chapter or claim.key.split(".")[0] in NO_SCALE:
         return {}
     try:
         from penb.presets import table
@@ -54,9 +62,13 @@ def published_scale(claim) -> dict:
     except (ValueError, KeyError):
         out = {}
     extra = dict(claim.extra or {})
+    core = _core(claim.key)
     for field, name in (("vocab", "vocab"), ("length", "length"), ("updates", "steps")):
-        if _top(extra.get(name)) is not None:
-            out[field] = extra[name] if field == "vocab" else _top(extra[name])
+        value = extra.get(name)
+        if isinstance(value, Mapping) and core in value:          # per model: the claim's own model's
+            value = value[core]
+        if _top(value) is not None:
+            out[field] = value if field == "vocab" else _top(value)
     return {k: v for k, v in out.items() if v is not None}
 
 
