@@ -38,9 +38,12 @@
 # similarities between positions, 2-D PCA paths), and measures what the unit-norm
 # scaling does next to the embedding. The views and figures are in
 # `penb.chapters.encodings` (`analysis`, `plots`). The formulas are checked in
-# `tests/test_encodings.py` against independent loops. No claim of the registry
-# `penb.claims` is graded here: whether the encodings help the RNNs is graded in the
-# training chapters.
+# `tests/test_encodings.py` against independent loops. Whether the encodings help the
+# RNNs is graded in the training chapters. Two statements of the blog are about the
+# tables themselves, so they are graded here (`encodings.blog_claims`,
+# {ref}`below <blog-table-claims>`): that a linear map shifts an encoding by a fixed
+# offset (a requirement the blog says seems to hold and does not test), and that the
+# normal encoding is a multivariate normal with no covariance between its components.
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -50,6 +53,9 @@ from penb import claims
 glue("enc_paper_dim", claims.get("morita.settings").value["hidden"], display=False)
 glue("enc_blog_k", claims.get("hansen.setup").value["dim"], display=False)
 glue("enc_blog_n", claims.get("hansen.setup").value["length"], display=False)
+
+# %%
+display(claims.overview(c.key for c in claims.of_chapter("encodings")))
 
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
@@ -304,6 +310,55 @@ print(report.provenance(cfg, dim=D, vocab=cfg.vocab))
 # scaling and starts at {glue:text}`share_learn:.0%`, about as loud as the token; App.
 # D's random vectors are unit-norm like the sinusoid.
 #
+# (blog-table-claims)=
+# ## Two statements of the blog, checked on its tables
+#
+# **Relative positions.** The blog asks of an encoding that a linear map carry the
+# encoding of position $t$ to that of $t+k$, and says this seems to hold in general
+# without testing it. For each of the nine encodings (five draws each; a learned
+# encoding at its initial draw, since training moves its parameters within the same
+# family) and offsets $k$ = 1, 10, 50, the cell below fits the least-squares map $M_k$
+# with $e(t+k) \approx M_k e(t)$ over positions $t \ge 1$ (row 0 of the normal
+# encodings is the code's stand-in for $-\infty$), the optimum a trained linear map
+# reaches, and counts the positions whose mapped vector lies nearest to the right
+# encoding. The table gives the smallest share over draws.
+#
+# **No covariance.** The normal encoding sets component $k$ to
+# $\mu_k + \sigma_k \Phi^{-1}(i/N)$, so over the positions each component follows
+# $N(\mu_k, \sigma_k)$; the blog calls this a multivariate normal with no covariance
+# between the components. The second table gives, per draw, the largest
+# Kolmogorov-Smirnov distance of a component to its normal and the range of the
+# correlations between components.
+
+# %% tags=["hide-input"]
+table_grades, relative, covariance = encodings.blog_claims.grade(cfg)
+display(relative.pivot_table(index="encoding", columns="offset", values=["correct", "affine_correct"],
+                             aggfunc="min", sort=False).round(3))
+display(covariance.set_index("draw").round(4))
+print(report.provenance(cfg, positions=cfg.blog_positions, dim=cfg.blog_dim))
+glue("enc_r_min", float(covariance["r_min"].min()), display=False)
+glue("enc_normal_right", float(relative[relative["encoding"] == "normal"]["correct"].min()), display=False)
+
+# %% [markdown]
+# ### Verdict
+
+# %%
+display(claims.table(table_grades))
+
+# %% [markdown]
+# Every component of the normal encoding is an increasing function of the same
+# quantile $\Phi^{-1}(i/N)$, so its components are normal one by one but move in
+# lockstep: their correlation over positions is at least {glue:text}`enc_r_min:.3f`
+# in every draw, the opposite of "no covariance"
+# (normal marginals do not make a joint normal). The same lockstep explains the first
+# table: the normal encoding lies on a line in $\mathbb{R}^K$ spaced by normal
+# quantiles, and no linear map turns quantile spacing at one position into the
+# spacing $k$ steps on (as few as {glue:text}`enc_normal_right:.0%` of the positions
+# land right at some offset), while sincos (a rotation per frequency) and the linear
+# encodings (a line spaced evenly, offset by the bias) shift exactly. direct1 and
+# directN fail only for want of a bias: an affine map shifts them exactly
+# (`affine_correct`).
+#
 # ## Explorer
 #
 # Choose an encoding, a dimension and a number of positions; the panels show the table,
@@ -347,7 +402,11 @@ display(widgets.VBox([widgets.HBox([key_w, dim_w, pos_w]), out]))
 # unit-norm scaling makes the encoding about $1/(1+D)$ of the input's energy at
 # initialisation, next to embeddings and a command vector of norm about $\sqrt{D}$; the
 # paper's learnable variant is not scaled. Whether these encodings help the RNNs (Figs.
-# 2 and 13-14) is graded in the training chapters, not here.
+# 2 and 13-14) is graded in the training chapters, not here. Two of the blog's
+# statements about its tables are graded here: a linear map that shifts positions
+# (`hansen.relative`) and the normal encoding's missing covariance
+# (`hansen.normal_no_covariance`); the tests check the rules on tables built
+# independently (`tests/test_claims_texts.py`).
 #
 # ## Runs
 #
@@ -384,3 +443,7 @@ print(report.provenance(cfg))
 #   energy (through an LSTM's input matrix); unscaled it would be
 #   {glue:text}`share_raw:.0%`, and the learnable variant starts at
 #   {glue:text}`share_learn:.0%`.
+# - The blog's tables themselves: a linear map shifts sincos and the linear encodings
+#   exactly, direct1 and directN only with a bias, the normal encoding not at all; the
+#   normal encoding's components are each normal but perfectly correlated. A reader
+#   might try other offsets or a larger `blog_positions`.

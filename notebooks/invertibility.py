@@ -231,15 +231,18 @@ for g in sanity:
 # Each claim's measure read off each seed's mean curve, and off the curve pooled over
 # the seeds (the one the rules grade). Steps are the first step from which a condition
 # holds to the end of the run: sincos below both normal encodings; the mean loss within
-# 0.1 in log (about 10%) of its final value ("plateau"); within 1.1 times the exact
-# floor ("reach"). NaN: never in this run.
+# 5% of its fall over the run above its final value, where a plot of the whole run on a
+# linear axis looks flat ("flat", the reading the plateau claim is graded on; the blog
+# reads its plots by eye), or within 0.1 in log (about 10%) of its final value
+# ("plateau", a stricter reading, shown beside it); within 1.1 times the exact floor
+# ("reach"). NaN: never in this run.
 
 # %% tags=["hide-input"]
 frames = {s.settings["seed"]: s.mean() for s in studies}
 per_seed = invertibility.checks.measure_table(frames, fl)
 pooled = invertibility.checks.measure_table({"pooled": df}, fl).iloc[0]
-shown = ["cross", "last_beaten", "plateau:normal", "plateau:normal_learned",
-         "plateau:sincos", "reach:linear_normal", "reach:linear_uniform",
+shown = ["cross", "last_beaten", "flat:normal", "flat:normal_learned", "plateau:normal",
+         "plateau:normal_learned", "plateau:sincos", "reach:linear_normal", "reach:linear_uniform",
          "final/direct:normal", "final/direct:sincos"]
 display(pd.concat([per_seed, pooled.to_frame().T])[shown].rename_axis("seed")
         .style.format("{:,.0f}", subset=shown[:-2]).format("{:.4f}", subset=shown[-2:]))
@@ -248,8 +251,8 @@ print(report.provenance(cfg))
 # %% mystnb={"figure": {"caption": "The numbers the claims read. Hollow points: one seed each; blue: their mean with its 95% Student-t interval over seeds; red cross: the curve pooled over all seeds, which the rules grade. (a) The blog's step claims (green star: the blog's value; band: a factor 2 either side, the rules' tolerance). (b) Steps until each encoding stays within 1.1 times its exact floor: fixed against learned (hansen.learned_faster), normal draws against uniform ones (hansen.normal_faster). (c) Final losses over the direct encodings' (band: 10%). (d) Final losses over their exact floor (band: 5%).", "name": "fig-inv-measures"}}
 blog = {"cross": claims.get("hansen.normal_best").value,
         "last_beaten": claims.get("hansen.sincos_1200").value,
-        "plateau:normal": plateau["normal"],
-        "plateau:normal_learned": plateau["normal_learned"]}
+        "flat:normal": plateau["normal"],
+        "flat:normal_learned": plateau["normal_learned"]}
 fig = invertibility.plots.claim_measures(per_seed, pooled, blog)
 report.stamp(fig, cfg)
 plt.show()
@@ -368,8 +371,8 @@ else:
 if published is not None and len(published) == len(df):
     both = invertibility.checks.measure_table(
         {"published x 200": published, "ours": df}, fl)
-    cols = ["cross", "last_beaten", "plateau:normal", "plateau:normal_learned",
-            "reach:linear_normal", "reach:linear_uniform",
+    cols = ["cross", "last_beaten", "flat:normal", "flat:normal_learned", "plateau:normal",
+            "plateau:normal_learned", "reach:linear_normal", "reach:linear_uniform",
             "reach:linear_normal_learned", "reach:linear_uniform_learned"]
     display(both[cols].style.format("{:,.0f}"))
     print(report.provenance(cfg))

@@ -8,8 +8,12 @@ their ``close`` rule (5% of the exact floor), which the invertibility chapter ap
 sanity check of its engine and its derivation (``penb.chapters.invertibility.checks.sanity``), shown on
 the chapter page apart from the blog's verdicts. ``hansen.direct_worst`` (the Discussion's "the most
 direct procedures are the worst performers") was added with its rule on 2026-11-25, before the
-confirmation runs on seeds 2001-2010; ``hansen.relative`` and ``hansen.standalone`` are listed as not
-tested, with the reason.
+confirmation runs on seeds 2001-2010; ``hansen.standalone`` is listed as not tested, with the reason.
+Issue 28 (2026-11-25, before the tables or runs they read were looked at): ``hansen.relative`` and the
+new ``hansen.normal_no_covariance`` are checked on the encoding tables by the chapter "encodings";
+``hansen.learned_faster`` grades its whole sentence (sooner, and the same final loss); and
+``hansen.normal_plateau`` reads a plateau as a plot of the whole run on a linear axis would show it (the
+blog's reading is visual), the stricter log reading kept in the detail.
 """
 from penb.claims import Claim
 from penb.claims.grading import Rule
@@ -39,14 +43,21 @@ CLAIMS = [
     Claim("hansen.normal_plateau", HANSEN, "Discussion",
           "normal reaches a near-horizontal asymptote by about 400 steps, normal_learned by about 300.",
           {"normal": 400, "normal_learned": 300}, "steps", chapter="invertibility",
-          measure="the step after which the mean loss stays within 10% (in log) of its final value",
+          measure="the step from which the mean loss stays within 5% of its fall over the run (its first loss "
+                  "minus its last) above its last loss: where a plot of the whole run on a linear axis looks flat "
+                  "(the blog reads its plots by eye; issue 28: the earlier reading, within 10% in log of the final "
+                  "loss, is stricter than any such plot, and is reported in the detail)",
           rule=Rule("check", f"{_CHECK}: reproduced when both plateau steps are within a factor 2 of the blog's"),
-          baseline="none", extra={"factor": 2, "log_tol": 0.1}),
+          baseline="none", extra={"factor": 2, "fall_frac": 0.05, "log_tol": 0.1}),
     Claim("hansen.learned_faster", HANSEN, "Discussion",
-          "Learning the encoding's parameters makes the inverter converge sooner (every fixed/learned pair).",
-          chapter="invertibility", measure="steps to reach a loss threshold, learned vs fixed, per pair",
-          rule=Rule("check", f"{_CHECK}: reproduced when every pair is faster learned; direction only for most "
-                             "pairs"), baseline="none", extra={"threshold_over_floor": 1.1}),
+          "Learning the encoding's parameters makes the inverter converge sooner (every fixed/learned pair), and "
+          "seemingly to the same inversion loss.",
+          chapter="invertibility", measure="steps to reach a loss threshold, learned vs fixed, per pair; each "
+                                           "pair's final losses, the larger over the smaller",
+          rule=Rule("check", f"{_CHECK}: reproduced when every pair is faster learned and each pair's final "
+                             "losses lie within 10% of each other; direction only when one of the two parts "
+                             "holds, or most pairs are faster (issue 28: the second part was left out before)"),
+          baseline="none", extra={"threshold_over_floor": 1.1, "rel": 0.1}),
     Claim("hansen.normal_faster", HANSEN, "Discussion",
           "Normal draws are inverted faster than uniform ones (linear_normal vs linear_uniform, fixed and learned).",
           chapter="invertibility", measure="steps to reach a loss threshold, normal vs uniform, per pair",
@@ -82,9 +93,31 @@ CLAIMS = [
                                   "rel": 0.1}),
     Claim("hansen.relative", HANSEN, "Requirements",
           "A trained linear map can carry one position's encoding to that of a position a fixed offset away "
-          "(relative positions), for the encodings considered.", None,
-          not_tested="the blog states it as a requirement that seems to hold and says it does not evaluate it; "
-                     "the invertibility chapter measures only the recovery of the absolute position"),
+          "(relative positions); the blog says this seems to hold in general and does not test it.", None,
+          chapter="encodings",
+          measure="per encoding (the nine, at their initial draws: a learned encoding stays in its family), draw "
+                  "and offset k in (1, 10, 50), over positions t = 1..N-1-k (position 0 left out: normal's row 0 "
+                  "is the code's stand-in for -inf): the least-squares linear map M_k with e(t+k) ~ M_k e(t) (the "
+                  "optimum a trained linear map reaches); the share of positions whose mapped vector is nearer to "
+                  "e(t+k) than to any other position's encoding, and the relative residual",
+          rule=Rule("check", "reproduced when, for every encoding, draw and offset, every mapped vector is nearest "
+                             "to the right position's encoding; not reproduced when some encoding at some offset "
+                             "maps a position nearer to another one (the detail lists them, with the residuals)",
+                    {"offsets": (1, 10, 50), "draws": 5}),
+          baseline="none (a property of the tables)", about="none", scale={"length": 100}),
+    Claim("hansen.normal_no_covariance", HANSEN, "A Normally Distributed Position Encoding",
+          "Read as a random variable over positions, the normal encoding gives each component k a normal "
+          "distribution N(mu_k, sigma_k), which the blog calls a multivariate normal with no covariance between "
+          "the components.", None, chapter="encodings",
+          measure="the normal encoding (K = 32, N = 100) over positions 1..N-1 (row 0 is the code's stand-in for "
+                  "-inf), per draw of mu and v: each component's Kolmogorov-Smirnov distance to N(mu_k, v_k), and "
+                  "the correlation between every two components",
+          rule=Rule("check", "reproduced when, in every draw, every component lies within a Kolmogorov-Smirnov "
+                             "distance of 0.05 of its normal (the quantile points alone are about 0.01 off) and "
+                             "no two components correlate beyond |r| = 0.1; not reproduced when either fails "
+                             "(written 2026-11-25, issue 28, before the tables were read)",
+                    {"ks": 0.05, "max_abs_r": 0.1, "draws": 5}),
+          baseline="none (a property of the table)", about="none", scale={"length": 100}),
     Claim("hansen.standalone", HANSEN, "Conclusion",
           "The normally distributed encoding should be useful as a standalone position encoding in a language "
           "model.", None,

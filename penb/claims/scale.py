@@ -73,7 +73,10 @@ def published_scale(claim) -> dict:
 
 
 def graded_scale(key: str, cfg, provenance: Mapping[str, Any]) -> dict:
-    """The scale a grade of claim ``key`` was made at, from the chapter's ``cfg`` and the grade's provenance."""
+    """The scale a grade of claim ``key`` was made at, from the chapter's ``cfg`` and the grade's provenance; a
+    provenance ``scale`` (a chapter whose config sizes belong to other claims) is taken as it is."""
+    if isinstance(provenance.get("scale"), Mapping):
+        return {k: v for k, v in provenance["scale"].items() if v is not None}
     out = _from_values(dict(cfg), key) if cfg is not None else {}
     if provenance.get("vocab") is not None:
         out["vocab"] = provenance["vocab"]

@@ -14,4 +14,4 @@ about sqrt(D) at initialisation.
 * ``plots``: the chapter's figures (heatmaps, similarity matrices, offset profile, PCA paths, norms, the
   explorer's panels).
 """
-from penb.chapters.encodings import analysis, plots, presets  # noqa: F401
+from penb.chapters.encodings import analysis, blog_claims, plots, presets  # noqa: F401
