@@ -231,11 +231,11 @@ for g in sanity:
 # Each claim's measure read off each seed's mean curve, and off the curve pooled over
 # the seeds (the one the rules grade). Steps are the first step from which a condition
 # holds to the end of the run: sincos below both normal encodings; the mean loss within
-# 5% of its fall over the run above its final value, where a plot of the whole run on a
-# linear axis looks flat ("flat", the reading the plateau claim is graded on; the blog
-# reads its plots by eye), or within 0.1 in log (about 10%) of its final value
-# ("plateau", a stricter reading, shown beside it); within 1.1 times the exact floor
-# ("reach"). NaN: never in this run.
+# 0.1 in log (about 10%) of its final value ("plateau", the reading the plateau claim
+# is graded on: on the blog's own loss file it gives the blog's 400 and 300 steps
+# within 2%), or within 5% of its fall over the run above its final value, where a plot
+# of the whole run on a linear axis looks flat ("flat", shown beside it); within 1.1
+# times the exact floor ("reach"). NaN: never in this run.
 
 # %% tags=["hide-input"]
 frames = {s.settings["seed"]: s.mean() for s in studies}
@@ -251,8 +251,8 @@ print(report.provenance(cfg))
 # %% mystnb={"figure": {"caption": "The numbers the claims read. Hollow points: one seed each; blue: their mean with its 95% Student-t interval over seeds; red cross: the curve pooled over all seeds, which the rules grade. (a) The blog's step claims (green star: the blog's value; band: a factor 2 either side, the rules' tolerance). (b) Steps until each encoding stays within 1.1 times its exact floor: fixed against learned (hansen.learned_faster), normal draws against uniform ones (hansen.normal_faster). (c) Final losses over the direct encodings' (band: 10%). (d) Final losses over their exact floor (band: 5%).", "name": "fig-inv-measures"}}
 blog = {"cross": claims.get("hansen.normal_best").value,
         "last_beaten": claims.get("hansen.sincos_1200").value,
-        "flat:normal": plateau["normal"],
-        "flat:normal_learned": plateau["normal_learned"]}
+        "plateau:normal": plateau["normal"],
+        "plateau:normal_learned": plateau["normal_learned"]}
 fig = invertibility.plots.claim_measures(per_seed, pooled, blog)
 report.stamp(fig, cfg)
 plt.show()

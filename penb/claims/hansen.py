@@ -12,8 +12,8 @@ confirmation runs on seeds 2001-2010; ``hansen.standalone`` is listed as not tes
 Issue 28 (2026-11-25, before the tables or runs they read were looked at): ``hansen.relative`` and the
 new ``hansen.normal_no_covariance`` are checked on the encoding tables by the chapter "encodings";
 ``hansen.learned_faster`` grades its whole sentence (sooner, and the same final loss); and
-``hansen.normal_plateau`` reads a plateau as a plot of the whole run on a linear axis would show it (the
-blog's reading is visual), the stricter log reading kept in the detail.
+``hansen.normal_plateau`` keeps its log reading, which the blog's own loss file matches (406 and 320 steps
+against the blog's 400 and 300), with a linear-axis reading beside it in the detail (86 and 73 there).
 """
 from penb.claims import Claim
 from penb.claims.grading import Rule
@@ -43,10 +43,11 @@ CLAIMS = [
     Claim("hansen.normal_plateau", HANSEN, "Discussion",
           "normal reaches a near-horizontal asymptote by about 400 steps, normal_learned by about 300.",
           {"normal": 400, "normal_learned": 300}, "steps", chapter="invertibility",
-          measure="the step from which the mean loss stays within 5% of its fall over the run (its first loss "
-                  "minus its last) above its last loss: where a plot of the whole run on a linear axis looks flat "
-                  "(the blog reads its plots by eye; issue 28: the earlier reading, within 10% in log of the final "
-                  "loss, is stricter than any such plot, and is reported in the detail)",
+          measure="the step from which the mean loss stays within 10% (in log) of its final value. Issue 28 asked "
+                  "whether this is stricter than the blog's reading by eye; the blog's own published loss file "
+                  "says it is the blog's reading: there it gives 406 and 320 steps (the blog: about 400 and 300), "
+                  "while a linear-axis reading (within 5% of the run's fall above the final loss) gives 86 and 73. "
+                  "The linear reading is reported in the detail, not graded",
           rule=Rule("check", f"{_CHECK}: reproduced when both plateau steps are within a factor 2 of the blog's"),
           baseline="none", extra={"factor": 2, "fall_frac": 0.05, "log_tol": 0.1}),
     Claim("hansen.learned_faster", HANSEN, "Discussion",

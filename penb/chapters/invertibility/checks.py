@@ -131,12 +131,12 @@ def evidence(m: dict[str, float], per_seed: Optional[pd.DataFrame] = None,
                   "why": f"outside a factor {f} of {c.value:,} steps"}
     c = claims.get("hansen.normal_plateau")
     f = c.extra["factor"]
-    ok = {k: _within(m[f"flat:{k}"], v, f) for k, v in c.value.items()}
+    ok = {k: _within(m[f"plateau:{k}"], v, f) for k, v in c.value.items()}
     out[c.key] = {"passed": all(ok.values()),
-                  "detail": "; ".join(f"{k} within {c.extra['fall_frac']:.0%} of its fall of its final loss from "
-                                      f"step {_step(m[f'flat:{k}'])}{_spread(ps, f'flat:{k}')} (the stricter "
-                                      f"reading, within {c.extra['log_tol']:g} in log: "
-                                      f"{_step(m[f'plateau:{k}'])})" for k in c.value),
+                  "detail": "; ".join(f"{k} within {c.extra['log_tol']:g} (log) of its final loss from step "
+                                      f"{_step(m[f'plateau:{k}'])}{_spread(ps, f'plateau:{k}')} (a linear-axis "
+                                      f"reading, within {c.extra['fall_frac']:.0%} of the run's fall: "
+                                      f"{_step(m[f'flat:{k}'])})" for k in c.value),
                   "why": f"outside a factor {f} of the blog's: " + ", ".join(
                       k for k in ok if not ok[k])}
     c = claims.get("hansen.learned_faster")

@@ -43,8 +43,8 @@ def plateau_step(series: pd.Series, log_tol: float = 0.1) -> int:
 
 def flat_step(series: pd.Series, fall_frac: float = 0.05) -> int:
     """First step from which ``series`` stays within ``fall_frac`` of its fall over the run (first value minus
-    last) above its last value: where a plot of the whole run on a linear axis looks flat (``hansen.normal_plateau``;
-    the blog reads its plots by eye)."""
+    last) above its last value: where a plot of the whole run on a linear axis looks flat (reported beside
+    ``hansen.normal_plateau``'s log reading, :func:`plateau_step`)."""
     v = series.to_numpy(np.float64)
     ok = v - v[-1] <= fall_frac * max(v[0] - v[-1], 0.0)
     bad = np.flatnonzero(~ok)

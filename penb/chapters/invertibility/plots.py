@@ -175,7 +175,7 @@ def claim_measures(per_seed: pd.DataFrame, pooled: pd.Series, blog: dict, factor
     encodings'; (d) final losses over their exact floor (``pooled`` and ``per_seed`` hold
     ``final/floor:<enc>`` columns for it)."""
     fig, axes = _figure(2, 2, (11.5, 8.4))
-    steps = ["cross", "last_beaten", "flat:normal", "flat:normal_learned"]
+    steps = ["cross", "last_beaten", "plateau:normal", "plateau:normal_learned"]
     _measure_panel(axes[0, 0], per_seed, pooled, steps,
                    ["sincos below both\nnormal from", "sincos last beaten\n(normal aside)",
                     "normal plateau", "normal_learned\nplateau"], blog, factor,
