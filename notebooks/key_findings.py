@@ -90,7 +90,7 @@ glue("kf_betas_code", str(paper_setting["betas_official_code"]), display=False)
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick, gpu or paper
+preset: str = "quick"  # smoke, quick, gpu, lease or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed, e.g. (1001, 1002)
 core_seeds: Optional[dict] = None  # seeds (the first n) per model, e.g. {"s4d": 3}
@@ -275,6 +275,25 @@ every_v = key_findings.analysis.gaps(run_frame, n_resamples=cfg.bootstrap)
 display(every_v.assign(model=every_v["model"].map(model_name)).round(4)
         .set_index(["model", "vocab"]))
 print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+
+# %% [markdown]
+# ## An archived GPU execution
+#
+# This machine cannot train the paper's model size, but a short GPU lease can train the
+# headline comparisons: `python -m penb lease key_findings` trains the `lease` preset
+# (the GRU at $V$ = 256 and the LSTM at the largest vocabulary that fits, hidden 512,
+# batch 512, $L$ = 64, three confirmation seeds, a few thousand updates) in steps of a
+# few GPU-minutes, and `python -m penb archive key_findings` executes this chapter on
+# those runs. Where the repository holds such an execution
+# (`book/archived/key_findings-lease/`), it is shown below as it was recorded, with the
+# device, commit and date that made it: it is an archived execution, not re-run by this
+# build, and its verdicts are not entered in the scorecard.
+
+# %% tags=["hide-input"]
+archived = key_findings.archived.load(cfg)
+print(archived["header"])
+for table in archived["tables"]:
+    display(table)
 
 # %% [markdown]
 # ## Runs

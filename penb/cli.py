@@ -6,6 +6,10 @@
     python -m penb run-all --preset quick       every chapter of the book
     python -m penb run-all --preset gpu         on a GPU: chapters without a gpu preset run quick
     python -m penb status                       write the status page
+    python -m penb lease key_findings --budget-min 16 --step-min 8 --out lease_out
+                                                one step of a GPU lease (penb.lease); again to resume
+    python -m penb archive key_findings --from lease_out
+                                                the archived execution of a finished lease
 """
 from __future__ import annotations
 
@@ -41,6 +45,19 @@ def main(argv: list[str] | None = None) -> int:
     par.add_argument("chapter")
     st = sub.add_parser("status", help="write the status page")
     st.add_argument("--out", default=None)
+    ls = sub.add_parser("lease", help="one step of a chapter's lease preset on a GPU (penb.lease)")
+    ls.add_argument("chapter")
+    ls.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    ls.add_argument("--preset", default="lease")
+    ls.add_argument("--budget-min", type=float, required=True, help="training minutes of all steps together")
+    ls.add_argument("--step-min", type=float, required=True, help="training minutes of this step at most")
+    ls.add_argument("--out", help="folder for the finished runs (no checkpoints), written after the step")
+    ls.add_argument("--from", dest="source", help="a folder an earlier step wrote: its runs go into the store first")
+    ls.add_argument("--quiet", action="store_true", help="no progress bars")
+    ar = sub.add_parser("archive", help="execute a chapter against a finished lease's runs (penb.lease)")
+    ar.add_argument("chapter")
+    ar.add_argument("--from", dest="source", required=True, help="the folder the lease steps wrote (--out)")
+    ar.add_argument("--dest", help="default: book/archived/<chapter>-<preset>")
     args = ap.parse_args(argv)
 
     try:
@@ -63,11 +80,22 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{k:>14} = {info['default']:<12} # {info['help']}")
             print()
             t = presets.table(args.chapter)
-            print(f"{'key':>14} " + " ".join(f"{p:>14}" for p in presets.PRESETS))
+            print(f"{'key':>14} " + " ".join(f"{p:>14}" for p in t))
             for k in t["paper"]:
-                print(f"{k:>14} " + " ".join(f"{t[p][k]!s:>14}" for p in presets.PRESETS))
+                print(f"{k:>14} " + " ".join(f"{t[p][k]!s:>14}" for p in t))
         elif args.cmd == "status":
             print(f"wrote {status.write_page(args.out)}")
+        elif args.cmd == "lease":
+            from penb import lease
+
+            result = lease.step(args.chapter, args.preset, _params(args.parameter, None), budget_min=args.budget_min,
+                                step_min=args.step_min, out=args.out, source=args.source, progress=not args.quiet)
+            print(lease.describe(result), flush=True)
+            return result["code"]
+        elif args.cmd == "archive":
+            from penb import lease
+
+            print(f"archived {args.chapter} -> {lease.archive(args.chapter, args.source, args.dest)}")
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

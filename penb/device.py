@@ -4,6 +4,17 @@ from __future__ import annotations
 import torch
 
 CHOICES = ("auto", "cpu", "cuda")
+# Set (to "cuda") only while a chapter is executed against an archived store whose runs were made on that device
+# elsewhere (``penb.lease.archive``): device names resolve to it although this machine lacks it, and no run may
+# train (``penb.runs`` refuses). Never set it by hand to train.
+ARCHIVED = "PENB_ARCHIVED_DEVICE"
+
+
+def archived() -> str:
+    """The device type of the archived store being read ("" when none is: the normal case)."""
+    import os
+
+    return os.environ.get(ARCHIVED, "").strip()
 
 
 def check_device(name: str) -> None:
@@ -11,6 +22,8 @@ def check_device(name: str) -> None:
     base = name.split(":")[0]
     if base not in CHOICES:
         raise ValueError(f"unknown device {name!r}; valid: {', '.join(CHOICES)} (or cuda:N)")
+    if base == archived():
+        return                                    # reading runs made there: this machine need not have it
     if base == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={name!r} was asked for, but CUDA is not available here; use 'auto' or 'cpu'")
     if base == "cuda" and ":" in name:
@@ -57,6 +70,8 @@ QUICK_AMP = "bf16" if cpu_bf16_native() else "none"
 def resolve_device(name: str = "auto") -> torch.device:
     """The ``torch.device`` for a config's device name."""
     check_device(name)
+    if name == "auto" and archived():
+        return torch.device(archived())
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)

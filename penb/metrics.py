@@ -57,9 +57,34 @@ def damerau_levenshtein(a: Sequence, b: Sequence) -> int:
     substring may be edited after a transposition (unlike the restricted "optimal string alignment"
     distance): ``damerau_levenshtein([3, 1], [1, 2, 3]) == 2`` where OSA gives 3.
     """
-    from rapidfuzz.distance import DamerauLevenshtein
-
+    try:
+        from rapidfuzz.distance import DamerauLevenshtein
+    except ImportError:             # a GPU machine without rapidfuzz (penb.lease): the same distance, slower
+        return _damerau_levenshtein(list(a), list(b))
     return int(DamerauLevenshtein.distance(list(a), list(b)))
+
+
+def _damerau_levenshtein(a: list, b: list) -> int:
+    """The unrestricted Damerau-Levenshtein distance in plain Python (Lowrance and Wagner's algorithm, O(|a| |b|)),
+    for machines without rapidfuzz; ``tests/test_metrics.py`` checks it equals rapidfuzz's."""
+    n, m, far = len(a), len(b), len(a) + len(b)
+    d = [[far] * (m + 2)] + [[far] + [0] * (m + 1) for _ in range(n + 1)]     # d[i + 1][j + 1]: a[:i] vs b[:j]
+    for i in range(n + 1):
+        d[i + 1][1] = i
+    for j in range(m + 1):
+        d[1][j + 1] = j
+    last_row: dict = {}                          # symbol -> the last row of a in which it occurred
+    for i in range(1, n + 1):
+        last_col = 0                             # the last column of b matching a[i - 1] in this row
+        for j in range(1, m + 1):
+            k, col = last_row.get(b[j - 1], 0), last_col
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            if cost == 0:
+                last_col = j
+            d[i + 1][j + 1] = min(d[i][j] + cost, d[i + 1][j] + 1, d[i][j + 1] + 1,
+                                  d[k][col] + (i - k - 1) + 1 + (j - col - 1))
+        last_row[a[i - 1]] = i
+    return d[n + 1][m + 1]
 
 
 def distances(pred, target) -> np.ndarray:

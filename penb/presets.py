@@ -21,10 +21,12 @@ from typing import Any, Iterator
 
 from penb.config_checks import cross_check, require, require_finite  # noqa: F401 (re-exported)
 
-PRESETS = ("smoke", "quick", "gpu", "paper")
+PRESETS = ("smoke", "quick", "gpu", "lease", "paper")
 # ``gpu`` (paper-sized models on a shortened schedule, about a GPU-hour a chapter) exists only for the chapters
-# that define ``GPU``; it refuses a machine without CUDA unless ``device="cpu"`` is given explicitly.
-OPTIONAL = ("gpu",)
+# that define ``GPU``; it refuses a machine without CUDA unless ``device="cpu"`` is given explicitly. ``lease``
+# (the headline comparisons at paper size in one short GPU lease, ``python -m penb lease``) exists only for the
+# chapters that define ``LEASE``; the lease command refuses it without CUDA in the same way.
+OPTIONAL = ("gpu", "lease")
 
 # Seeds (the grading protocol, DESIGN.md). Three disjoint sets (a test checks they never meet):
 # * SEARCH_SEEDS: regime searches (every seed in a chapter's search_log.csv or in

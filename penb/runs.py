@@ -33,15 +33,17 @@ import json
 import os
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
 
 import numpy as np
 
 from penb import paths, train
-from penb.executors import Executor, LocalExecutor
 from penb.identity import STORE_VERSION
 from penb.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
 from penb.run_config import normalize
+
+if TYPE_CHECKING:      # imported where a sweep needs one: a store read or a single run needs no submitit
+    from penb.executors import Executor
 
 NAMESPACE = "rnn"
 BOOKKEEPING = ("log_every",)        # run fields that do not change a result: left out of the key
@@ -131,26 +133,35 @@ def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
     return RunResult.from_dir(run_dir(config, store))
 
 
-def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True) -> RunResult:
-    """Run ``config`` unless it is done (resuming it if partial); return its result."""
-    return _run(normalize(config), store, progress)[0]          # settled once, here
+def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True,
+        callback: Optional[Callable] = None) -> RunResult:
+    """Run ``config`` unless it is done (resuming it if partial); return its result. ``callback(trainer)``
+    runs after every update (``penb.train.Trainer.run``; an exception there stops the run, as a kill would)."""
+    return _run(normalize(config), store, progress, callback)[0]          # settled once, here
 
 
-def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool) -> tuple[RunResult, bool]:
+def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool,
+         callback: Optional[Callable] = None) -> tuple[RunResult, bool]:
     """:func:`run`, and whether this call trained the run. The run's lock is held while it trains: a second
-    process waits for it and then finds it done."""
+    process waits for it and then finds it done. While an archived store is read (``penb.device.archived``)
+    a run that is not in it raises ``ValueError``: nothing trains."""
     from filelock import FileLock
+
+    from penb.device import archived
 
     d = run_dir(config, store)
     if status(config, store) == "done":
         _tidy(d)
         return load(config, store), False
+    if archived():
+        raise ValueError(f"run {d.name} ({config['core']} V={config['vocab_size']} {config['encoding']} seed "
+                         f"{config['seed']}) is not in the archived store being read; nothing trains here")
     d.mkdir(parents=True, exist_ok=True)
     with FileLock(str(d / ".lock")):
         trained = status(config, store) != "done"
         if trained:
             sweep_temporary(d)
-            train.train(config, d, progress=progress)
+            train.train(config, d, callback=callback, progress=progress)
     return load(config, store), trained
 
 
@@ -195,6 +206,8 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     for c in configs:
         if status(c, store) != "done":
             todo.setdefault(key(c), c)
+    from penb.executors import LocalExecutor
+
     executor = executor or LocalExecutor()
     trained = set()
     if todo:

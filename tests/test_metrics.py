@@ -100,3 +100,19 @@ def test_bootstrap_ci_of_a_ratio_and_seed_level():
     assert metrics.bootstrap_ci(np.ones((5, 10)), n_resamples=100) == (1.0, 1.0, 1.0)   # degenerate
     with pytest.raises(ValueError, match="level"):
         metrics.bootstrap_ci(correct, level="token")
+
+
+def test_the_plain_python_distance_is_rapidfuzz_s():
+    """The fallback for machines without rapidfuzz (a GPU lease) gives the same unrestricted distance."""
+    import random
+
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    from penb.metrics import _damerau_levenshtein
+
+    rng = random.Random(0)
+    for _ in range(3000):
+        a = [rng.randrange(rng.choice((2, 3, 5, 50))) for _ in range(rng.randrange(9))]
+        b = [rng.randrange(5) for _ in range(rng.randrange(9))]
+        assert _damerau_levenshtein(a, b) == DamerauLevenshtein.distance(a, b), (a, b)
+    assert _damerau_levenshtein([3, 1], [1, 2, 3]) == 2          # unrestricted: OSA gives 3

@@ -12,7 +12,9 @@ claim by claim through the registry ``penb.claims``.
   ``frame``), ``summary``, the evidence of each claim and ``grade``, the exploratory
   ``gaps``, the page's tables and the regime search's table (``search_table``);
 * :mod:`~penb.chapters.key_findings.plots`: Fig. 2's layout (``vocab_sweep``);
+* :mod:`~penb.chapters.key_findings.archived`: the archived GPU execution (``load``),
+  shown beside the page's own run when ``book/archived/key_findings-lease/`` exists;
 * ``search_log.csv``: the regime search behind ``QUICK``
   (``scripts/search_key_findings.py``).
 """
-from penb.chapters.key_findings import analysis, plots, presets  # noqa: F401
+from penb.chapters.key_findings import analysis, archived, plots, presets  # noqa: F401

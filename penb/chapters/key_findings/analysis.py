@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 import numpy as np
 import pandas as pd
@@ -31,8 +31,10 @@ from penb.chapters import rnn_common
 from penb.chapters.key_findings.grading import (  # noqa: F401 (re-exported)
     BETTER, DECLINE, PE, TREND, TREND_MIN_VOCABS, UNTESTED, VANILLA, _paired,
     decline_evidence, evidence, grade, trend_evidence)
-from penb.executors import Executor
 from penb.names import model_name, variant_label
+
+if TYPE_CHECKING:      # annotations only: the GPU lease imports this module without submitit
+    from penb.executors import Executor
 
 CHAPTER = "key_findings"
 SEARCH_LOG = Path(__file__).with_name("search_log.csv")   # the regime search's table

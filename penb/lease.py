@@ -1,0 +1,271 @@
+"""A chapter's GPU runs in short slices, and their archived execution (``python -m penb lease`` / ``archive``).
+
+Many users get a GPU in slices: a queue's debug partition, a card rented by the quarter-hour. A chapter's
+``lease`` preset (``key_findings``: Fig. 2's headline comparisons at the paper's size) trains in **steps**. Each
+
+    python -m penb lease CHAPTER --budget-min B --step-min S --out DIR
+
+trains the preset's runs in order (each model's largest vocabulary first, the variants of one seed side by side, so
+that a step cut short leaves whole pairs) until its S minutes are up, saves a checkpoint of the run in hand and
+exits; the next invocation resumes from the store the last one left (``penb.runs``: a partial run resumes from its
+last checkpoint). The minutes spent are kept in a ledger in the store, so all steps together train at most B
+minutes. Exit status: 0 every run done, 3 runs left and minutes left (invoke it again), 4 runs left but the budget
+is spent.
+
+After every step the finished runs are **collected** into DIR, without checkpoints: ``manifest.json`` (chapter,
+preset, parameters, device and its name, commit, torch, date, seeds, updates, the ledger), ``results.json`` (each
+finished run's ``result.json``, by run key) and ``predictions.tar`` (their held-out predictions, which re-executing
+the chapter needs). ``--from DIR`` first puts such a folder's finished runs (and its ledger) into the store, so a
+step on a fresh machine trains only what was left.
+
+A step needs torch, numpy, scipy, pandas, matplotlib, tqdm and filelock, not papermill, jupytext or submitit
+(nor rapidfuzz: ``penb.metrics`` falls back to plain Python).
+
+**archive** (``python -m penb archive CHAPTER --from DIR``, on a machine with the book's packages) executes the
+chapter at the collected preset against a temporary store made from DIR, reading the runs as made on their device
+(``penb.device.archived``: CUDA runs are read on a CPU, and nothing trains), and writes ``--dest`` (default
+``book/archived/<chapter>-<preset>``): the executed notebook with its status and grades, ``manifest.json`` and
+``results.json``. That folder is small (no checkpoints, no predictions) and is committed: an archived execution,
+which the chapter's page shows beside its own run.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import importlib
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from penb import atomic, paths, presets, runs, train
+
+DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
+KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.runs.key)
+
+
+class TimeUp(Exception):
+    """The step's minutes are up (raised by the per-update check once the run in hand is checkpointed)."""
+
+
+def plan(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
+    """(cfg, configs): the resolved config and its normalised run configs in training order: each model (in
+    ``cfg.cores`` order) at its largest vocabulary first, then by seed, the variants of a seed together."""
+    cfg = presets.resolve(chapter, preset, **(overrides or {}))
+    analysis = importlib.import_module(f"penb.chapters.{chapter}.analysis")
+    cores = list(cfg.get("cores", ()))
+
+    def order(c):
+        return (cores.index(c["core"]) if c["core"] in cores else len(cores), -c["vocab_size"], c["seed"])
+    return cfg, sorted(runs.settle(analysis.run_configs(cfg)), key=order)
+
+
+def ledger_path(cfg) -> Path:
+    """The store's record of the minutes spent on ``cfg`` (one file per chapter, preset and configuration)."""
+    return paths.store_dir() / "lease" / f"{cfg.chapter}-{cfg.preset}-{cfg.key()}.json"
+
+
+def _ledger(cfg) -> dict:
+    path = ledger_path(cfg)
+    return json.loads(path.read_text()) if path.exists() else {"config_key": cfg.key(), "spent_s": 0.0, "steps": []}
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, *, budget_min: float,
+         step_min: float, out: Optional[Path] = None, source: Optional[Path] = None,
+         clock: Callable[[], float] = time.monotonic, progress: bool = True) -> dict:
+    """One step: train for at most ``step_min`` minutes (and no more than the ``budget_min`` minutes of all steps),
+    then collect the finished runs into ``out``. Returns the status: code (:data:`DONE`, :data:`AGAIN`,
+    :data:`SPENT`), runs, left, spent_min, budget_min and trained ([{key, core, vocab, encoding, seed, from, to}]:
+    the updates this step made). ``clock`` (seconds) is the step's timer; tests pass a fake one."""
+    if not 0 < step_min <= budget_min:
+        raise ValueError(f"need 0 < step-min <= budget-min, got {step_min} and {budget_min}")
+    overrides = dict(overrides or {})
+    cfg, configs = plan(chapter, preset, overrides)
+    if preset in presets.OPTIONAL and "device" not in overrides and any(c["device"] == "cpu" for c in configs):
+        raise ValueError(f"{chapter}: the {preset} preset trains paper-sized models and this machine has no CUDA "
+                         f"device; pass -p device cpu to train it here anyway")
+    book = _ledger(cfg)
+    if source is not None:
+        restore(source)
+        theirs = json.loads((Path(source) / "manifest.json").read_text()).get("ledger") or {}
+        if theirs.get("config_key") == cfg.key() and theirs.get("spent_s", 0) > book["spent_s"]:
+            book = theirs                          # a fresh machine: the minutes spent before still count
+    allowed = min(step_min, budget_min - book["spent_s"] / 60) * 60
+    trained: dict[str, dict] = {}
+    if allowed > 0:
+        start = clock()
+        deadline = start + allowed
+        for c in configs:
+            if runs.status(c) == "done":
+                continue
+            if clock() >= deadline:
+                break
+            d = runs.run_dir(c)
+            seen = trained.setdefault(d.name, dict(key=d.name, core=c["core"], vocab=c["vocab_size"],
+                                                   encoding=c["encoding"], seed=c["seed"]))
+            try:
+                runs.run(c, progress=progress, callback=_stop_at(deadline, clock, d, seen))
+            except TimeUp:
+                break
+        spent = clock() - start
+        book["spent_s"] += spent
+        book["steps"].append({"date": _now(), "minutes": round(spent / 60, 3), "trained": list(trained.values())})
+        atomic.write_json(ledger_path(cfg), book)
+    left = sum(runs.status(c) != "done" for c in configs)
+    code = DONE if not left else AGAIN if book["spent_s"] < budget_min * 60 else SPENT
+    if out is not None:
+        collect(cfg, configs, Path(out), book, overrides, budget_min)
+    return dict(chapter=chapter, preset=cfg.preset, code=code, runs=len(configs), left=left,
+                spent_min=book["spent_s"] / 60, budget_min=budget_min, trained=list(trained.values()))
+
+
+def _stop_at(deadline: float, clock, run_dir: Path, seen: dict):
+    """The per-update check of a run: records the updates made (``seen``: from, to); at the deadline (unless the
+    run has just made its last update) saves a checkpoint of this update and raises :class:`TimeUp`."""
+    def check(trainer) -> None:
+        seen.setdefault("from", trainer.step - 1)
+        seen["to"] = trainer.step
+        c = trainer.config
+        if trainer.step < c["steps"] and clock() >= deadline:
+            if trainer.step % c["checkpoint_every"]:          # else Trainer.run has just saved this one
+                trainer.save(train.checkpoint_path(run_dir, trainer.step))
+            raise TimeUp(f"time up at update {trainer.step}")
+    return check
+
+
+def describe(status: dict) -> str:
+    """A few lines for the terminal: what this step trained, and whether to invoke it again."""
+    lines = [f"  {t['core']} V={t['vocab']} {t['encoding']} seed {t['seed']}: updates {t['from']}-{t['to']}"
+             for t in status["trained"] if "to" in t]
+    done = status["runs"] - status["left"]
+    what = {DONE: "every run is done", AGAIN: "runs are left: invoke the same command again to resume",
+            SPENT: "runs are left but the budget is spent: raise --budget-min to go on"}[status["code"]]
+    head = (f"lease {status['chapter']}/{status['preset']}: {done} of {status['runs']} runs done, "
+            f"{status['spent_min']:.1f} of {status['budget_min']:g} minutes spent; {what} (exit {status['code']})")
+    return "\n".join(["this step trained:", *lines, head] if lines else [head])
+
+
+def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_min: float) -> Path:
+    """Write the finished runs of ``configs`` into folder ``out`` (see the module's docstring); no checkpoints."""
+    out.mkdir(parents=True, exist_ok=True)
+    results, members = {}, []
+    for c in configs:
+        d = runs.run_dir(c)
+        if runs.status(c) == "done":
+            results[d.name] = json.loads((d / "result.json").read_text())
+            if (d / "predictions.npz").exists():
+                members.append((f"{d.name}/predictions.npz", d / "predictions.npz"))
+
+    def pack(tmp: str) -> None:
+        with tarfile.open(tmp, "w") as tar:          # not compressed: the .npz files are
+            for name, path in members:
+                tar.add(path, arcname=name)
+    atomic.atomic_write(out / "predictions.tar", pack)
+    atomic.write_json(out / "results.json", results)
+    envs = [r.get("environment", {}) for r in results.values()]
+
+    def distinct(k: str) -> list:
+        return sorted({str(e.get(k, "")) for e in envs} - {""})
+    atomic.write_json(out / "manifest.json", {
+        "chapter": cfg.chapter, "preset": cfg.preset, "parameters": parameters, "config_key": cfg.key(),
+        "complete": len(results) == len(configs), "runs": len(configs), "finished": len(results),
+        "diverged": sum(r.get("status") == "diverged" for r in results.values()),
+        "device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
+        "device_name": distinct("device_name"), "commit": distinct("git_commit"), "torch": distinct("torch"),
+        "date": _now(), "seeds": sorted({c["seed"] for c in configs}),
+        "updates": {c["core"]: c["steps"] for c in configs}, "budget_min": budget_min,
+        "spent_min": round(book["spent_s"] / 60, 3), "ledger": book})
+    return out
+
+
+def restore(source: Path) -> int:
+    """Put the finished runs of a collected folder ``source`` into the run store (those not finished there yet),
+    with their predictions; returns how many. A run whose key does not match its config is refused."""
+    source = Path(source)
+    results = json.loads((source / "results.json").read_text())
+    put = 0
+    with tarfile.open(source / "predictions.tar") as tar:
+        for key, result in results.items():
+            if not KEY.match(key) or runs.key(result["config"]) != key:
+                raise ValueError(f"{source}: run {key!r} does not match its configuration (another code version?)")
+            d = runs.root() / key
+            if runs.finished(d):
+                continue
+            d.mkdir(parents=True, exist_ok=True)
+            if result.get("status", "done") == "done":
+                data = tar.extractfile(f"{key}/predictions.npz").read()
+                atomic.atomic_write(d / "predictions.npz", lambda tmp: Path(tmp).write_bytes(data))
+            atomic.write_json(d / "config.json", result["config"])
+            atomic.write_json(d / "result.json", result)
+            put += 1
+    return put
+
+
+@contextlib.contextmanager
+def _env(**values: str) -> Iterator[None]:
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
+    """Execute ``chapter`` against the runs collected in ``source`` (training nothing) and write the archived
+    execution to ``dest`` (default ``book/archived/<chapter>-<preset>``); returns ``dest``."""
+    from penb import identity, notebook
+    from penb.device import ARCHIVED
+
+    source = Path(source)
+    man = json.loads((source / "manifest.json").read_text())
+    if man["chapter"] != chapter:
+        raise ValueError(f"{source} holds runs of {man['chapter']!r}, not {chapter!r}")
+    if not man["complete"]:
+        raise ValueError(f"{source} holds {man['finished']} of the {man['runs']} runs of preset {man['preset']!r}: "
+                         f"run another lease step first")
+    dest = Path(dest) if dest is not None else paths.REPO / "book" / "archived" / f"{chapter}-{man['preset']}"
+    if dest.exists() and any(dest.iterdir()) and not (dest / "manifest.json").exists():
+        raise ValueError(f"{dest} is not empty and holds no archived execution: choose another --dest")
+    with tempfile.TemporaryDirectory() as tmp, _env(PENB_STORE=str(Path(tmp) / "store"), **{ARCHIVED: man["device"]}):
+        restore(source)
+        executed = notebook.run_chapter(chapter, {"preset": man["preset"], **man["parameters"]},
+                                        Path(tmp) / "executed").parent
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        for f in executed.iterdir():                 # the notebook, its status and its recorded grades
+            if f.is_file():
+                shutil.copy2(f, dest / f.name)
+    shutil.copy2(source / "results.json", dest / "results.json")
+    man["archived"] = {"date": _now(), "commit": identity.git_commit(), "by": f"python -m penb archive {chapter}"}
+    atomic.write_json(dest / "manifest.json", man)
+    return dest
+
+
+@contextlib.contextmanager
+def opened(folder: Path) -> Iterator[list]:
+    """The runs of an archived or collected ``folder`` as ``penb.runs.RunResult`` (results only, no predictions),
+    valid inside the ``with`` block."""
+    results = json.loads((Path(folder) / "results.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        found = []
+        for key, result in results.items():
+            if not KEY.match(key):
+                raise ValueError(f"{folder}: {key!r} is not a run key")
+            (Path(tmp) / key).mkdir()
+            atomic.write_json(Path(tmp) / key / "result.json", result)
+            found.append(runs.RunResult.from_dir(Path(tmp) / key))
+        yield found
