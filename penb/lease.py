@@ -180,7 +180,9 @@ def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_
         "complete": len(results) == len(configs), "runs": len(configs), "finished": len(results),
         "diverged": sum(r.get("status") == "diverged" for r in results.values()),
         "device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
-        "device_name": distinct("device_name"), "commit": distinct("git_commit"), "torch": distinct("torch"),
+        "device_name": distinct("device_name"), "torch": distinct("torch"),
+        # the runs' own commit; where the machine's copy of the tree has no git, the one $PENB_COMMIT names
+        "commit": distinct("git_commit") or [c for c in [os.environ.get("PENB_COMMIT", "")] if c],
         "date": _now(), "seeds": sorted({c["seed"] for c in configs}),
         "updates": {c["core"]: c["steps"] for c in configs}, "budget_min": budget_min,
         "spent_min": round(book["spent_s"] / 60, 3), "ledger": book})
