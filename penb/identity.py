@@ -8,6 +8,8 @@ version are then never reused, and a partial run of the old version is never res
 * 1: the layout of sessions 1-2 (keys hashed the normalised config alone);
 * 2: key = store version + normalised config without bookkeeping (``log_every``; ``device`` as its
   type, so "cuda" and "cuda:0" share runs); divergence check; non-finite entries counted per update.
+* 3: a position-encoded GRU/LSTM on the CPU computes its encoding's input projection once per position
+  (``penb.models.RNNCore.forward_positional``): the same maths and parameters, other float rounding (issue 26).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
-STORE_VERSION = 2
+STORE_VERSION = 3
 
 
 @lru_cache(maxsize=1)

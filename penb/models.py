@@ -8,6 +8,8 @@
            double  [embedding, embedding]            ("double vanilla", App. C; encoding must be none)
       -> core, by key: gru | lstm (torch.nn.GRU / nn.LSTM: cuDNN on GPU) | s4d (linear to hidden, S4D)
          | transformer (causal pre-norm layers of ``penb.transformer``; Irie's Question 4)
+         (a concatenated encoding's share of a GRU/LSTM input projection: once per position on the CPU,
+         ``RNNCore.forward_positional``)
       -> linear readout to V logits.
 
 Positions are 0..T-1 through the input and output phases (no shared timestamps). Every parameter is
@@ -67,6 +69,32 @@ class RNNCore(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.rnn(x)[0]
 
+    def forward_positional(self, emb: torch.Tensor, pe: torch.Tensor) -> torch.Tensor:
+        """``forward(cat([emb, pe broadcast over B], -1))``, with the encoding's input projection done once per
+        position: ``emb: Tensor[B, T, E]``, ``pe: Tensor[T, D]`` (positions 0..T-1) -> ``Tensor[B, T, hidden]``.
+
+        The gates' input term ``W_ih [emb_t; pe_t] = W_e emb_t + W_p pe_t``; ``W_p pe_t`` depends on t alone.
+        It is computed once as ``P = W_p pe^T`` (``[G*hidden, T]``, G = 4 for the LSTM, 3 for the GRU) and fed
+        back through a one-hot of the position: the core runs on ``[emb_t; onehot(t)]`` (width E + T) with
+        input weights ``[W_e, P]``, so ``[W_e, P] [emb_t; onehot(t)] = W_e emb_t + P[:, t]``. The same
+        parameters (``weight_ih_l0`` keeps its E + D columns) and the same maths, in the fused op that
+        ``nn.LSTM``/``nn.GRU`` call themselves (oneDNN's LSTM on the CPU); cheaper when T < D
+        (``benchmarks/pe_input.py``). ``P`` is computed in the weights' dtype, outside autocast.
+        """
+        rnn = self.rnn
+        B, T, E = emb.shape
+        w_ih = rnn.weight_ih_l0                                               # [G*hidden, E + D]
+        with torch.autocast(emb.device.type, enabled=False):
+            per_position = w_ih[:, E:] @ pe.to(w_ih.dtype).T                  # [G*hidden, T]
+        weights = [torch.cat([w_ih[:, :E], per_position], 1), rnn.weight_hh_l0, rnn.bias_ih_l0, rnn.bias_hh_l0]
+        onehot = torch.eye(T, dtype=emb.dtype, device=emb.device).expand(B, T, T)  # [B, T, T]
+        x = torch.cat([emb, onehot], -1)                                       # [B, T, E + T]
+        h0 = torch.zeros(1, B, rnn.hidden_size, dtype=x.dtype, device=x.device)
+        args = (rnn.bias, 1, 0.0, self.training, False, True)      # bias, layers, dropout, train, bidir, batch_first
+        if self.kind == "lstm":
+            return torch._VF.lstm(x, (h0, h0), weights, *args)[0]
+        return torch._VF.gru(x, h0, weights, *args)[0]
+
 
 class S4DCore(nn.Module):
     """Linear D_in -> hidden, then one S4D layer: ``Tensor[B, T, D_in] -> Tensor[B, T, hidden]``."""
@@ -106,7 +134,14 @@ class TransformerCore(nn.Module):
 
 
 class SequenceModel(nn.Module):
-    """``forward(inputs: LongTensor[B, T]) -> logits Tensor[B, T, V]``; see the module docstring."""
+    """``forward(inputs: LongTensor[B, T]) -> logits Tensor[B, T, V]``; see the module docstring.
+
+    ``fold_encoding`` (class default True): a GRU/LSTM computes its concatenated encoding's input projection once
+    per position (:meth:`folds_encoding`); False feeds ``[embedding, encoding]`` to ``nn.GRU``/``nn.LSTM`` as such
+    (the reference of ``tests/test_models.py`` and the "before" of ``benchmarks/pe_input.py``).
+    """
+
+    fold_encoding = True
 
     def __init__(self, vocab_size: int, num_positions: int, core: str, encoding: str, input_mode: str,
                  hidden: int, embed: int, s4d_state: int, g: torch.Generator, **core_options):
@@ -128,21 +163,33 @@ class SequenceModel(nn.Module):
             self.core = RNNCore(core, width, hidden, g)
         self.readout = _linear(hidden, vocab_size, g)
 
+    def encoding_rows(self, T: int, dtype: torch.dtype) -> torch.Tensor:
+        """The encoding of positions 0..T-1, ``Tensor[T, D_pos]``; ``ValueError`` beyond ``num_positions``."""
+        if T > self.num_positions:
+            raise ValueError(f"sequence of {T} steps, but the encoding covers positions 0..{self.num_positions - 1}")
+        return self.encoding.table()[:T].to(dtype)
+
     def input_vectors(self, inputs: torch.Tensor) -> torch.Tensor:
         """LongTensor[B, T] -> the core's input Tensor[B, T, D_in]."""
         emb = self.embedding(inputs)                                          # [B, T, E]
         if self.input_mode == "double":
             return torch.cat([emb, emb], -1)
-        T = inputs.shape[1]
-        if T > self.num_positions:
-            raise ValueError(f"sequence of {T} steps, but the encoding covers positions 0..{self.num_positions - 1}")
-        enc = self.encoding.table()[:T].to(emb.dtype).expand(*inputs.shape, -1)  # [B, T, D_pos]
+        enc = self.encoding_rows(inputs.shape[1], emb.dtype).expand(*inputs.shape, -1)  # [B, T, D_pos]
         if self.input_mode == "add":
             return emb + enc if self.encoding.width else emb                   # "none": nothing to add
         return torch.cat([emb, enc], -1)
 
+    def folds_encoding(self, inputs: torch.Tensor) -> bool:
+        """Whether :meth:`features` takes :meth:`RNNCore.forward_positional` (same result, less work): a GRU or
+        LSTM with a concatenated encoding of width D > T, on the CPU (cuDNN takes the module's own weights)."""
+        return (self.fold_encoding and isinstance(self.core, RNNCore) and self.input_mode == "concat"
+                and inputs.device.type == "cpu" and inputs.shape[1] < self.encoding.width)
+
     def features(self, inputs: torch.Tensor) -> torch.Tensor:
         """LongTensor[B, T] -> the core's output Tensor[B, T, hidden]."""
+        if self.folds_encoding(inputs):
+            emb = self.embedding(inputs)                                      # [B, T, E]
+            return self.core.forward_positional(emb, self.encoding_rows(inputs.shape[1], emb.dtype))
         return self.core(self.input_vectors(inputs))
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:

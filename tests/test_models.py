@@ -1,4 +1,5 @@
-"""Models: S4D convolution = its recurrence = the kernel formula; input layouts; seeding; bad input."""
+"""Models: S4D convolution = its recurrence = the kernel formula; input layouts; the folded encoding = the
+concatenated input; seeding; bad input."""
 import cmath
 import math
 
@@ -76,6 +77,44 @@ def test_input_layouts():
     assert models.count_parameters(d) == models.count_parameters(m)                # App. C: same size as PE
     add = models.build(V, T, core="gru", encoding="sinusoidal", input_mode="add", hidden=E, generator=gen())
     assert torch.allclose(add.input_vectors(x), add.embedding.weight[x] + encodings.sinusoidal(T, E))
+
+
+@pytest.mark.parametrize("dtype, tol", [("float32", 1e-5), ("float64", 1e-12)])
+@pytest.mark.parametrize("encoding", ["sinusoidal", "learnable"])
+@pytest.mark.parametrize("core", ["lstm", "gru"])
+def test_folded_encoding_equals_concatenated_input(core, encoding, dtype, tol):
+    """The per-position input projection (``RNNCore.forward_positional``) against ``nn.LSTM``/``nn.GRU`` on the
+    concatenated ``[embedding; encoding]``: outputs and the gradients of every parameter, on random weights."""
+    V, P, T, E, H, B = 20, 24, 12, 32, 16, 5                   # T < E: the fold applies
+    m = models.build(V, P, core=core, encoding=encoding, hidden=H, embed=E, generator=gen(3), dtype=dtype)
+    with torch.no_grad():                                       # larger weights than the init: saturating gates
+        for p in m.core.rnn.parameters():
+            p.mul_(3.0)
+    x = torch.randint(V + 1, (B, T), generator=gen(4))
+    assert m.folds_encoding(x) and m.core.rnn.weight_ih_l0.shape == (m.core.rnn.weight_hh_l0.shape[0], 2 * E)
+    w = torch.randn(B, T, H, generator=gen(5), dtype=m.readout.weight.dtype)
+    params = [p for name, p in m.named_parameters() if not name.startswith("readout")]
+    out = m.features(x)
+    grads = torch.autograd.grad((out * w).sum(), params)
+    emb, pe = m.embedding.weight[x], m.encoding.table()[:T]    # the reference: the module on [emb; pe]
+    ref = m.core.rnn(torch.cat([emb, pe.expand(B, T, E)], -1))[0]
+    ref_grads = torch.autograd.grad((ref * w).sum(), params)
+    assert out.shape == ref.shape == (B, T, H)
+    assert torch.allclose(out, ref, atol=tol, rtol=0)
+    for p, g, r in zip(params, grads, ref_grads):
+        scale = r.abs().max().item()
+        assert scale > 0 and torch.allclose(g, r, atol=tol * max(1.0, scale), rtol=0), p.shape
+
+
+def test_fold_only_where_it_saves_work():
+    x8, x40 = torch.zeros(2, 8, dtype=torch.long), torch.zeros(2, 40, dtype=torch.long)
+    pe = models.build(9, 40, core="lstm", encoding="sinusoidal", hidden=16, generator=gen())
+    assert pe.folds_encoding(x8) and not pe.folds_encoding(x40)                   # one-hot wider than D = 16
+    for kwargs in (dict(core="lstm", encoding="none"), dict(core="gru", encoding="sinusoidal", input_mode="add"),
+                   dict(core="s4d", encoding="sinusoidal")):
+        assert not models.build(9, 40, hidden=16, generator=gen(), **kwargs).folds_encoding(x8), kwargs
+    pe.fold_encoding = False
+    assert not pe.folds_encoding(x8)
 
 
 def test_command_row_is_learnable_and_standard_normal():
