@@ -92,7 +92,7 @@ def test_grading_hand_built_scores():
     (0.55 - 0.01 i) is above the PE drop (0.05 + 0.005 i) in every seed and both claims hold; swapped, the
     difference of the drops lies below 0."""
     g = _grade(_cfg(), hand_runs(0.9, 0.4))
-    assert set(g) == {*sc.CLAIMS.values(), sc.S4D_CLAIM}
+    assert set(g) == {*sc.CLAIMS.values(), *sc.STAYS.values(), sc.S4D_CLAIM}
     assert {c.key for c in claims.of_chapter("gradient_stability")} <= set(g)
     for core in ("gru", "lstm"):
         ev = g[f"morita.fig5.{core}"].evidence
@@ -101,6 +101,11 @@ def test_grading_hand_built_scores():
         assert ev["seeds"] == list(SEEDS) and ev["baseline"] is None and ev["step"] == 20
         assert g[f"morita.fig5.{core}"].verdict == claims.REPRODUCED
     assert g[sc.S4D_CLAIM].verdict == claims.NOT_TESTED
+    # issue 28, "stays high": PE drops 0.05-0.07 from 0.95, beyond the 0.02 margin in every seed
+    stays = g["morita.fig5.pe_stays.gru"]
+    assert stays.evidence["a"] == pytest.approx([0.95] * 5)
+    assert stays.evidence["b"] == pytest.approx([0.9 - 0.005 * i for i in range(5)])
+    assert stays.verdict == claims.NOT_REPRODUCED
     g = _grade(_cfg(), hand_runs(0.4, 0.9))
     assert g["morita.fig5.gru"].verdict == claims.NOT_REPRODUCED and "below 0" in g["morita.fig5.gru"].reason
     g = _grade(_cfg(cores=("gru",)), {k: v for k, v in hand_runs(0.9, 0.4).items() if k[0] == "gru"})
@@ -196,3 +201,19 @@ def test_a_diverged_run_is_not_scored(tmp_path):
     g = {x.claim: x for x in sc.grade_claims(cfg, frame, sc.seed_scores(curves, cfg.method))}
     assert g["morita.fig5.gru"].evidence["diverged"] == {"vanilla": 0, "position-encoded": 1}
     assert g["morita.fig5.gru"].verdict == claims.INCONCLUSIVE
+
+
+def test_pe_stays_high_rule():
+    """Sec. 4.3's "maintained the high similarity": a PE score that keeps its FREQUENT level within 0.02 (0.95
+    against 0.945-0.955) is reproduced; a PE model whose gradients agree on nothing (score 0) decides nothing."""
+    sim = hand_runs(0.95, 0.4)
+    for i, s in enumerate(SEEDS):
+        for core in ("gru", "lstm"):
+            sim[core, "position-encoded", s] = {(t, d): 0.95 if d == "frequent" else 0.95 + 0.005 * (i - 2)
+                                                for t, d in CELLS}
+    g = _grade(_cfg(), sim)["morita.fig5.pe_stays.lstm"]
+    assert g.verdict == claims.REPRODUCED, g.reason
+    for i, s in enumerate(SEEDS):
+        sim["lstm", "position-encoded", s] = {(t, d): 0.001 * (i - 2) for t, d in CELLS}
+    g = _grade(_cfg(), sim)["morita.fig5.pe_stays.lstm"]
+    assert g.verdict == claims.INCONCLUSIVE and "baseline" in g.reason

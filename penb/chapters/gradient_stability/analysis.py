@@ -13,8 +13,8 @@ counted. The seed is the unit: each run's similarity in a cell is the mean over 
 :func:`summarize` gives the mean over seeds with a 95% bootstrap interval over seeds (the paper's caption
 averages pairs x seeds; that mean is the same when every seed has the same pairs). :func:`seed_scores`
 takes each run at its last checkpoint (targets pooled), with FREQUENT and with RARE disturbants, the
-measure of the claims ``morita.fig5.gru`` / ``.lstm``, which :func:`grade_claims` grades through
-``penb.claims``; :func:`readings` lists every reading side by side, and :func:`readings_check` shows on a
+measure of the claims ``morita.fig5.gru`` / ``.lstm`` (and ``morita.fig5.pe_stays.*``), which
+``penb.chapters.gradient_stability.grading.grade_claims`` grades through ``penb.claims``; :func:`readings` lists every reading side by side, and :func:`readings_check` shows on a
 trained model's Jacobians how the readings of Eq. 3-4 differ.
 """
 from __future__ import annotations
@@ -34,9 +34,8 @@ from penb.chapters.gradient_stability import similarity
 from penb.executors import Executor, LocalExecutor, ProcessExecutor
 from penb.names import model_name, variant_label
 
-VANILLA, PE = variant_label("none"), variant_label("sinusoidal")
-CLAIMS = {core: f"morita.fig5.{core}" for core in ("gru", "lstm")}   # graded (penb.claims.morita)
-S4D_CLAIM = "morita.fig5.s4d"                                      # no rule in the registry
+from penb.chapters.gradient_stability.grading import (CLAIMS, PE, S4D_CLAIM, STAYS, VANILLA,  # noqa: F401
+                                                     evidence, grade_claims, stays_evidence)
 
 
 def run_configs(cfg) -> list[dict]:
@@ -196,60 +195,6 @@ def score_table(summary: pd.DataFrame, names=("frequent", "rare")) -> pd.DataFra
             row[n] = f"{getattr(r, n):+.3f} [{getattr(r, n + '_lo'):+.3f}, {getattr(r, n + '_hi'):+.3f}]"
         rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "variant"])
-
-
-# -- the registered claims -----------------------------------------------------------------------
-def evidence(scores: pd.DataFrame, core: str, diverged: dict, frame: Optional[pd.DataFrame] = None) -> dict:
-    """Evidence of ``morita.fig5.<core>`` (rule "better", a difference of differences): per seed valid in both
-    variants at the last checkpoint, the vanilla model's drop of the score from FREQUENT to RARE disturbants
-    (``a``) and the PE model's drop (``b``); both variants' diverged runs. No baseline on ``a``: a vanilla
-    model that loses nothing contradicts the claim and is graded. With ``frame`` (the runs), a control: the
-    vanilla model's accuracy over the test grid above chance (a model that learned nothing has no stable
-    mapping to lose)."""
-    at = scores[scores["core"] == core]
-    wide = at.pivot_table(index="seed", columns="variant", values="drop") if len(at) else pd.DataFrame()
-    ok = {VANILLA, PE} <= set(wide.columns)
-    wide = wide[[VANILLA, PE]].dropna().sort_index() if ok else pd.DataFrame(columns=[VANILLA, PE])
-    name = model_name(core)
-    ev = dict(a=wide[VANILLA].tolist(), b=wide[PE].tolist(), baseline=None,
-              diverged={v: int(diverged.get((core, v), 0)) for v in (VANILLA, PE)},
-              a_name=f"vanilla {name}'s drop", b_name=f"PE {name}'s drop",
-              seeds=[int(s) for s in wide.index], step=int(at["step"].max()) if len(at) else None)
-    if frame is not None and "token_accuracy" in frame:
-        van = frame[(frame["model"] == core) & (frame["variant"] == VANILLA) & ~frame["diverged"].astype(bool)]
-        if len(van):
-            ev["controls"] = {f"the vanilla {name}'s accuracy": [float(van["token_accuracy"].mean()),
-                                                                1 / float(van["vocab"].iloc[0])]}
-    return ev
-
-
-def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame) -> list:
-    """Grade the chapter's claims (``penb.claims.of_chapter("gradient_stability")``) on
-    :func:`seed_scores` of ``cfg.method``, and record the S4D claim that the registry leaves
-    untested; returns the ``penb.claims.Grade`` list. frame: the runs (diverged included)."""
-    diverged = frequency.grading.diverged_counts(frame)
-    encodings = {variant_label(e) for e in cfg.encodings}
-    out = []
-    for c in claims.of_chapter("gradient_stability"):
-        core = next((k for k, key in CLAIMS.items() if key == c.key), None)
-        if core is None:
-            raise ValueError(f"claim {c.key} is registered for this chapter but not graded here")
-        if core not in cfg.cores:
-            why = f"not at this preset: the {model_name(core)} is not among its models"
-        elif not {VANILLA, PE} <= encodings:
-            why = "not at this preset: it needs vanilla and position-encoded runs"
-        else:
-            why = ""
-        if why:
-            out.append(claims.not_tested(c.key, why, cfg))
-            continue
-        ev = evidence(scores, core, diverged, frame)
-        ev["premise"] = frequency.grading.harm_premise_of_runs(frame, core)    # the harm Fig. 5 explains
-        t = frequency.grading.training_of(frame, core, (VANILLA, PE))
-        out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
-                                checkpoint=ev["step"]))
-    out.append(claims.not_tested(S4D_CLAIM, claims.get(S4D_CLAIM).not_tested, cfg))
-    return out
 
 
 def readings_check(path, cfg, n: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,0 +1,97 @@
+"""Grading the chapter "Gradient stability" (Morita, Fig. 5, Sec. 4.3) through ``penb.claims``, on the per-run
+scores of ``penb.chapters.gradient_stability.analysis.seed_scores`` (core, variant, seed, step, frequent, rare,
+drop, each run at its last checkpoint):
+
+* ``morita.fig5.<core>``: the vanilla model's drop from FREQUENT to RARE disturbants above the PE model's
+  (:func:`evidence`, a difference of differences);
+* ``morita.fig5.pe_stays.<core>`` (issue 28: the sentence's "stays high"): the PE model's own drop within the
+  claim's margin (:func:`stays_evidence`).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+
+from penb import claims
+from penb.chapters import frequency
+from penb.names import model_name, variant_label
+
+VANILLA, PE = variant_label("none"), variant_label("sinusoidal")
+CLAIMS = {core: f"morita.fig5.{core}" for core in ("gru", "lstm")}   # graded (penb.claims.morita)
+STAYS = {core: f"morita.fig5.pe_stays.{core}" for core in ("gru", "lstm")}   # issue 28
+S4D_CLAIM = "morita.fig5.s4d"                                      # no rule in the registry
+
+
+def evidence(scores: pd.DataFrame, core: str, diverged: dict, frame: Optional[pd.DataFrame] = None) -> dict:
+    """Evidence of ``morita.fig5.<core>`` (rule "better", a difference of differences): per seed valid in both
+    variants at the last checkpoint, the vanilla model's drop of the score from FREQUENT to RARE disturbants
+    (``a``) and the PE model's drop (``b``); both variants' diverged runs. No baseline on ``a``: a vanilla
+    model that loses nothing contradicts the claim and is graded. With ``frame`` (the runs), a control: the
+    vanilla model's accuracy over the test grid above chance (a model that learned nothing has no stable
+    mapping to lose)."""
+    at = scores[scores["core"] == core]
+    wide = at.pivot_table(index="seed", columns="variant", values="drop") if len(at) else pd.DataFrame()
+    ok = {VANILLA, PE} <= set(wide.columns)
+    wide = wide[[VANILLA, PE]].dropna().sort_index() if ok else pd.DataFrame(columns=[VANILLA, PE])
+    name = model_name(core)
+    ev = dict(a=wide[VANILLA].tolist(), b=wide[PE].tolist(), baseline=None,
+              diverged={v: int(diverged.get((core, v), 0)) for v in (VANILLA, PE)},
+              a_name=f"vanilla {name}'s drop", b_name=f"PE {name}'s drop",
+              seeds=[int(s) for s in wide.index], step=int(at["step"].max()) if len(at) else None)
+    if frame is not None and "token_accuracy" in frame:
+        van = frame[(frame["model"] == core) & (frame["variant"] == VANILLA) & ~frame["diverged"].astype(bool)]
+        if len(van):
+            ev["controls"] = {f"the vanilla {name}'s accuracy": [float(van["token_accuracy"].mean()),
+                                                                1 / float(van["vocab"].iloc[0])]}
+    return ev
+
+def stays_evidence(scores: pd.DataFrame, core: str, diverged: dict) -> dict:
+    """Evidence of ``morita.fig5.pe_stays.<core>`` (rule "no_gain"): per valid PE seed at the last checkpoint,
+    the score with FREQUENT disturbants (``a``) and with RARE ones (``b``), so that a - b is the PE model's
+    drop; the PE runs that diverged; a control: the PE model's score with FREQUENT disturbants above 0 (a model
+    whose gradients agree on nothing has no high similarity to keep)."""
+    at = scores[(scores["core"] == core) & (scores["variant"] == PE)].sort_values("seed")
+    name = model_name(core)
+    ev = dict(a=at["frequent"].tolist(), b=at["rare"].tolist(), baseline=None,
+              diverged={PE: int(diverged.get((core, PE), 0))}, a_name=f"PE {name}, FREQUENT disturbants",
+              b_name="RARE disturbants", seeds=[int(s) for s in at["seed"]],
+              step=int(at["step"].max()) if len(at) else None)
+    if len(at):
+        ev["controls"] = {f"the PE {name}'s score with FREQUENT disturbants": [float(at["frequent"].mean()), 0.0]}
+    return ev
+
+
+def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame) -> list:
+    """Grade the chapter's claims (``penb.claims.of_chapter("gradient_stability")``) on
+    :func:`seed_scores` of ``cfg.method``, and record the S4D claim that the registry leaves
+    untested; returns the ``penb.claims.Grade`` list. frame: the runs (diverged included)."""
+    diverged = frequency.grading.diverged_counts(frame)
+    encodings = {variant_label(e) for e in cfg.encodings}
+    out = []
+    for c in claims.of_chapter("gradient_stability"):
+        core = next((k for table in (CLAIMS, STAYS) for k, key in table.items() if key == c.key), None)
+        if core is None:
+            raise ValueError(f"claim {c.key} is registered for this chapter but not graded here")
+        if core not in cfg.cores:
+            why = f"not at this preset: the {model_name(core)} is not among its models"
+        elif not {VANILLA, PE} <= encodings:
+            why = "not at this preset: it needs vanilla and position-encoded runs"
+        else:
+            why = ""
+        if why:
+            out.append(claims.not_tested(c.key, why, cfg))
+            continue
+        if c.key in STAYS.values():
+            ev = stays_evidence(scores, core, diverged)
+            t = frequency.grading.training_of(frame, core, (PE,))
+            out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
+                                    checkpoint=ev["step"]))
+            continue
+        ev = evidence(scores, core, diverged, frame)
+        ev["premise"] = frequency.grading.harm_premise_of_runs(frame, core)    # the harm Fig. 5 explains
+        t = frequency.grading.training_of(frame, core, (VANILLA, PE))
+        out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
+                                checkpoint=ev["step"]))
+    out.append(claims.not_tested(S4D_CLAIM, claims.get(S4D_CLAIM).not_tested, cfg))
+    return out
