@@ -121,16 +121,6 @@ CLAIMS = [
                         f"FREQUENT disturbants sits within 0.02 of chance"),
             baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants")
       for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
-    Claim("morita.fig3.where.lstm", MORITA, "Fig. 3 / Sec. 4.2",
-          "The vanilla LSTM's loss under RARE disturbants is largest when the target lies in the first quarter "
-          "of the sequence (t = 1-16 of 64).", None, "", {}, chapter="frequency",
-          measure="vanilla LSTM, per seed: the harm of RARE disturbants (FREQUENT minus RARE disturbants, both "
-                  "target groups) in the first quarter of target positions vs its mean over the other three",
-          rule=better("first-quarter harm above the other quarters' harm; inconclusive when the vanilla LSTM's "
-                      "accuracy with FREQUENT disturbants sits within 0.02 of chance"),
-          baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants"),
-    Claim("morita.fig3.where.s4d", MORITA, "Fig. 3 / Sec. 4.2",
-          "Under RARE disturbants the vanilla S4D is least accurate when the target lies in the second quarter "
     # the first half of Sec. 4.2's sentence pair that fig3.disturbants grades (issue 28, written 2026-11-25
     # before any result of these measures was read): a RARE target among FREQUENT disturbants
     *[Claim(f"morita.fig3.rare_target.{core}", MORITA, "Fig. 3 / Sec. 4.2",
@@ -149,6 +139,16 @@ CLAIMS = [
                       {**_P, "margin": 0.02, "control": False}),
             baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants")
       for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
+    Claim("morita.fig3.where.lstm", MORITA, "Fig. 3 / Sec. 4.2",
+          "The vanilla LSTM's loss under RARE disturbants is largest when the target lies in the first quarter "
+          "of the sequence (t = 1-16 of 64).", None, "", {}, chapter="frequency",
+          measure="vanilla LSTM, per seed: the harm of RARE disturbants (FREQUENT minus RARE disturbants, both "
+                  "target groups) in the first quarter of target positions vs its mean over the other three",
+          rule=better("first-quarter harm above the other quarters' harm; inconclusive when the vanilla LSTM's "
+                      "accuracy with FREQUENT disturbants sits within 0.02 of chance"),
+          baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants"),
+    Claim("morita.fig3.where.s4d", MORITA, "Fig. 3 / Sec. 4.2",
+          "Under RARE disturbants the vanilla S4D is least accurate when the target lies in the second quarter "
           "(t = 17-32 of 64).", None, "", {}, chapter="frequency",
           measure="vanilla S4D with RARE disturbants, per seed: the lowest accuracy among the other three quarters "
                   "vs the second quarter's (worst means below every other quarter)",
@@ -203,13 +203,6 @@ CLAIMS = [
                         f"within 0.02 of chance"),
             baseline="chance 1/V for the vanilla model's accuracy")
       for core, name, speed in (("gru", "GRU", "gradually"), ("lstm", "LSTM", "rapidly"))],
-    Claim("morita.fig5.s4d", MORITA, "Fig. 5 / Sec. 4.3",
-          "For S4D the effect of PE on gradient stability is marginal; an early destabilisation of the vanilla "
-          "model fades after about 10,000 steps.", 10_000, "steps",
-          not_tested="needs checkpoints past 10,000 updates at paper size; the book's S4D stability runs are "
-                     "far shorter (gpu/paper presets)"),
-    # --- Appendices A-E: penb.claims.morita_appendix ----------------------------------------------------
-]
     # the same sentence's "stays high" (issue 28, written 2026-11-25 before any score of this measure was read)
     *[Claim(f"morita.fig5.pe_stays.{core}", MORITA, "Fig. 5 / Sec. 4.3",
             f"The position-encoded {name} keeps its gradient-stability score with RARE disturbants: it drops by "
@@ -229,3 +222,10 @@ CLAIMS = [
             sesoi=0.02, sesoi_why="the text prints no size; the protocol's default, 0.02 of the score (a "
                                   "similarity between -1 and 1)")
       for core, name in (("gru", "GRU"), ("lstm", "LSTM"))],
+    Claim("morita.fig5.s4d", MORITA, "Fig. 5 / Sec. 4.3",
+          "For S4D the effect of PE on gradient stability is marginal; an early destabilisation of the vanilla "
+          "model fades after about 10,000 steps.", 10_000, "steps",
+          not_tested="needs checkpoints past 10,000 updates at paper size; the book's S4D stability runs are "
+                     "far shorter (gpu/paper presets)"),
+    # --- Appendices A-E: penb.claims.morita_appendix ----------------------------------------------------
+]
