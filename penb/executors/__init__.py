@@ -1,0 +1,67 @@
+"""Executors: where the runs of a sweep execute. ``Executor.map(fn, items) -> list`` keeps the order.
+
+* ``local`` (:mod:`.base`): one after another in this process (``threads``: torch threads while it runs);
+* ``process`` (:mod:`.pool`): a pool of ``workers`` spawned processes, each with ``threads`` torch threads;
+* ``submitit`` (:mod:`.cluster`): one job per run through submitit: a Slurm job array where Slurm is present
+  (tested on a real one-node cluster: tests/test_slurm.py), local subprocesses otherwise (``cluster="local"``).
+  A job that reaches its time limit (or is preempted) is requeued and resumes from the run's last checkpoint in
+  the shared store; the store's per-run locks keep concurrent jobs from training one run twice.
+
+:mod:`.cost` estimates a sweep's GPU-hours (printed before a submitit sweep submits).
+
+A chapter's sweep picks one through :func:`for_config` from its parameters (``executor``, ``cluster``,
+``partition``, ``gpus_per_job``, ``time_limit_min``, ``array_parallelism``: ``penb.chapters.rnn_common.EXECUTION``).
+
+A cluster engine plugs in as another subclass whose ``map`` submits ``fn(item)`` jobs (``fn`` and the
+items are picklable: the sweep passes a module-level function and plain dicts) and gathers the results.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp  # noqa: F401 (executors.mp: the pool's start context, which tests replace)
+
+from penb.executors.base import Executor, LocalExecutor
+from penb.executors.cluster import SubmititExecutor
+from penb.executors.cost import ANCHOR_VOCAB, PAPER_STEP_S, READOUT_S, gpu_hours, step_seconds
+from penb.executors.pool import ProcessExecutor, RunFailed, _cost  # noqa: F401 (_cost: tested)
+
+__all__ = ["Executor", "LocalExecutor", "ProcessExecutor", "RunFailed", "SubmititExecutor", "EXECUTORS",
+           "for_config", "make_executor", "gpu_hours", "step_seconds", "PAPER_STEP_S", "ANCHOR_VOCAB", "READOUT_S"]
+
+
+def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
+    """The executor a chapter's sweep uses, chosen by the chapter's parameters (``rnn_common.EXECUTION``):
+
+    * ``executor="auto"`` (also when ``cfg`` has no ``executor`` key): ``cfg.workers`` processes of one
+      torch thread each, with a progress bar, when more than one run is to train (on the CPU, one per core;
+      on a GPU, runs packed onto the device at once); otherwise in this process (one thread on the CPU);
+    * ``"local"``: in this process; ``"process"``: ``cfg.workers`` processes whatever the number of runs;
+    * ``"submitit"``: a :class:`SubmititExecutor` (``cluster``, ``partition``, ``gpus_per_job``,
+      ``time_limit_min``, ``array_parallelism`` from ``cfg``) whose folder is ``submitit/`` in the run store
+      (``store``: the store's ``rnn`` folder when a sweep was pointed elsewhere; its parent holds it)."""
+    from pathlib import Path
+
+    from penb import paths
+    from penb.device import resolve_device
+
+    name = cfg.get("executor", "auto")
+    if name not in ("auto", "local", "process", "submitit"):
+        raise ValueError(f"unknown executor {name!r}; valid: auto, local, process, submitit")
+    if name == "submitit":
+        folder = (Path(store).parent if store is not None else paths.store_dir()) / "submitit"
+        return SubmititExecutor(folder, cluster=cfg["cluster"], partition=cfg["partition"],
+                                gpus_per_job=cfg["gpus_per_job"], time_limit_min=cfg["time_limit_min"],
+                                array_parallelism=cfg["array_parallelism"])
+    cpu = resolve_device(cfg.device).type == "cpu"
+    if name == "process" or (name == "auto" and cfg.workers > 1 and todo > 1):
+        return ProcessExecutor(cfg.workers, 1, desc=desc)
+    return LocalExecutor(threads=1 if cpu else None)
+
+
+EXECUTORS = {"local": LocalExecutor, "process": ProcessExecutor, "submitit": SubmititExecutor}
+
+
+def make_executor(name: str = "local", **options) -> Executor:
+    """The executor registered as ``name`` ("local", "process" or "submitit") with ``options``."""
+    if name not in EXECUTORS:
+        raise ValueError(f"unknown executor {name!r}; valid: {', '.join(EXECUTORS)}")
+    return EXECUTORS[name](**options)
