@@ -305,7 +305,7 @@ print(provenance(cfg, permutations=cfg.permutations))
 
 # %% tags=["hide-input"]
 q4_claim = claims.get("irie.q4")
-glue("irie_q4_limit", f"{q4_claim.extra['ppl_ratio'] - 1:.0%}", display=False)
+glue("irie_q4_limit", f"{q4_claim.extra['ppl_ratio'] - 1:.1%}", display=False)
 print(irie.q4.lm_task(cfg).describe())
 display(irie.q4_tables.parameter_counts(cfg))
 print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))

@@ -446,7 +446,10 @@ def test_fig8_grades_both_parts_per_model(executed):
         assert g.verdict == grading.REPRODUCED                         # smaller gain
     grades = {g.claim: g for g in
               analysis.grade_a(a_frame(cfg, more, gain), cfg, panels, skip)}
-    assert grades["morita.fig8.gru"].verdict == grading.DIRECTION     # larger in sorting
+    g = grades["morita.fig8.gru"]                                      # larger in sorting, over the room left
+    assert g.evidence["ref_b"] == pytest.approx(VAN)                   # the reversal's vanilla, per seed
+    assert g.verdict == grading.NOT_REPRODUCED and "opposite" in g.reason   # protocol 3 (issue 28)
+    assert g.previous["2"]["verdict"] == grading.DIRECTION             # protocol 2 could not fail it
 
 
 def test_fig8_one_model_cannot_carry_the_other(executed):

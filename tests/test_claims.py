@@ -74,11 +74,13 @@ def test_no_gain_with_a_failed_control_is_inconclusive():
 
 
 def test_a_two_part_claim_with_only_its_first_part_is_direction_only():
+    """Protocol 2's raw gains (protocol 3's gains over the room left: tests/test_rules_p3.py)."""
+    p2 = {**P, "protocol": 2}
     ev = {"a": [0.8, 0.82, 0.81, 0.8, 0.83], "b": [0.5, 0.5, 0.52, 0.51, 0.5], "ref_gain": [0.3, 0.33, 0.28, 0.3, 0.31]}
-    assert grading.gain_vs_reference(ev, {**P, "relation": "smaller"})[0] == grading.DIRECTION
+    assert grading.gain_vs_reference(ev, {**p2, "relation": "smaller"})[0] == grading.DIRECTION
     ev["ref_gain"] = [0.5, 0.52, 0.49, 0.5, 0.51]
-    assert grading.gain_vs_reference(ev, {**P, "relation": "smaller"})[0] == grading.REPRODUCED
-    assert grading.gain_vs_reference(ev, {**P, "relation": "larger"})[0] == grading.DIRECTION
+    assert grading.gain_vs_reference(ev, {**p2, "relation": "smaller"})[0] == grading.REPRODUCED
+    assert grading.gain_vs_reference(ev, {**p2, "relation": "larger"})[0] == grading.DIRECTION
 
 
 def test_trend_reads_the_slope_per_seed():

@@ -185,8 +185,8 @@ def test_table1_is_graded_per_seed_on_long_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
     cfg = long_cfg()
     frame = lm_frame({"none": VAN, "sinusoidal": PE})
-    ev = lm_grading.table1_evidence(frame)
-    assert ev["a"] == pytest.approx(PE) and ev["b"] == pytest.approx(VAN)
+    ev = lm_grading.table1_evidence(frame)                     # log perplexities (issue 28: a ratio)
+    assert ev["a"] == pytest.approx([math.log(p) for p in PE]) and ev["b"] == pytest.approx([math.log(v) for v in VAN])
     assert ev["seeds"] == [1001, 1002, 1003, 1004, 1005] and ev["baseline"] is None
     grades = {g.claim: g for g in lm_grading.grade(frame, cfg)}
     table1 = grades["morita.table1"]
@@ -194,26 +194,26 @@ def test_table1_is_graded_per_seed_on_long_runs(tmp_path, monkeypatch):
     better = {g.claim: g for g in lm_grading.grade(lm_frame({"none": PE, "sinusoidal": VAN}), cfg)}
     assert better["morita.table1"].verdict == grading.NOT_REPRODUCED  # PE better in all
     mixed = lm_frame({"none": VAN, "sinusoidal": [40.8, 29.0, 50.9, 44.0, 35.6]})
-    mixed_grade = lm_grading.grade(mixed, cfg)[2]                     # protocol 2: not shown, not absent
-    assert mixed_grade.claim == "morita.table1"
+    mixed_grade = next(g for g in lm_grading.grade(mixed, cfg) if g.claim == "morita.table1")  # not shown,
+    assert mixed_grade.claim == "morita.table1"                                                 # not absent
     assert mixed_grade.verdict == grading.INCONCLUSIVE and "not shown with 5 seeds" in mixed_grade.reason
     assert mixed_grade.previous["1"]["verdict"] == grading.NOT_REPRODUCED
 
 
 def test_no_advantage_on_long_runs(tmp_path, monkeypatch):
-    """PE's advantage = vanilla minus PE perplexity, against Table 1's gap; a PE model far
-    behind has no advantage either (no control branch)."""
+    """PE's advantage = vanilla minus PE log perplexity, against Table 1's gap as a ratio; a PE
+    model far behind has no advantage either (no control branch)."""
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
     cfg, key = long_cfg(), "morita.appE.no_advantage"
     gap = claims.get(key).sesoi
-    assert gap == pytest.approx(38.5384 - 37.7731)
+    assert gap == pytest.approx(0.020058, abs=1e-6)             # ln(38.5384 / 37.7731), by hand
 
     def graded(van, pe):
         return next(g for g in lm_grading.grade(lm_frame({"none": van, "sinusoidal": pe}), cfg)
                     if g.claim == key)
 
     level = graded(VAN, [v + d for v, d in zip(VAN, (0.1, -0.1, 0.05, 0.0, -0.05))])
-    assert level.evidence["a"] == pytest.approx(VAN)                   # a: vanilla, b: PE
+    assert level.evidence["a"] == pytest.approx([math.log(v) for v in VAN])   # a: vanilla, b: PE
     assert level.verdict == grading.REPRODUCED                          # interval within +-0.13
     far_behind = graded(VAN, [v + 5 + d for v, d in zip(VAN, (0.1, -0.1, 0.05, 0.0, -0.05))])
     assert far_behind.verdict == grading.REPRODUCED                     # no advantage, clearly
@@ -221,6 +221,21 @@ def test_no_advantage_on_long_runs(tmp_path, monkeypatch):
     assert ahead.verdict == grading.NOT_REPRODUCED                      # PE better by 3
     noisy = graded(VAN, [v + d for v, d in zip(VAN, (3.0, -3.0, 2.0, -2.5, 0.5))])
     assert noisy.verdict == grading.INCONCLUSIVE
+
+
+def test_no_advantage_reads_a_ratio_at_every_perplexity(tmp_path, monkeypatch):
+    """Issue 28: PE 1% better at perplexities from 20 to 320 is the same ratio everywhere, under Table 1's 2%:
+    no advantage that matters. In perplexity points (0.2 to 3.2, against 0.77) it was inconclusive."""
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    van = [20.0, 40.0, 80.0, 160.0, 320.0]
+    pe = [v / 1.01 * (1 + e) for v, e in zip(van, (0.001, -0.001, 0.002, 0.0, -0.002))]
+    adv = [math.log(v / p) for v, p in zip(van, pe)]            # about ln 1.01 = 0.00995 in every seed
+    half = 2.7764451051977987 * np.std(adv, ddof=1) / math.sqrt(5)   # t(0.975, 4), printed tables
+    assert np.mean(adv) + half < 0.020058                       # the whole interval under Table 1's gap
+    g = next(g for g in lm_grading.grade(lm_frame({"none": van, "sinusoidal": pe}), long_cfg())
+             if g.claim == "morita.appE.no_advantage")
+    assert g.evidence["a"] == pytest.approx([math.log(v) for v in van])
+    assert g.verdict == grading.REPRODUCED
 
 
 def test_fig15_early_gap_is_graded_per_seed():

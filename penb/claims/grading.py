@@ -2,8 +2,8 @@
 
 Every rule reads *evidence* that a chapter computed from its runs, one number per seed (the seed is the
 independent unit; sequences of one seed are not independent draws of the effect), and returns a
-:class:`Grade`. The vocabulary is fixed (:data:`VERDICTS`). Grading protocol 2 (:data:`PROTOCOL`; the history
-is :data:`PROTOCOLS`, and protocol 1 is kept so that its verdicts can be shown beside the new ones):
+:class:`Grade`. The vocabulary is fixed (:data:`VERDICTS`). Grading protocol :data:`PROTOCOL` (the history is
+:data:`PROTOCOLS`; earlier protocols are kept so that their verdicts can be shown beside the new ones):
 
 * intervals over seeds are Student-t intervals of the mean (``scipy.stats``), which keep their level at
   3-10 seeds where the per-seed values (for a paired rule: the per-seed differences) are roughly normal;
@@ -19,7 +19,9 @@ is :data:`PROTOCOLS`, and protocol 1 is kept so that its verdicts can be shown b
   valid seeds, or a control failed;
 * ``not tested``: no chapter tests the claim, or not at this preset.
 
-Rules (:data:`RULES`): ``better``, ``no_gain``, ``gain_vs_reference``, ``trend``, ``close``, ``check``.
+Rules (:data:`RULES`): ``better``, ``no_gain``, ``gain_vs_reference``, ``trend``, ``close``, ``check``; protocol
+3's equivalence test for ``no_gain``, gains over the room left and "at least as well" controls:
+:mod:`penb.claims.margins`.
 """
 from __future__ import annotations
 
@@ -80,8 +82,9 @@ def _agree_needed(n: int, fraction: float) -> int:
 
 def _gate(ev: dict, p: dict) -> Optional[str]:
     """The validity gate shared by the comparative rules: a reason for 'inconclusive', or None. Besides the
-    better variant against ``baseline``, ``controls`` ({name: [value, trivial baseline]}) names models that
-    must have learned for the comparison to mean anything (e.g. the PE model whose harm is compared)."""
+    better variant against ``baseline``, ``controls`` ({name: [value, trivial baseline(, reference)]}) names
+    models that must have learned (as well as the reference, :func:`~penb.claims.margins.at_least`) for the
+    comparison to mean anything (e.g. the PE model whose harm is compared)."""
     diverged = {k: v for k, v in dict(ev.get("diverged", {})).items() if v}
     if diverged:
         return "diverged runs: " + ", ".join(f"{k} {v}" for k, v in diverged.items())
@@ -92,10 +95,11 @@ def _gate(ev: dict, p: dict) -> Optional[str]:
     if base is not None and float(np.mean(ev["a"])) <= base + p.get("baseline_margin", 0.02):
         return (f"{ev.get('a_name', 'the better variant')} sits at the trivial baseline ({base:.3g}): "
                 f"nothing was learned, so the comparison decides nothing")
-    for name, (value, floor) in dict(ev.get("controls", {})).items():     # a model the claim needs to have learned
-        if not value > floor + p.get("baseline_margin", 0.02):
-            return (f"{name} ({value:.3g}) sits at its trivial baseline ({floor:.3g}): a model that learned "
-                    f"nothing decides nothing")
+    for name, (value, floor, *ref) in dict(ev.get("controls", {})).items():   # a model that must have learned
+        why, floor = at_least(name, value, floor, ref[0], p) if ref else (None, floor)
+        if why or not value > floor + p.get("baseline_margin", 0.02):
+            return why or (f"{name} ({value:.3g}) sits at its trivial baseline ({floor:.3g}): a model that learned "
+                           f"nothing decides nothing")
     return None
 
 
@@ -158,10 +162,11 @@ def better(ev: dict, p: dict) -> tuple:
 
 
 def no_gain(ev: dict, p: dict) -> tuple:
-    """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin`` (protocol 2:
+    """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin`` (protocols 2-3:
     the claim's smallest effect of interest); if the control is clearly worse than ``b`` it failed as a control
     (inconclusive), unless ``control`` is False (a null claim such as "no advantage", which ``a`` far below ``b``
-    also satisfies). With ``gate_b``, ``b`` at the evidence's ``baseline`` (nothing learned) is inconclusive too."""
+    also satisfies). With ``gate_b``, ``b`` at the evidence's ``baseline`` (nothing learned) is inconclusive too.
+    Protocol 3 grades it as an equivalence (:func:`~penb.claims.margins.equivalence`, ``two_sided`` optional)."""
     v1 = p.get("protocol", PROTOCOL) == 1
     margin = p.get("margin", DEFAULT_SESOI) if v1 else p.get("sesoi", p.get("margin", DEFAULT_SESOI))
     gate = _gate({**ev, "baseline": None}, p)
@@ -178,6 +183,8 @@ def no_gain(ev: dict, p: dict) -> tuple:
     if p.get("control", True) and s["hi"] < -margin:
         return INCONCLUSIVE, ours, (f"the control is far below {ev.get('b_name', 'b')} (interval under -{margin}): "
                                     "it fails as a control, so 'no gain' says nothing"), detail
+    if p.get("protocol", PROTOCOL) >= 3:
+        return equivalence(s, p, margin, ours, detail)
     if s["lo"] > 0 and s["agree"] >= s["need"]:
         return NOT_REPRODUCED, ours, "the control gains: interval above 0 and enough seeds agree", detail
     if s["hi"] <= margin:
@@ -192,22 +199,12 @@ def no_gain(ev: dict, p: dict) -> tuple:
 def gain_vs_reference(ev: dict, p: dict) -> tuple:
     """Two-part claim: ``a`` beats ``b`` (as :func:`better`), and that gain is ``relation`` ("smaller" or
     "larger") than ``ref_gain`` (per-seed gains of the reference comparison, paired by seed). Only the
-    first part holding gives direction only."""
+    first part holding gives direction only. Protocol 3 compares the gains over the room left and can say
+    "not reproduced" (:func:`~penb.claims.margins.room_left`; the evidence adds ``ref_b``)."""
     first, ours, why, detail = better(ev, p)
     if first not in (REPRODUCED, DIRECTION):
         return first, ours, why, detail
-    gain = np.asarray(ev["a"], float) - np.asarray(ev["b"], float)
-    ref = np.asarray(ev["ref_gain"], float)
-    m = min(len(gain), len(ref))
-    larger = p.get("relation", "smaller") == "larger"
-    d = (gain[:m] - ref[:m]) if larger else (ref[:m] - gain[:m])
-    mean, lo, hi = seed_interval(d, protocol=p.get("protocol", PROTOCOL))
-    word = "larger" if larger else "smaller"
-    ours += f"; this gain {'minus' if larger else 'below'} the reference gain: {fmt(mean, lo, hi)}"
-    if lo > 0:
-        return first, ours, f"the first part holds, and the gain is {word} than the reference (interval above 0)", \
-            detail
-    return DIRECTION, ours, f"the first part holds, but a {word} gain than the reference is not shown", detail
+    return (room_left if p.get("protocol", PROTOCOL) >= 3 else raw_gains)(ev, p, first, ours, detail)
 
 
 def trend(ev: dict, p: dict) -> tuple:
@@ -294,3 +291,6 @@ def apply(rule: Rule, evidence: dict[str, Any], protocol: int = PROTOCOL,
     params = {**rule.params, "protocol": protocol, **({"sesoi": sesoi} if sesoi is not None else {})}
     out = RULES[rule.kind](evidence, params)
     return (*out, {}) if len(out) == 3 else out
+
+
+from penb.claims.margins import at_least, equivalence, raw_gains, room_left  # noqa: E402  (it imports this module)

@@ -87,7 +87,11 @@ def seeds_needed(sd: float, sesoi: float, power: float = POWER, alpha: float = A
 
 
 def needed_text(n_now: int, sd: float, sesoi: float) -> tuple[Optional[int], str]:
-    """(seeds needed, the words for a reader) for an inconclusive comparison."""
+    """(seeds needed, the words for a reader) for an inconclusive comparison. A claim whose smallest effect of
+    interest is 0 (any effect in its direction counts) sizes no seed count."""
+    if not sesoi > 0:
+        return None, ("the claim sets no smallest effect (any effect in its direction agrees with it), so no seed "
+                      "count is sized for it; more seeds narrow the interval")
     n = seeds_needed(sd, sesoi)
     if n is None or n > PRACTICAL_SEEDS:
         many = f"about {n:,}" if n is not None else "thousands of"

@@ -170,7 +170,7 @@ def _grade_fig8(frame, cfg, names, skipped) -> list:
         V = int(sort["vocab"].iloc[0])
         rev = cell(frame, f"reverse-{core}", V)
         ev = better_evidence(sort, "sinusoidal", "vanilla", 1 / V)
-        with_reference(ev, lead_evidence(rev, "sinusoidal", ["vanilla"]))
+        with_reference(ev, lead_evidence(rev, "sinusoidal", ["vanilla"]), best_other(rev, ["vanilla"]))
         ev["diverged"].update(diverged(rev, ["vanilla", "sinusoidal"], "reversal"))
         ev["a_name"] = f"PE {core.upper()} in sorting"
         pair = ("sinusoidal", "vanilla")
@@ -268,13 +268,15 @@ def grade_d(frame: pd.DataFrame, cfg) -> list:
     return _check_all("appendix_d", out)
 
 
-def with_reference(ev: dict, ref: dict) -> dict:
+def with_reference(ev: dict, ref: dict, ref_b: dict) -> dict:
     """``ev`` (rule "gain_vs_reference") kept to the seeds that ``ref`` ({seed: reference gain}) also has, in
-    its own seed order, with ``ref_gain`` paired to them; changed in place and returned."""
+    its own seed order, with ``ref_gain`` paired to them and ``ref_b`` ({seed: the accuracy the reference gain
+    is measured from}, for protocol 3's gains over the room left); changed in place and returned."""
     keep = [i for i, s in enumerate(ev["seeds"]) if s in ref]
     ev.update(a=[ev["a"][i] for i in keep], b=[ev["b"][i] for i in keep],
               seeds=[ev["seeds"][i] for i in keep])
     ev["ref_gain"] = [ref[s] for s in ev["seeds"]]
+    ev["ref_b"] = [ref_b[s] for s in ev["seeds"]]
     return ev
 
 
@@ -283,7 +285,7 @@ def _fig14_evidence(frame: pd.DataFrame, base: float) -> dict:
     var, fixed = cell(frame, "variable"), cell(frame, "fixed")
     ev = better_evidence(var, "sinusoidal", "", base, best_other(var, others),
                          "the best other variant, vanilla included (per seed)")
-    with_reference(ev, lead_evidence(fixed, "sinusoidal", others))
+    with_reference(ev, lead_evidence(fixed, "sinusoidal", others), best_other(fixed, others))
     ev["diverged"] = {**diverged(var, ["sinusoidal"] + others, "variable"),
                       **diverged(fixed, ["sinusoidal"] + others, "fixed")}
     return ev

@@ -177,10 +177,10 @@ def evidence(results: dict, cfg) -> dict:
                      f"{len(acc)} seeds, above the order-blind ceiling {ceiling:.3f} (+{margin:.3f} test "
                      f"noise) in {sum(above)}; language model, {n} layers: perplexity without PE "
                      f"{m_none:.2f}, with PE {m_pe:.2f} (ratio {ratio:.3f}, rule <= "
-                     f"{limit:.2f}) over {len(paired)} seeds"),
+                     f"{limit:.3f}) over {len(paired)} seeds"),
           "why": "; ".join(w for w, bad in (
               (f"only {sum(above)} of {len(acc)} seeds above the ceiling on the order task", not order_ok),
-              (f"perplexity without PE {ratio - 1:+.1%} against PE, beyond {limit - 1:.0%}", not lm_ok)) if bad)}
+              (f"perplexity without PE {ratio - 1:+.1%} against PE, beyond {limit - 1:.1%}", not lm_ok)) if bad)}
     uniform = float(cfg.lm_vocab)                  # the trivial baseline: a uniform model's perplexity
     if any(diverged.values()):
         ev["inconclusive"] = "diverged runs: " + ", ".join(f"{k} {v}" for k, v in diverged.items() if v)
@@ -189,7 +189,7 @@ def evidence(results: dict, cfg) -> dict:
                               "needs")
     elif m_pe >= uniform * (1 - c.extra["baseline_margin"]):
         ev["inconclusive"] = (f"the language model with PE sits at the uniform model's perplexity "
-                              f"({uniform:.0f}): nothing was learned, so 'within {limit - 1:.0%}' decides "
+                              f"({uniform:.0f}): nothing was learned, so 'within {limit - 1:.1%}' decides "
                               "nothing")
     ev["baseline"] = uniform
     return ev

@@ -5,11 +5,13 @@
 ``frame`` is ``analysis.run(cfg)``'s. Every claim is graded on per-seed values:
 
 * ``morita.fig15.early``: the paired early gap of the training curves (``analysis.early_late``);
-* ``morita.table1`` and ``morita.appE.no_advantage``: the test perplexities, only where the runs reach the
+* ``morita.table1`` and ``morita.appE.no_advantage``: the test log perplexities, only where the runs reach the
   registry rule's ``min_updates`` (the end of training, after Fig. 15's curves meet); a shorter run is
   recorded by ``claims.not_tested`` with the reason (:func:`too_short`).
 """
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 
@@ -20,17 +22,19 @@ from penb.names import variant_label
 
 def table1_evidence(frame: pd.DataFrame) -> dict:
     """Evidence of ``morita.table1`` (rule "better"): per seed, the position-encoded
-    LSTM's test perplexity (a) and the vanilla LSTM's (b), seeds valid in both; the
-    diverged runs of each; no trivial baseline (a higher perplexity is worse)."""
+    LSTM's test log perplexity (a; nats per token, the mean test loss) and the vanilla
+    LSTM's (b), seeds valid in both, so that a per-seed difference is the log of the
+    perplexity ratio (issue 28: Table 1's gap as a ratio); the diverged runs of each; no
+    trivial baseline (a higher perplexity is worse)."""
     ok = valid(frame)
     per = {}
     for e in ("none", "sinusoidal"):
         g = ok[ok["encoding"] == e]
-        per[e] = {int(s): float(p) for s, p in zip(g["seed"], g["perplexity"])}
+        per[e] = {int(s): math.log(p) for s, p in zip(g["seed"], g["perplexity"])}
     seeds = sorted(set(per["none"]) & set(per["sinusoidal"]))
     return {"a": [per["sinusoidal"][s] for s in seeds],
             "b": [per["none"][s] for s in seeds], "seeds": seeds, "baseline": None,
-            "diverged": _lost(frame), "a_name": "position-encoded LSTM (test perplexity)",
+            "diverged": _lost(frame), "a_name": "position-encoded LSTM (test log perplexity, nats)",
             "b_name": "vanilla LSTM"}
 
 
@@ -66,7 +70,7 @@ def too_short(key: str, cfg) -> str:
 def grade(frame: pd.DataFrame, cfg) -> list:
     """The chapter's grades through ``penb.claims``, in registry order: Fig. 15's early
     gap per seed; Table 1 (PE worse) and "no advantage" (vanilla minus PE test
-    perplexity) per seed where the runs reach the registry's ``min_updates``, else
+    log perplexity) per seed where the runs reach the registry's ``min_updates``, else
     ``claims.not_tested`` with the reason."""
     out = [claims.grade("morita.fig15.early", early_evidence(frame, cfg), cfg)]
     table = table1_evidence(frame)
@@ -76,7 +80,7 @@ def grade(frame: pd.DataFrame, cfg) -> list:
             out.append(claims.not_tested(key, why, cfg))
             continue
         ev = table if key == "morita.table1" else dict(
-            table, a=table["b"], b=table["a"], a_name="vanilla LSTM (test perplexity)",
+            table, a=table["b"], b=table["a"], a_name="vanilla LSTM (test log perplexity, nats)",
             b_name="position-encoded LSTM")
         out.append(claims.grade(key, ev, cfg))
     return out
