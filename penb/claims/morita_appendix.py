@@ -24,6 +24,8 @@ from penb.claims.sources import MORITA
 
 GAP_CLOSED = 30_000     # Fig. 15: the training curves meet by 10,000-30,000 updates; the later end, to be safe
 EARLY_END = 10_000      # Fig. 15: the earliest update at which the gap may have closed
+MEET_FROM = 25_000      # morita.fig15.meet reads the logged updates in (MEET_FROM, GAP_CLOSED]: the last 5,000
+                        # before the later of the text's two numbers, so that a few logged points are averaged
 TABLE1_GAP = math.log(38.5384 / 37.7731)   # Table 1's gap as a ratio, ~0.0200 nats: mean PE over mean vanilla
 TABLE1_WHY = ("Table 1's own gap as a ratio: ln(38.5384 / 37.7731) = 0.0200 nats of test loss per token, PE's mean "
               "perplexity 2.0% above vanilla's. A ratio (a difference of log perplexities) carries to the book's "
@@ -32,6 +34,12 @@ TABLE1_WHY = ("Table 1's own gap as a ratio: ln(38.5384 / 37.7731) = 0.0200 nats
 _END = (f"graded only on runs of at least {GAP_CLOSED:,} updates, where Fig. 15's curves have met (a shorter run "
         f"is in the phase where PE is ahead: not tested at that preset)")
 DIST = "minus the mean Damerau-Levenshtein distance per seed divided by L (higher is better; 0.02 = 2% of L)"
+# The text's scale where the chapter's paper preset would say otherwise (issue 28): Fig. 7 is the LSTM at
+# V 896-1,088, L 16, 600,000 updates (App. A.1), not the chapter's largest cell; App. E's language model
+# (V 32,768 pieces, paragraphs cut at 1,024 tokens, Sec. 3.3's training) speaks of its first 10,000 updates
+# in Fig. 15's early phase
+FIG7_SCALE = {"vocab": (896, 960, 1024, 1088), "length": 16, "hidden": 512, "updates": 600_000}
+LM_SCALE = {"vocab": 32_768, "length": 1024, "hidden": 512, "updates": 300_000}
 
 
 def _sort(core: str, name: str) -> list[Claim]:
@@ -100,7 +108,7 @@ CLAIMS = [
           chapter="appendix_a", measure="PE minus vanilla accuracy per seed at each vocabulary",
           rule=Rule("trend", "slope of the per-seed gap against log2 V with a seed-level interval above 0; "
                              "at least 3 vocabularies and 3 seeds, else inconclusive", {"min_seeds": 3}),
-          baseline="none", sesoi=TREND_SESOI, sesoi_why=TREND_WHY),
+          baseline="none", scale=FIG7_SCALE, sesoi=TREND_SESOI, sesoi_why=TREND_WHY),
     Claim("morita.appA1.gru", MORITA, "App. A.1",
           "Reverse + delayed addition was too hard for the GRU, even at L=16, so only the LSTM is reported.",
           None, not_tested="the text gives no GRU number, vocabulary or criterion for 'too hard', only that the "
@@ -157,7 +165,8 @@ CLAIMS = [
     Claim("morita.fig15.early", MORITA, "Fig. 15 / App. E",
           "Early in training the position-encoded LSTM language model learns marginally faster: its training "
           "perplexity is below the vanilla model's before the curves meet.", None, "",
-          {"early_end": EARLY_END}, chapter="lm_appendix",
+          {"early_end": EARLY_END}, chapter="lm_appendix", scale={**LM_SCALE, "updates": EARLY_END},
+          about="early",                  # a claim about early training: models still learning decide it
           measure=f"per seed, the mean over the logged updates up to a quarter of the run or {EARLY_END:,} "
                   "(whichever comes first) of vanilla minus PE training loss (nats; = log of the perplexity "
                   "ratio), same seed, same batches",
@@ -170,6 +179,23 @@ CLAIMS = [
           sesoi=0.0, sesoi_why="none: the text says PE learns 'marginally' faster and prints no number, so a lead of "
                                "any size agrees with it and only PE behind contradicts it (a smallest effect above 0 "
                                "would call a small lead 'not reproduced', the very thing the text claims)"),
+    # App. E's second sentence on Fig. 15 (issue 28, written 2026-11-25 before any run of 30,000 updates or more)
+    Claim("morita.fig15.meet", MORITA, "Fig. 15 / App. E",
+          "The position-encoded LSTM language model's early lead in training perplexity is gone by about 30,000 "
+          "updates (the text: the difference \"diminished around 10,000/30,000\" iterations).",
+          (EARLY_END, GAP_CLOSED), "updates", {"window": (MEET_FROM, GAP_CLOSED)}, chapter="lm_appendix",
+          measure=f"per seed, the mean over the logged updates in ({MEET_FROM:,}, {GAP_CLOSED:,}] of vanilla minus "
+                  "PE training loss (nats; PE's remaining lead), same seed, same batches",
+          rule=Rule("no_gain", "PE's remaining lead against none, paired by seed: reproduced when the seed-level "
+                               "95% interval stays below +0.02 nats; not reproduced when it lies above +0.02 (PE "
+                               "still clearly ahead); otherwise inconclusive, and inconclusive when a run diverged "
+                               "or fewer than 3 seeds are valid. PE behind vanilla by then has lost its lead too "
+                               "(no control branch: the text's next clause has PE end worse). Graded only on runs "
+                               f"of at least {GAP_CLOSED:,} updates (else not tested at that preset)",
+                    {**_P, "margin": 0.02, "control": False, "min_updates": GAP_CLOSED}),
+          baseline="none (both start at log V)", sesoi=0.02,
+          sesoi_why="the protocol's default, 0.02 nats (a 2% training perplexity): the text prints no size for the "
+                    "difference that remains", about="early", scale={**LM_SCALE, "updates": GAP_CLOSED}),
     Claim("morita.appE.no_advantage", MORITA, "App. E / Sec. 5",
           "Positional encoding gives the LSTM language model no advantage once trained: its test perplexity is "
           "not lower than the vanilla model's.", None, "",

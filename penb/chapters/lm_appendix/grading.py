@@ -1,10 +1,12 @@
 """The grades of the chapter "Language modelling" (Morita, App. E) through ``penb.claims``.
 
-    grades = grade(frame, cfg)  # Fig. 15's early gap; Table 1 and "no advantage" past 30k
+    grades = grade(frame, cfg)  # Fig. 15's early gap and its close; Table 1 and "no advantage" past 30k
 
 ``frame`` is ``analysis.run(cfg)``'s. Every claim is graded on per-seed values:
 
 * ``morita.fig15.early``: the paired early gap of the training curves (``analysis.early_late``);
+* ``morita.fig15.meet``: the same gap just before 30,000 updates (:func:`meet_evidence`), only on runs that
+  long;
 * ``morita.table1`` and ``morita.appE.no_advantage``: the test log perplexities, only where the runs reach the
   registry rule's ``min_updates`` (the end of training, after Fig. 15's curves meet); a shorter run is
   recorded by ``claims.not_tested`` with the reason (:func:`too_short`).
@@ -16,7 +18,7 @@ import math
 import pandas as pd
 
 from penb import claims
-from penb.chapters.lm_appendix.analysis import curves, early_late, valid
+from penb.chapters.lm_appendix.analysis import curves, early_late, paired_gap, valid
 from penb.names import variant_label
 
 
@@ -56,12 +58,33 @@ def early_evidence(frame: pd.DataFrame, cfg) -> dict:
             "a_name": "vanilla minus PE training loss, early (nats)", "b_name": "no gap"}
 
 
+MEET = "morita.fig15.meet"
+
+
+def meet_evidence(frame: pd.DataFrame) -> dict:
+    """Evidence of ``morita.fig15.meet`` (rule "no_gain"): per seed, PE's remaining lead, the mean of
+    vanilla minus PE training loss (nats) over the logged updates in the registry's ``window``
+    ((25,000, 30,000]), against 0; the diverged runs of each; no baseline."""
+    lo, hi = claims.get(MEET).extra["window"]
+    curve = curves(frame)
+    gap = paired_gap(curve).drop(columns="mean") if len(curve) else pd.DataFrame()
+    part = gap[(gap.index > lo) & (gap.index <= hi)] if len(gap) else gap
+    by_seed = {int(k): float(x) for k, x in part.mean().items() if pd.notna(x)} if len(part) else {}
+    seeds = sorted(by_seed)
+    return {"a": [by_seed[s] for s in seeds], "b": [0.0] * len(seeds), "seeds": seeds,
+            "baseline": None, "diverged": _lost(frame), "window": [int(lo), int(hi)],
+            "a_name": f"vanilla minus PE training loss, updates {lo:,}-{hi:,} (nats)", "b_name": "no gap"}
+
+
 def too_short(key: str, cfg) -> str:
     """Why claim ``key`` is not tested at ``cfg`` ("" when its runs are long enough): the
     registry's rule is graded only from ``min_updates`` updates on."""
     need = claims.get(key).rule.params.get("min_updates", 0)
     if cfg.steps >= need:
         return ""
+    if key == MEET:
+        return (f"not at this preset: its runs train {cfg.steps:,} updates, and the claim "
+                f"speaks of the curves at {need:,} updates")
     return (f"not at this preset: its runs train {cfg.steps:,} updates, and the claim "
             f"speaks of the end of training, after Fig. 15's curves meet ({need:,} "
             f"updates); before that the paper sees PE ahead (morita.fig15.early)")
@@ -73,6 +96,8 @@ def grade(frame: pd.DataFrame, cfg) -> list:
     log perplexity) per seed where the runs reach the registry's ``min_updates``, else
     ``claims.not_tested`` with the reason."""
     out = [claims.grade("morita.fig15.early", early_evidence(frame, cfg), cfg)]
+    why = too_short(MEET, cfg)
+    out.append(claims.not_tested(MEET, why, cfg) if why else claims.grade(MEET, meet_evidence(frame), cfg))
     table = table1_evidence(frame)
     for key in ("morita.appE.no_advantage", "morita.table1"):
         why = too_short(key, cfg)
