@@ -199,9 +199,10 @@ glue("irie_leak", f"{leaks:,}", display=False)
 # other); thick outlines mark those positions, and the random-weight model confirms them
 # (last column of the table). The last position is where a one-layer model is blind to
 # order, which is Question 5's point; before it, a one-layer model does react to a
-# permutation, exactly where its (newest token, set of seen tokens) pair changes. The
-# claim `irie.q5.some_positions` grades that on every permutation and seed
-# ({ref}`irie-exact`).
+# permutation, exactly where its (newest token, set of seen tokens) pair changes. Irie
+# claims only that some earlier outputs change; the claim `irie.q5.some_positions`
+# grades that on every permutation and seed, and reports the book's "exactly where"
+# beside it ({ref}`irie-exact`).
 
 # %% mystnb={"figure": {"caption": "Irie's Fig. 1 recomputed: contexts seen by each layer of a two-layer causal Transformer without PE for (a, b, c) and (b, a, c), derived from the model's attention mask. Filled: the context set differs between the inputs; thick outline: the output differs once the position's own query is counted.", "name": "fig-irie-contexts"}}
 fig1 = irie.analysis.figure1(cfg)
@@ -299,8 +300,12 @@ print(provenance(cfg, permutations=cfg.permutations))
 #
 # The rule grades three cells (the two-layer model without PE on the order task; the
 # two-layer models without and with PE as language models), each on every seed. The
-# one-layer models and the two-layer order model with PE are context: `q4_context` runs
-# them on every seed, on the first, or not at all. The text each study uses, and the
+# one-layer order model without PE is graded too, on every seed, by Irie's claim that
+# one-layer models need a PE (`irie.one_layer`: at or below the order-blind ceiling),
+# and the two-layer language model without PE by where it attends
+# (`irie.q4.attention`). The one-layer order model with PE, the one-layer language
+# models and the two-layer order model with PE are context: `q4_context` runs them on
+# every seed, on the first, or not at all. The text each study uses, and the
 # size of each model:
 
 # %% tags=["hide-input"]
@@ -432,14 +437,17 @@ glue("irie_q4_dim", cfg.q4_dim, display=False)
 # permutation-equivariant (Question 1), **{glue:text}`irie_v_q1`**; two or more causal
 # layers change every later output (Question 3), **{glue:text}`irie_v_q3`**; one causal
 # layer returns the same last output for every ordering of the earlier tokens (Question
-# 5), **{glue:text}`irie_v_q5`**; before the last position it changes exactly where
-# the newest token or the set of seen tokens does,
-# **{glue:text}`irie_v_q5_some_positions`**; linear attention equals the fast-weight
+# 5), **{glue:text}`irie_v_q5`**; before the last position some of its outputs change
+# with the permutation, **{glue:text}`irie_v_q5_some_positions`**; trained on reversal
+# without PE it stays at or below the order-blind ceiling (one-layer models need a
+# PE), **{glue:text}`irie_v_one_layer`**; linear attention equals the fast-weight
 # recurrence (Sec. 4), **{glue:text}`irie_v_linear`**, and inherits the one-layer
 # blindness, **{glue:text}`irie_v_linear_one_layer`**, and the multi-layer
 # sensitivity, **{glue:text}`irie_v_linear_multi_layer`**; trained models without PE
 # perform well (Question 4), **{glue:text}`irie_v_q4`**; the attention patterns of
-# such models, **{glue:text}`irie_v_q4_attention`**. Question 2 (why PEs came to be
+# such models (layer 1 mainly on the newest token, layer 2 roughly uniform),
+# **{glue:text}`irie_v_q4_attention`**, read on our two-layer language models.
+# Question 2 (why PEs came to be
 # thought essential), **{glue:text}`irie_v_q2`**, and the review of other studies in
 # Sec. 5, **{glue:text}`irie_v_sec5`**, are statements no run can grade; the table
 # gives the reason. The exact checks are float64 computations, so a

@@ -65,6 +65,21 @@ CLAIMS = [
                              "not graded: Irie claims only 'some positions' (rule narrowed to the statement on "
                              "2026-11-25, issue 28; it passed under the stronger form too)"),
           baseline="none (an exact property)", extra=EXACT),
+    # Irie's own words (Abstract, Question 5, Sec. 4), issue 28: until now only the book's hypothesis
+    # beyond.tf.one_layer_blind asked it; rule written 2026-11-25 before any one-layer run was read for it
+    Claim("irie.one_layer", IRIE, "Abstract / Question 5 / Sec. 4",
+          "One-layer autoregressive Transformers need a PE to tell the order of their input tokens: without one, "
+          "training cannot give them what order carries.", chapter="irie",
+          measure="a one-layer causal Transformer without PE trained on reversal (Question 4's order task): token "
+                  "accuracy per seed against the order-blind ceiling (the best accuracy any predictor reaches from "
+                  "the multiset of the inputs alone) plus 4 binomial standard deviations of the test set",
+          rule=Rule("check", "reproduced when every valid seed is at or below the ceiling plus the margin; not "
+                             "reproduced when one is above it; inconclusive when the model's mean accuracy sits "
+                             "within 0.02 of chance (a model that learned nothing is under any ceiling), a run "
+                             "diverged or fewer than 3 seeds are valid; not tested where the order task is not "
+                             "reversal (the ceiling is derived for reversal only)",
+                    {"min_seeds": 3, "baseline_margin": 0.02}),
+          baseline="chance 1/V (the model must have learned); the order-blind ceiling is what the claim caps"),
     Claim("irie.q4", IRIE, "Question 4",
           "Multi-layer causal Transformer language models trained without PE perform well (the cited ablations "
           "used 12, 24 and 42 layers).",
@@ -80,9 +95,20 @@ CLAIMS = [
           about="trained"),              # "trained ... perform well": decided only by trained models
     Claim("irie.q4.attention", IRIE, "Question 4",
           "In such models the first attention layer mainly attends to the newest token, the second roughly "
-          "uniformly over the context.", None,
-          not_tested="the chapter's models are 1-2 layers trained for minutes; reading attention maps of them as "
-                     "evidence about 12-42-layer language models would be a claim the runs cannot carry"),
+          "uniformly over the context (Irie reports this of the cited 12-42-layer models; the book reads it on "
+          "its own two-layer language models without PE, the runs irie.q4 grades).", None, chapter="irie",
+          measure="per seed of the two-layer language model without PE, on held-out test paragraphs (their first "
+                  "lm_length inputs), positions t >= 2: layer 1's mean attention weight on the newest token (the "
+                  "query's own position; uniform attention would give 1/t), and layer 2's mean normalised entropy "
+                  "of its attention (entropy / log t; 1 = uniform over the context), averaged over heads",
+          rule=Rule("check", "reproduced when on every seed layer 1 gives the newest token more than half of its "
+                             "attention ('mainly') and layer 2's normalised entropy is at least 0.9 ('roughly "
+                             "uniformly'); direction only when one of the two holds on every seed; not reproduced "
+                             "otherwise; inconclusive with fewer than 2 seeds, a diverged run, or a language model "
+                             "at the uniform model's perplexity (written 2026-11-25, issue 28, before any "
+                             "attention map was read)",
+                    {"newest": 0.5, "entropy": 0.9, "min_seeds": 2, "baseline_margin": 0.02}),
+          baseline="uniform attention (newest token 1/t; normalised entropy 1)", about="trained"),
     Claim("irie.q2", IRIE, "Question 2",
           "PEs came to be seen as essential to self-attention because the non-autoregressive encoder was taken "
           "as the default, and because the original Transformer paper tied them to the absence of recurrence "

@@ -269,12 +269,15 @@ def grade_exact(table: pd.DataFrame, cfg) -> list[claims.Grade]:
 
 def grades(exact: pd.DataFrame, q4_runs: dict, cfg) -> list[claims.Grade]:
     """Every ``irie.*`` claim of the registry, in its order: the exact claims graded on
-    :func:`exact_table`, ``irie.q4`` on the runs of ``q4.run`` (``penb.chapters.irie.q4.grade``), and
+    :func:`exact_table`, ``irie.one_layer``, ``irie.q4`` and ``irie.q4.attention`` on the runs of ``q4.run``
+    (``penb.chapters.irie.one_layer``, ``.q4`` and ``.attention``), and
     the claims no chapter tests recorded with the registry's reason."""
-    from penb.chapters.irie import q4
+    from penb.chapters.irie import attention, one_layer, q4
 
     out = {g.claim: g for g in grade_exact(exact, cfg)}
+    out[one_layer.CLAIM] = one_layer.grade(q4_runs, cfg)
     out[q4.CLAIM] = q4.grade(q4_runs, cfg)
+    out[attention.CLAIM] = attention.grade(q4_runs, cfg)
     for key, c in claims.CLAIMS.items():
         if key.startswith("irie.") and c.kind == "claim" and c.not_tested:
             out[key] = claims.not_tested(key, c.not_tested, cfg)

@@ -55,6 +55,10 @@ def cells(cfg, study: str) -> list[tuple[int, str, tuple]]:
     seeds = tuple(cfg.q4_seeds if study == "order" else cfg.lm_seeds)
     context = {"all": seeds, "first": seeds[:1], "none": ()}[cfg.q4_context]
     keep = graded(cfg, study)
+    if study == "order":                                # irie.one_layer: the one-layer model without PE too
+        from penb.chapters.irie import one_layer
+
+        keep = keep + one_layer.cells(cfg)
     out = [(n, e, seeds if (n, e) in keep else context) for n, e in variants(cfg)]
     return [c for c in out if c[2]]
 

@@ -1,0 +1,66 @@
+"""Irie's "one-layer models require PEs" (Abstract, Question 5, Sec. 4) on trained models: ``irie.one_layer``.
+
+The order study of Question 4 (``penb.chapters.irie.q4``) trains a one-layer causal Transformer without PE on
+reversal; at an output step such a model sees only the multiset of the tokens so far, so no training can
+take it above the order-blind ceiling (``penb.chapters.irie.ceiling``). :func:`cells` makes that cell run on
+every order seed; :func:`evidence` checks each seed against the ceiling plus four binomial standard deviations
+of the test set, with the control that the model learned something (above chance).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from penb import claims
+from penb.chapters.irie import q4
+
+CLAIM = "irie.one_layer"
+
+
+def missing(cfg) -> str:
+    """Why ``cfg`` cannot test the claim ("" when it can)."""
+    if 1 not in cfg.q4_layers:
+        return f"q4_layers is {cfg.q4_layers}: no one-layer model"
+    if cfg.q4_task != "reverse":
+        return f"the order-blind ceiling is derived for reverse only, and q4_task is {cfg.q4_task!r}"
+    return ""
+
+
+def cells(cfg) -> list[tuple[int, str]]:
+    """The (layers, encoding) cells of the order study the claim grades: the one-layer model without PE."""
+    return [] if missing(cfg) else [(1, q4.NONE)]
+
+
+def evidence(results: dict, cfg) -> dict:
+    """The evidence of the "check" rule from the order runs of ``q4.run``: per valid seed of the one-layer model
+    without PE, its token accuracy against the ceiling plus its margin."""
+    p = claims.get(CLAIM).rule.params
+    mine = [r for r in results["order"] if r.config["layers"] == 1 and r.config["encoding"] == q4.NONE]
+    valid, dead = q4.split(mine)
+    acc = [float(r.metrics["token_accuracy"]) for r in valid]
+    ceiling, margin = q4.ceiling_margin(cfg)
+    above = [a > ceiling + margin for a in acc]
+    chance = 1.0 / cfg.q4_vocab
+    mean = float(np.mean(acc)) if acc else float("nan")
+    ev = {"passed": bool(acc) and not any(above), "order_accuracy": acc,
+          "seeds": [int(r.config["seed"]) for r in valid], "ceiling": ceiling, "margin": margin,
+          "diverged": len(dead), "baseline": chance,
+          "detail": (f"one layer without PE on {cfg.q4_task}: token accuracy {mean:.3f} over {len(acc)} seeds "
+                     f"(largest {max(acc, default=float('nan')):.3f}) against the order-blind ceiling "
+                     f"{ceiling:.3f} + {margin:.3f} test noise; chance {chance:.3f}"),
+          "why": f"{sum(above)} of {len(acc)} seeds above the order-blind ceiling"}
+    if dead:
+        ev["inconclusive"] = f"{len(dead)} diverged run(s)"
+    elif len(acc) < p["min_seeds"]:
+        ev["inconclusive"] = f"{len(acc)} valid seeds, fewer than the {p['min_seeds']} the rule needs"
+    elif not mean > chance + p["baseline_margin"]:
+        ev["inconclusive"] = (f"the model sits at chance ({mean:.3f} against {chance:.3f}): a model that learned "
+                              "nothing is under any ceiling")
+    return ev
+
+
+def grade(results: dict, cfg) -> claims.Grade:
+    """``irie.one_layer`` graded on the order runs (or not tested where ``cfg`` cannot test it)."""
+    why = missing(cfg)
+    if why:
+        return claims.not_tested(CLAIM, f"not at this preset: {why}", cfg)
+    return claims.grade(CLAIM, evidence(results, cfg), cfg, q4_seeds=list(cfg.q4_seeds), q4_steps=cfg.q4_steps)
