@@ -285,9 +285,10 @@ glue("fq_agree", f"{rule.params['min_agree']:.0%}", display=False)
 # vanilla model's mean harm is within {glue:text}`fq_margin` of 0, its rule decides
 # nothing (the rule's reason then speaks of a trivial baseline: there is no harm for PE
 # to reduce). The GRU's exception, like the near-perfect claims, is a level claim graded
-# only where the GRU trains at least a tenth of the paper's updates. The `quick` networks are small and briefly trained on sequences a quarter of
-# the paper's length, with smaller vocabularies (see below), so their accuracies are not
-# the paper's near-perfect PE values; the `paper` preset on a GPU tests those.
+# only where the GRU trains at least a tenth of the paper's updates. The `quick`
+# networks are small and briefly trained on sequences a quarter of the paper's length,
+# with smaller vocabularies (see below), so their accuracies are not the paper's
+# near-perfect PE values; the `paper` preset on a GPU tests those.
 #
 # ## Exploratory (not graded)
 #
