@@ -181,8 +181,10 @@ def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_
         "diverged": sum(r.get("status") == "diverged" for r in results.values()),
         "device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
         "device_name": distinct("device_name"), "torch": distinct("torch"),
-        # the runs' own commit; where the machine's copy of the tree has no git, the one $PENB_COMMIT names
-        "commit": distinct("git_commit") or [c for c in [os.environ.get("PENB_COMMIT", "")] if c],
+        # the commit $PENB_COMMIT names, where the user gave one (a GPU machine's copy of the tree can carry a
+        # stale .git: seen on the first lease, whose runs recorded the session's starting commit), else the runs'
+        "commit": [c for c in [os.environ.get("PENB_COMMIT", "")] if c] or distinct("git_commit"),
+        "runs_commit": distinct("git_commit"),
         "date": _now(), "seeds": sorted({c["seed"] for c in configs}),
         "updates": {c["core"]: c["steps"] for c in configs}, "budget_min": budget_min,
         "spent_min": round(book["spent_s"] / 60, 3), "ledger": book})

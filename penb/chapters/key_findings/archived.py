@@ -50,5 +50,6 @@ def load(cfg=None, folder: Optional[Path] = None) -> dict:
               f"{' / '.join(man['commit']) or 'unknown'}, runs collected {man['date']}; {man['finished']} runs "
               f"({man['diverged']} diverged), seeds {', '.join(map(str, man['seeds']))}, updates {updates}, "
               f"{man['spent_min']:.1f} GPU-minutes of training. Its whole executed page: {where}/"
-              f"{analysis.CHAPTER}.ipynb.")
+              f"{analysis.CHAPTER}.ipynb." + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note")
+                                                     if man.get(k)))
     return {"header": header, "tables": [summary, verdicts]}
