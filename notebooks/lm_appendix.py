@@ -184,10 +184,14 @@ print(report.provenance(cfg, test=f"{data.test_label}, {scored:,} scored tokens 
 # model's (same batches), averaged over the logged updates up to a quarter of the run
 # or {glue:text}`early_end` updates, whichever comes first; PE is claimed ahead there.
 # Table 1 (PE's test perplexity above vanilla's) and "no advantage" (vanilla's test
-# perplexity minus PE's stays below Table 1's gap) are graded only where the runs reach
-# {glue:text}`gap_closed` updates, the end of the range in which Fig. 15's curves meet;
-# a shorter run is in the phase where the paper sees PE ahead, so it is recorded as not
-# tested at its preset, with that reason. The early-gap rule was written after the pilot
+# perplexity minus PE's stays below Table 1's gap) are graded only where the runs' own
+# training curves have met: over the last quarter of the run, PE's mean lead in
+# training loss is at most {glue:text}`meet_margin` nats. Runs whose curves have not
+# met are in the phase where the paper sees PE ahead, so they are recorded as not
+# tested at their preset, with that reason. (Until issue 28 the gate was the paper's
+# {glue:text}`gap_closed` updates, which says nothing of a smaller model's curves.)
+# That the curves meet by about {glue:text}`gap_closed` updates is a claim of its own,
+# graded only on runs that long. The early-gap rule was written after the pilot
 # runs (seeds 1001-1005, when this part of the page was exploratory) and before the
 # confirmation runs it grades (seeds 2001 on).
 
@@ -196,6 +200,7 @@ from penb.claims import morita_appendix
 
 glue("early_end", f"{morita_appendix.EARLY_END:,}", display=False)
 glue("gap_closed", f"{morita_appendix.GAP_CLOSED:,}", display=False)
+glue("meet_margin", f"{morita_appendix.MEET_MARGIN}", display=False)
 grades = lm_appendix.grading.grade(frame, cfg)
 for g in grades:
     glue(f"lm_{g.claim.replace('.', '_')}", g.verdict, display=False)
@@ -205,7 +210,8 @@ print(report.provenance(cfg, **TEST))
 
 # %% [markdown]
 # At this preset Fig. 15's early phase is graded {glue:text}`lm_morita_fig15_early`
-# ({glue:text}`lm_morita_fig15_early_why`); "no advantage" is
+# ({glue:text}`lm_morita_fig15_early_why`); its curves meeting by about
+# {glue:text}`gap_closed` updates, {glue:text}`lm_morita_fig15_meet`; "no advantage" is
 # {glue:text}`lm_morita_appE_no_advantage` ({glue:text}`lm_morita_appE_no_advantage_why`)
 # and Table 1 {glue:text}`lm_morita_table1` ({glue:text}`lm_morita_table1_why`).
 #

@@ -7,9 +7,9 @@
 * ``morita.fig15.early``: the paired early gap of the training curves (``analysis.early_late``);
 * ``morita.fig15.meet``: the same gap just before 30,000 updates (:func:`meet_evidence`), only on runs that
   long;
-* ``morita.table1`` and ``morita.appE.no_advantage``: the test log perplexities, only where the runs reach the
-  registry rule's ``min_updates`` (the end of training, after Fig. 15's curves meet); a shorter run is
-  recorded by ``claims.not_tested`` with the reason (:func:`too_short`).
+* ``morita.table1`` and ``morita.appE.no_advantage``: the test log perplexities, only where the run's own
+  training curves have met (the end of training, after Fig. 15's curves meet; :func:`not_met`); a run whose
+  curves have not met is recorded by ``claims.not_tested`` with the reason.
 """
 from __future__ import annotations
 
@@ -76,31 +76,44 @@ def meet_evidence(frame: pd.DataFrame) -> dict:
             "a_name": f"vanilla minus PE training loss, updates {lo:,}-{hi:,} (nats)", "b_name": "no gap"}
 
 
+def not_met(key: str, frame: pd.DataFrame, cfg) -> str:
+    """Why claim ``key`` (Table 1, "no advantage") is not tested on these runs ("" when their own training
+    curves have met: PE's mean lead in training loss over the last quarter of the run, ``early_late``'s
+    ``late_gap``, at most the rule's ``meet_margin``)."""
+    margin = claims.get(key).rule.params["meet_margin"]
+    curve = curves(frame)
+    if not len(curve):
+        return "not at this preset: no training curves of both models to tell whether they have met"
+    late = early_late(curve, cfg.steps)
+    lead, (lo, hi) = late["late_gap"], late["late_range"]
+    if lead <= margin:
+        return ""
+    return (f"not at this preset: the runs' own training curves have not met (PE still {lead:+.3f} nats ahead "
+            f"over updates {lo:,}-{hi:,}, above {margin}): the phase where Fig. 15 has PE ahead, not the end of "
+            f"training the claim speaks of (morita.fig15.early grades that phase)")
+
+
 def too_short(key: str, cfg) -> str:
-    """Why claim ``key`` is not tested at ``cfg`` ("" when its runs are long enough): the
-    registry's rule is graded only from ``min_updates`` updates on."""
+    """Why claim ``key`` (``morita.fig15.meet``) is not tested at ``cfg`` ("" when its runs are long enough):
+    the registry's rule is graded only from ``min_updates`` updates on."""
     need = claims.get(key).rule.params.get("min_updates", 0)
     if cfg.steps >= need:
         return ""
-    if key == MEET:
-        return (f"not at this preset: its runs train {cfg.steps:,} updates, and the claim "
-                f"speaks of the curves at {need:,} updates")
     return (f"not at this preset: its runs train {cfg.steps:,} updates, and the claim "
-            f"speaks of the end of training, after Fig. 15's curves meet ({need:,} "
-            f"updates); before that the paper sees PE ahead (morita.fig15.early)")
+            f"speaks of the curves at {need:,} updates")
 
 
 def grade(frame: pd.DataFrame, cfg) -> list:
     """The chapter's grades through ``penb.claims``, in registry order: Fig. 15's early
     gap per seed; Table 1 (PE worse) and "no advantage" (vanilla minus PE test
-    log perplexity) per seed where the runs reach the registry's ``min_updates``, else
+    log perplexity) per seed where the runs' own training curves have met (:func:`not_met`), else
     ``claims.not_tested`` with the reason."""
     out = [claims.grade("morita.fig15.early", early_evidence(frame, cfg), cfg)]
     why = too_short(MEET, cfg)
     out.append(claims.not_tested(MEET, why, cfg) if why else claims.grade(MEET, meet_evidence(frame), cfg))
     table = table1_evidence(frame)
     for key in ("morita.appE.no_advantage", "morita.table1"):
-        why = too_short(key, cfg)
+        why = not_met(key, frame, cfg)
         if why:
             out.append(claims.not_tested(key, why, cfg))
             continue

@@ -34,10 +34,10 @@ SMOKE is the same data at toy sizes, to check that the chapter runs (seconds).
 
 2026-11-25 (issue 22): Table 1 and the "no advantage" conclusion speak of the end of a
 300,000-update run, after Fig. 15's curves have met (10,000-30,000 updates); the
-registry grades them only on runs of at least 30,000 updates
-(``penb.claims.morita_appendix.GAP_CLOSED``), so at quick (600 updates, inside the phase
-where the paper sees PE ahead) they are "not tested at this preset", and the quick runs
-test that early phase (``morita.fig15.early``). Seeds: three confirmation seeds
+registry grades them only where the runs' own training curves have met (issue 28: PE's
+lead over the last quarter of the run within ``penb.claims.morita_appendix.MEET_MARGIN``
+nats; until then, runs of at least 30,000 updates), else "not tested at this preset",
+and the quick runs test the early phase too (``morita.fig15.early``). Seeds: three confirmation seeds
 (``penb.presets.confirmation(3)``), the fewest the rule accepts. The pilot (seeds
 1001-1005) graded Table 1 only (-0.739 [-1.848, +0.370] perplexity, PE minus vanilla),
 which is no longer graded here, and gave no interval of the early gap to size its
