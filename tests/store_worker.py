@@ -2,9 +2,14 @@
 
 Runs the tiny configs of :data:`TINY` for the given seeds on one torch thread and prints one JSON line per run
 (key and metrics). ``PENB_RUN_LOG`` (set by the test) records which runs this process trained itself.
+
+Ctrl-C is this process's own: it sets Python's SIGINT handler first thing, whatever it inherited. A process started
+with SIGINT ignored (``nohup make test &``, cron, some CI runners) passes that on to its children, and a sweep that
+ignores the test's SIGINT never stops.
 """
 import json
 import multiprocessing
+import signal
 import sys
 
 TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=40, warmup=3, held_out=8,
@@ -16,6 +21,7 @@ def configs(seeds):
 
 
 def main(argv):
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if argv[:1] == ["--sleepers"]:                     # a pool of long jobs, for the Ctrl-C tests
         from functools import partial
 

@@ -210,13 +210,18 @@ def test_ctrl_c_stops_a_pool_sweep_and_leaves_no_process(tmp_path, moment):
     with open(tmp_path / "err.txt", "w") as err:
         p = subprocess.Popen([sys.executable, "-m", "tests.store_worker", "--sleepers", str(tmp_path)], cwd=ROOT,
                              env=env, stdout=subprocess.PIPE, stderr=err, text=True)
-        assert p.stdout.readline().strip() == "started"
-        if moment == "while the workers start":
-            _wait_until(lambda: _children(p.pid) or p.poll() is not None)
-        elif moment == "while the jobs run":
-            _wait_until(lambda: len(list(tmp_path.glob("ready-*"))) == 2 or p.poll() is not None)
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=240)                                              # hang guard
+        try:
+            assert p.stdout.readline().strip() == "started"
+            if moment == "while the workers start":
+                _wait_until(lambda: _children(p.pid) or p.poll() is not None)
+            elif moment == "while the jobs run":
+                _wait_until(lambda: len(list(tmp_path.glob("ready-*"))) == 2 or p.poll() is not None)
+            p.send_signal(signal.SIGINT)
+            p.wait(timeout=240)                                          # hang guard
+        finally:                                                         # a hung sweep is not left behind
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     assert p.returncode != 0, (tmp_path / "err.txt").read_text()[-2000:]
     assert "KeyboardInterrupt" in (tmp_path / "err.txt").read_text()
     _wait_until(lambda: not _tagged(tag), guard_s=60)                    # no worker outlived the sweep
