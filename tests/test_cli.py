@@ -23,6 +23,7 @@ def _penb(*args):
 def test_bad_input_is_refused_before_the_kernel(args, message, tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
     monkeypatch.setenv("PENB_CPU_BF16", "0")          # a CPU without AMX: bf16 must be refused there
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")    # and no GPU, also on a machine that has one
     proc = _penb(*args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr and not list(tmp_path.iterdir())      # nothing executed

@@ -1,4 +1,5 @@
-"""pyproject's dependencies cover every third-party import of penb, and requirements.txt pins each exactly."""
+"""pyproject's dependencies cover every third-party import of penb, and requirements.txt pins each exactly; the
+`lab` extra (JupyterLab for the students' path) is pinned exactly too."""
 import ast
 import re
 import sys
@@ -47,3 +48,15 @@ def test_requirements_pin_every_package_exactly():
     pinned = {_name(r) for r in reqs}
     declared = {_name(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
     assert declared <= pinned, f"in pyproject but not pinned in requirements.txt: {sorted(declared - pinned)}"
+
+
+def test_the_lab_extra_pins_jupyterlab_exactly_as_requirements_does():
+    """``make lab`` installs the ``lab`` extra: JupyterLab and Jupytext (whose JupyterLab extension opens the
+    chapters as notebooks) at exact versions, and a package pinned in requirements.txt too at the same one."""
+    lab = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["lab"]
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9.]*", r) for r in lab), lab
+    pins = dict(r.split("==") for r in lab)
+    assert {"jupyterlab", "jupytext"} <= {_name(n) for n in pins}
+    lines = [x.split("#")[0].strip() for x in (ROOT / "requirements.txt").read_text().splitlines()]
+    required = {_name(r.split("==")[0]): r.split("==")[1] for r in lines if "==" in r}
+    assert {n: v for n, v in pins.items() if required.get(_name(n), v) != v} == {}

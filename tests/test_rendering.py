@@ -10,16 +10,14 @@ installed (.ci/run installs it).
 import html
 import json
 import re
-import shutil
 import subprocess
 
 import pytest
 
+from tests import browser
+from tests.browser import CHROMIUM
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--proxy-server=127.0.0.1:9", "--virtual-time-budget=15000", "--allow-file-access-from-files"]
+FLAGS = [*browser.FLAGS, "--virtual-time-budget=15000", "--allow-file-access-from-files"]
 
 
 WIDTH = 1300     # a laptop's browser window, in CSS pixels
