@@ -129,6 +129,16 @@ def test_book_builds_strictly_from_smoke_outputs(isolated_outputs):
     assert (html / "_static" / "mathjax" / "tex-chtml.js").exists()
     page = (html / "book" / "executed" / "status.html").read_text()
     assert all(name in page for name in CHAPTERS)
+    # protocol 3: every comparison graded in the book carries its models' training state, read from runs
+    from penb.claims import get, scorecard
+
+    recorded = scorecard.collect(root / "book" / "executed")
+    compared = {k: g for k, g in recorded.items() if (g.get("detail") or {}).get("effect") is not None}
+    assert compared, "no comparison was graded at smoke"
+    lacking = [k for k, g in compared.items() if get(k).about == "trained" and not g["detail"].get("training")]
+    assert not lacking, f"comparisons without a training state: {lacking}"
+    states = {g["detail"]["training"]["state"] for g in compared.values() if g["detail"].get("training")}
+    assert states <= {"trained", "still learning"}, states       # read from the runs' histories, never missing
 
 
 def test_status_page_lists_runs_and_their_training_time():

@@ -42,7 +42,8 @@ class Claim:
     sesoi_why: str = ""             # where it comes from
     scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
     # what models the claim speaks about (protocol 3): "trained" (decided only by trained models; the default of
-    # a comparative rule), "early" (early training: any state decides it), "none" (no training involved)
+    # a comparative rule), "early" (early training, or a named point of it: any state decides it), "none" (no
+    # training involved)
     about: str = ""
     level: Optional[float] = None   # a level the text states for the better model (0.95, "near perfect" = 0.99)
 

@@ -181,7 +181,8 @@ def evidence(results: dict, cfg) -> dict:
                      f"{len(acc)} seeds, above the order-blind ceiling {ceiling:.3f} (+{margin:.3f} test "
                      f"noise) in {sum(above)}; language model, {n} layers: perplexity without PE "
                      f"{m_none:.2f}, with PE {m_pe:.2f} (ratio {ratio:.3f}, rule <= "
-                     f"{limit:.3f}) over {len(paired)} seeds"),
+                     f"{limit:.3f}; under the earlier, unsourced 10% margin: "
+                     f"{'within' if ratio <= 1.10 else 'beyond'}) over {len(paired)} seeds"),
           "why": "; ".join(w for w, bad in (
               (f"only {sum(above)} of {len(acc)} seeds above the ceiling on the order task", not order_ok),
               (f"perplexity without PE {ratio - 1:+.1%} against PE, beyond {limit - 1:.1%}", not lm_ok)) if bad)}

@@ -19,7 +19,14 @@ import pandas as pd
 
 from penb import claims
 from penb.chapters.lm_appendix.analysis import curves, early_late, paired_gap, valid
+from penb.claims import training
 from penb.names import variant_label
+
+
+def training_state(frame: pd.DataFrame) -> dict:
+    """The training state of the PE and vanilla LSTMs, on their training loss (nats)."""
+    names = {"sinusoidal": "PE LSTM", "none": "vanilla LSTM"}
+    return training.state(frame, "encoding", ("sinusoidal", "none"), names, metric="loss")
 
 
 def table1_evidence(frame: pd.DataFrame) -> dict:
@@ -108,9 +115,11 @@ def grade(frame: pd.DataFrame, cfg) -> list:
     gap per seed; Table 1 (PE worse) and "no advantage" (vanilla minus PE test
     log perplexity) per seed where the runs' own training curves have met (:func:`not_met`), else
     ``claims.not_tested`` with the reason."""
-    out = [claims.grade("morita.fig15.early", early_evidence(frame, cfg), cfg)]
+    state = training_state(frame)
+    out = [claims.grade("morita.fig15.early", early_evidence(frame, cfg), cfg, training=state)]
     why = too_short(MEET, cfg)
-    out.append(claims.not_tested(MEET, why, cfg) if why else claims.grade(MEET, meet_evidence(frame), cfg))
+    out.append(claims.not_tested(MEET, why, cfg) if why else
+               claims.grade(MEET, meet_evidence(frame), cfg, training=state))
     table = table1_evidence(frame)
     for key in ("morita.appE.no_advantage", "morita.table1"):
         why = not_met(key, frame, cfg)
@@ -120,5 +129,5 @@ def grade(frame: pd.DataFrame, cfg) -> list:
         ev = table if key == "morita.table1" else dict(
             table, a=table["b"], b=table["a"], a_name="vanilla LSTM (test log perplexity, nats)",
             b_name="position-encoded LSTM")
-        out.append(claims.grade(key, ev, cfg))
+        out.append(claims.grade(key, ev, cfg, training=state))
     return out
