@@ -189,7 +189,6 @@ CLAIMS = [
           "The position-encoded LSTM language model's early lead in training perplexity is gone by about 30,000 "
           "updates (the text: the difference \"diminished around 10,000/30,000\" iterations).",
           (EARLY_END, GAP_CLOSED), "updates", {"window": (MEET_FROM, GAP_CLOSED)}, chapter="lm_appendix",
-          about="early",                  # about a point in training (30,000 updates), not about trained models
           measure=f"per seed, the mean over the logged updates in ({MEET_FROM:,}, {GAP_CLOSED:,}] of vanilla minus "
                   "PE training loss (nats; PE's remaining lead), same seed, same batches",
           rule=Rule("no_gain", "PE's remaining lead against none, paired by seed: reproduced when the seed-level "
