@@ -111,7 +111,10 @@ def test_impossible_execution_combinations_are_refused(monkeypatch):
     assert presets.resolve("key_findings", "smoke", executor="submitit", cluster="slurm").cluster == "slurm"
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     with pytest.raises(ValueError, match="gpus_per_job=0 gives the submitit jobs no GPU"):
-        presets.resolve("key_findings", "smoke", device="auto", executor="submitit", gpus_per_job=0)
+        presets.resolve("key_findings", "smoke", device="cuda", executor="submitit", gpus_per_job=0)
+    # "auto" is the jobs' device, whatever this node has: CPU jobs here (tests/test_slurm.py runs one)
+    auto = presets.resolve("key_findings", "smoke", device="auto", executor="submitit", gpus_per_job=0)
+    assert auto.device == "auto" and auto.gpus_per_job == 0
     cpu = presets.resolve("key_findings", "smoke", device="cpu", executor="submitit", gpus_per_job=0)
     assert cpu.gpus_per_job == 0
 

@@ -95,7 +95,7 @@ def check_training(cfg, ints) -> None:
 def check_execution(cfg) -> None:
     """``ValueError`` for an impossible value of the :data:`EXECUTION` keys, or a combination that cannot
     work: ``cluster="slurm"`` without Slurm's ``sbatch`` here, or submitit jobs without a GPU
-    (``gpus_per_job=0``) for runs whose device resolves to CUDA."""
+    (``gpus_per_job=0``) for runs that ask for CUDA (``device="auto"`` is the jobs' device: the CPU there)."""
     require(cfg.executor in EXECUTORS,
             f"unknown executor {cfg.executor!r}; valid: {', '.join(EXECUTORS)}")
     require(cfg.cluster in CLUSTERS,
@@ -113,9 +113,8 @@ def check_execution(cfg) -> None:
     require(cfg.cluster != "slurm" or shutil.which("sbatch") is not None,
             "cluster='slurm' needs Slurm, but there is no sbatch on this machine's PATH; run from the "
             "cluster's login node, or use cluster=None or 'local'")
+    # the jobs' device, not this node's: "auto" becomes "cpu" in jobs without a GPU (penb.runs.settle)
     if cfg.gpus_per_job == 0 and "device" in cfg:
-        from penb.device import resolve_device
-
-        require(resolve_device(cfg.device).type != "cuda",
-                f"gpus_per_job=0 gives the submitit jobs no GPU, but device={cfg.device!r} resolves to CUDA "
-                f"here; give each job a GPU or pass device='cpu'")
+        require(str(cfg.device).split(":")[0] != "cuda",
+                f"gpus_per_job=0 gives the submitit jobs no GPU, but device={cfg.device!r} asks for CUDA; give "
+                f"each job a GPU, or pass device='auto' or 'cpu'")
