@@ -33,7 +33,8 @@ from penb.chapters.key_findings.grading import (  # noqa: F401 (re-exported)
     decline_evidence, evidence, grade, trend_evidence)
 from penb.names import model_name, variant_label
 
-if TYPE_CHECKING:      # annotations only: the GPU lease imports this module without submitit
+if TYPE_CHECKING:      # annotations only: the GPU lease imports this module
+                       # without submitit
     from penb.executors import Executor
 
 CHAPTER = "key_findings"

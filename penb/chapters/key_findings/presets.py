@@ -139,40 +139,48 @@ GPU = dict(
 # packing gives 2.7x. Measure it before trusting it.
 
 # The headline comparisons of Fig. 2 at the paper's model size in one short GPU lease
-# (``python -m penb lease key_findings``: at most 16 GPU-minutes of training, in steps of
-# at most 8 minutes that each resume from the store the last one left). Step times are
-# the anchors' fp32 measurements on one H100 (``penb.executors.step_seconds``: GRU 14.0
-# ms at V 256, LSTM 26.6 ms at V 4,096): GRU 6 runs x 4,000 x 14.0 ms = 5.6 min, LSTM
-# 6 runs x 2,500 x 26.6 ms = 6.6 min, 12.2 min of updates plus about a minute of start,
-# evaluation and checkpoints: ~13 min, under the 16 with room for the estimate's error.
+# (``python -m penb lease key_findings``: at most 16 GPU-minutes of training, in steps
+# of at most 8 minutes that each resume from the store the last one left). Step times
+# are the anchors' fp32 measurements on one H100 (``penb.executors.step_seconds``: GRU
+# 14.0 ms at V 256, LSTM 26.6 ms at V 4,096): GRU 6 runs x 4,000 x 14.0 ms = 5.6 min,
+# LSTM 6 runs x 2,500 x 26.6 ms = 6.6 min, 12.2 min of updates plus about a minute of
+# start, evaluation and checkpoints: ~13 min, under the 16 with room for the estimate's
+# error.
 LEASE = dict(
-    device="auto",                      # CUDA; the lease command refuses a machine without
-                                        # it unless device="cpu" is given (as the gpu preset)
-    steps=4000,                         # GRU: vanilla 0.126 (fp32) vs PE ~0.2 by 3.5-4.5k
-                                        # in the anchors: the gap is open by then
-    warmup=500,                         # an eighth of the GRU's run, as 1,000 is of the gpu
-                                        # preset's 6,000-12,000; 1,000 would eat a third
+    device="auto",                      # CUDA; the lease command refuses a machine
+                                        # without it unless device="cpu" is given (as
+                                        # the gpu preset)
+    steps=4000,                         # GRU: vanilla 0.126 (fp32) vs PE ~0.2 by
+                                        # 3.5-4.5k in the anchors: the gap is open by
+                                        # then
+    warmup=500,                         # an eighth of the GRU's run, as 1,000 is of the
+                                        # gpu preset's 6,000-12,000; 1,000 would eat a
+                                        # third
     lr=3e-3,                            # as gpu: splits GRU V256 by 4k in the anchors;
                                         # 1e-2 went NaN (GRU) or stuck (LSTM)
     seeds=confirmation(3),              # graded: the fewest seeds the rules decide with
                                         # (two: every rule declines); no pilot exists at
                                         # paper size and more do not fit the budget; a
-                                        # verdict that 3 cannot settle says how many would
+                                        # verdict that 3 cannot settle says how many
+                                        # would
     core_seeds={},                      # both models on all three
-    cores=("gru", "lstm"),              # the two headline panels; the S4D (54 ms/update at
-                                        # V 16,384) does not fit beside them
+    cores=("gru", "lstm"),              # the two headline panels; the S4D (54 ms/update
+                                        # at V 16,384) does not fit beside them
     gru_vocab=(256,),                   # the paper's largest GRU vocabulary (Fig. 2)
-    lstm_vocab=(4096,),                 # the largest that fits in fp32: 8,192 (35 ms/update)
-                                        # would make 14.4 min of updates, ~15.5 with the
-                                        # overheads: no margin for the estimate's error
-    checkpoint_every=1000,              # a crash loses at most ~30 s of a run; a step that
-                                        # runs out of time saves its own checkpoint
-    amp="none",                         # fp32, as the gpu preset: bf16 sent vanilla GRUs
-                                        # to NaN in the anchors (fp32 did not)
-    workers=1,                          # one run at a time in the lease's own process: the
-                                        # step's clock and checkpoint see every update
-    per_core={"lstm": {"steps": 2500}},  # LSTM: the anchors' V16384 gap (0.032 vs 0.063)
-                                         # was open by 3k; 2,500 is what the budget leaves
+    lstm_vocab=(4096,),                 # the largest that fits in fp32: 8,192
+                                        # (35 ms/update) would make 14.4 min of updates,
+                                        # ~15.5 with the overheads: no margin for the
+                                        # estimate's error
+    checkpoint_every=1000,              # a crash loses at most ~30 s of a run; a step
+                                        # that runs out of time saves its own checkpoint
+    amp="none",                         # fp32, as the gpu preset: bf16 sent vanilla
+                                        # GRUs to NaN in the anchors (fp32 did not)
+    workers=1,                          # one run at a time in the lease's own process:
+                                        # the step's clock and checkpoint see every
+                                        # update
+    per_core={"lstm": {"steps": 2500}},  # LSTM: the anchors' V16384 gap (0.032 vs
+                                         # 0.063) was open by 3k; 2,500 is what the
+                                         # budget leaves
 )
 
 # Exercises every cell in seconds; its numbers mean nothing.
