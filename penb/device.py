@@ -34,11 +34,16 @@ def check_device(name: str) -> None:
 
 
 def cpu_bf16_native() -> bool:
-    """True when this CPU multiplies bf16 in hardware (AMX: the ``amx_bf16`` flag of ``/proc/cpuinfo``), unless
+    """True when this CPU multiplies bf16 with AMX (the ``amx_bf16`` flag of ``/proc/cpuinfo``), unless
     the environment says ``PENB_CPU_BF16=0`` (then the machine is treated as one without AMX: fp32 throughout).
 
-    Only there does bf16 autocast on the CPU pay (measured in ``benchmarks/bf16_cpu.py``); elsewhere bf16 is
-    emulated and slower than fp32, so the CPU presets keep fp32 (``QUICK_AMP``)."""
+    Only there has bf16 autocast been measured to pay: the quick LSTM update (h128, B64, 32 steps, one thread) ran
+    at 1.9x fp32's speed on this project's Xeon (``benchmarks/bf16_cpu.py --step``). A CPU with ``avx512_bf16``
+    but no AMX (AMD Zen 4, some Intel parts) runs bf16 in hardware too, not emulated, but its gain is unsettled:
+    issue 26 read 1.6x on a Zen 4 (once, beside other work), while the Xeon with oneDNN capped to those
+    instructions (``--isa AVX512_CORE_BF16``) ran the LSTM update at 0.70x and the GRU's at 0.65x fp32's speed.
+    Only without any bf16 instruction (``--isa AVX512_CORE``) is bf16 emulated: 0.35-0.45x. So the CPU presets keep
+    fp32 without AMX (``QUICK_AMP``); the book's hour is measured in fp32 anyway (``PENB_CPU_BF16=0``)."""
     import os
 
     if os.environ.get("PENB_CPU_BF16", "") == "0":
@@ -62,8 +67,9 @@ def check_amp(amp: str, device: str) -> None:
                          f"device={device!r} resolves to a CPU without it; use amp='none'")
 
 
-# What the CPU presets train the LSTM with: bf16 autocast where the CPU has AMX, else fp32 (the choice and its
-# measurement: benchmarks/bf16_cpu.py and the key_findings presets). It enters every run's key (``amp``).
+# What the CPU presets train the LSTM with: bf16 autocast where the CPU has AMX, else fp32, also on CPUs with
+# avx512_bf16 but no AMX (why: cpu_bf16_native; the numbers: benchmarks/README.md and the key_findings presets).
+# It enters every run's key (``amp``).
 QUICK_AMP = "bf16" if cpu_bf16_native() else "none"
 
 
