@@ -488,12 +488,13 @@ def test_fig8_distance_is_minus_the_distance_over_L(executed):
 
 
 def test_fig7_trend_and_fig10_at_quick(executed):
-    quick = presets.resolve("appendix_a", "quick")
+    one = presets.resolve("appendix_a", "quick", add_vocab=(64,))
     grades = {g.claim: g for g in analysis.grade_a(
-        a_frame(quick, [0.1] * 5, [0.3] * 5), quick, appendix_a.panels(quick),
-        lambda s: appendix_a.skipped(quick, s))}
-    assert grades["morita.fig7.trend"].verdict == grading.NOT_TESTED     # one vocabulary at quick
-    cfg = presets.resolve("appendix_a", "quick", add_vocab=(16, 32, 64))
+        a_frame(one, [0.1] * 5, [0.3] * 5), one, appendix_a.panels(one),
+        lambda s: appendix_a.skipped(one, s))}
+    assert grades["morita.fig7.trend"].verdict == grading.NOT_TESTED     # one vocabulary
+    cfg = presets.resolve("appendix_a", "quick")
+    assert tuple(cfg.add_vocab) == (16, 32, 64)                       # quick reads the trend (issue 28)
     grades = {g.claim: g for g in analysis.grade_a(
         a_frame(cfg, [0.1] * 5, [0.3] * 5), cfg, appendix_a.panels(cfg),
         lambda s: appendix_a.skipped(cfg, s))}
@@ -571,7 +572,7 @@ def test_every_preset_resolves_and_expands():
     expected = {"appendix_a": 2 * 5 * (4 + 4 + 7 + 7 + 2), "appendix_b": 2 * 5,
                 "appendix_c": 2 * 3 * 5, "appendix_d": 2 * 4 * 5}
     # quick: 4, 3, 3 and 5 confirmation seeds (issue 22's pilot sizing)
-    quick = {"appendix_a": 2 * 4 * (1 + 1 + 1 + 1 + 1), "appendix_b": 2 * 3,
+    quick = {"appendix_a": 2 * 4 * (3 + 1 + 1 + 1 + 1), "appendix_b": 2 * 3,      # A.1: the trend's 3 V
              "appendix_c": 2 * 3 * 3, "appendix_d": 2 * 4 * 5}
     for chapter, mod in CHAPTERS.items():
         for preset in ("smoke", "quick", "paper"):
