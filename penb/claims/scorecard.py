@@ -248,12 +248,11 @@ def _protocol_section(table: list[dict]) -> list[str]:
             lines += ["", f"The same runs under protocol {v}: " +
                       "; ".join(f"{counts.get(w, 0)} {w}" for w in VERDICTS) + f" ({len(papers)} claims)."]
     lines += ["", "<details><summary>Every claim's verdict under each protocol</summary>", "",
-              "| claim | " + " | ".join(f"protocol {v}" for v in sorted(PROTOCOLS)) + " | seeds needed |",
-              "|---|" + "---|" * (len(PROTOCOLS) + 1)]
+              "| claim | " + " | ".join(f"protocol {v}" for v in sorted(PROTOCOLS)) + " |",
+              "|---|" + "---|" * len(PROTOCOLS)]          # (the seeds a decision needs: in each row above)
     for r in table:
-        need = (r.get("detail") or {}).get("seeds_needed")
         cells = [earlier(r, v) if v != PROTOCOL else r["verdict"] for v in sorted(PROTOCOLS)]
-        lines.append(f"| {r['key']} | " + " | ".join(cells) + f" | {need if need is not None else ''} |")
+        lines.append(f"| {r['key']} | " + " | ".join(cells) + " |")
     return lines + ["", "</details>", ""]
 
 

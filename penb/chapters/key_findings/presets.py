@@ -102,11 +102,12 @@ QUICK = dict(
                  # +0.010 [+0.000, +0.020] over 14 pairs (seed SD of a cell 0.02-0.05),
                  # the PE - vanilla gap within seed noise (V128 +0.043 vs +0.028, V256
                  # +0.138 vs +0.120, V512 +0.080 vs +0.085), no run diverged; 1.5-2.3x
-                 # less wall time (1.5-1.8x measured idle in issue 22). fp32 also on CPUs
-                 # with avx512_bf16 but no AMX (issue 26): an update ran 0.70x fp32's
-                 # speed in bf16 with oneDNN capped to those instructions (a Zen 4 read
-                 # 1.6x once), and bf16 moved vanilla V256 by +0.035/+0.038 on seeds
-                 # 1001/1002 (gap +0.146/+0.065 vs fp32's +0.187/+0.102); benchmarks/README
+                 # less wall time (1.5-1.8x measured idle in issue 22). fp32 also on
+                 # CPUs with avx512_bf16 but no AMX (issue 26): an update ran 0.70x
+                 # fp32's speed in bf16, oneDNN capped to those instructions (a Zen 4
+                 # read 1.6x once), and bf16 moved vanilla V256 by +0.035/+0.038 on
+                 # seeds 1001/1002 (gap +0.146/+0.065 vs fp32's +0.187/+0.102);
+                 # benchmarks/README
                  "amp": QUICK_AMP},
         "s4d": {"batch_size": 64, "steps": 2500, "lr": 3e-2},  # r4, r8: widest gap
     },
