@@ -60,7 +60,8 @@ def load(cfg=None, folder: Optional[Path] = None) -> dict:
               f"({man['diverged']} diverged), "
               f"seeds {', '.join(map(str, man['seeds']))}, updates {updates}, "
               f"{man['spent_min']:.1f} GPU-minutes of training. "
-              f"Its whole executed page: {where}/{analysis.CHAPTER}.ipynb."
+              f"Its grades, status and results are in {where}/; the executed notebook "
+              f"that `penb archive` writes beside them is not committed (no .ipynb is)."
               + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note")
                         if man.get(k)))
     return {"header": header, "tables": [summary, verdicts]}
