@@ -275,6 +275,12 @@ glue("kf_threshold", f"{claims.get('morita.fig2.gru').rule.params['threshold']:.
 # largest, with its bootstrap interval over seeds and the number of seeds in which PE
 # was ahead. Where a preset has fewer than three LSTM vocabularies, this table is the
 # only look at how the gap changes with the vocabulary.
+#
+# What the `quick` preset can show is early training: its models are still learning,
+# so the table reads "PE ahead after this many updates", not the paper's claim about
+# trained models. The book registers no graded early-training form of Fig. 2 (such as
+# "PE speeds up early learning at large $V$"): the idea came after these runs were
+# seen, so grading it would need seeds that no run of this chapter has used yet.
 
 # %% tags=["hide-input"]
 every_v = key_findings.analysis.gaps(run_frame, n_resamples=cfg.bootstrap)

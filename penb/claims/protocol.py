@@ -12,6 +12,10 @@ PROTOCOLS = {
        "well' passes within a margin of the reference; and (issue 27) every comparison carries its models' training "
        "state from the runs' own histories (penb.claims.training): a claim about trained models whose models "
        "are still learning (a rise above 0.02 over the second half of training) is inconclusive, 'still learning "
-       "at N updates', whatever its rule says; 'not reproduced' needs the claim's premise to hold in the runs "
+       "at N updates', whatever its rule says; 'not reproduced' needs the claim's premise to hold in the runs; "
+       "smallest effects of interest restated in each measure's own unit from the texts' own numbers or words "
+       "(Table 1's gap as a ratio, 'marginally' as any lead, Cohen's medium rank correlation, one smallest "
+       "accuracy effect per doubling of V), each with its why in the registry. Only irie.q4's margin has no "
+       "number in the texts behind it and was set after its verdict had been seen: that claim is exploratory "
        "(adopted 2026-11-25, for every claim at once, after protocol 2's verdicts had been seen)",
 }
