@@ -34,8 +34,10 @@ runs (about 2.2 minutes on the two workers) than three, and the three chapters i
 beyond_transformers have 11 minutes in all (the book: 60 minutes on two cores): three seeds, the count
 that still decides the two cells the pilot decided with margin. The trend will likely read inconclusive
 (at 3 seeds the pilot's spread gives about [-0.003, 0.067]), and says so with the seeds it would need.
-Quick cost now: 18 two-layer runs x 43 s + 9 one-layer runs x 25 s = about 1,000 CPU-s, about 7.8 minutes
-on the two workers (scaled like the pilot's 11.8 measured against its 12.6 estimated); the PE-LSTM runs are
+Quick cost: 18 two-layer runs x 43 s + 9 one-layer runs x 25 s at three vocabularies took 10.9 minutes in the
+book built idle from an empty store on 2026-11-25 (the runs took 46-56 s); since issue 26 quick reads
+key_findings' two LSTM vocabularies (256, 512), so 12 + 6 runs, about two thirds of that, and the
+vocabulary trend, which needs three, is left to the gpu preset. The PE-LSTM runs are
 key_findings' own at the smallest vocabulary and the same seeds (``analysis.lstm_configs`` builds them from
 key_findings' preset), reused from the store when key_findings' quick cell trains these seeds.
 """
