@@ -27,7 +27,7 @@ build their runs with :func:`penb.chapters.frequency.analysis.run_configs`, so e
 run keys and no retraining.
 """
 from penb.chapters import rnn_common
-from penb.presets import CONFIRMATION_SEEDS, confirmation, require
+from penb.presets import CONFIRMATION_SEEDS, QUICK_SEEDS, confirmation, require
 
 PAPER = dict(
     device="auto",                                  # auto: CUDA when present, else the CPU
@@ -62,7 +62,7 @@ QUICK = dict(
     warmup=100,                                     # the key-findings regime: short, for a few thousand updates
     lr=1e-2,                                        # the key-findings regime
     per_cell=32,                                    # twice the paper's 16: narrower CIs at no training cost
-    seeds=confirmation(3),                          # 2001-2003 (neither search nor pilot): the
+    seeds=confirmation(QUICK_SEEDS),                          # 2001-2003 (neither search nor pilot): the
                                                     # fewest the rules take (issue 26, the book's
                                                     # hour). The pilot (1001-1005, 80% power at the
                                                     # SESOI 0.02) had sized 5 for protocol 2 (harm.gru
