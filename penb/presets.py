@@ -44,7 +44,8 @@ CONFIRMATION_SEEDS = (2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010
 # Seeds of a graded cell at the quick preset (issue 26): the fewest the rules take. The pilot's power calculation
 # sized 4-6 for protocol 2, but under protocol 3 every quick comparison of the texts' claims is still learning (the
 # 2026-11-25 build from an empty store: none of 43 on trained models), so more seeds decided no verdict in force,
-# and the book took 79 minutes on two cores with them. Chapters whose cells already took 3 keep their own reasons.
+# and the book took 79 minutes on two cores with them; with 3 it took 51 (idle, fp32 throughout, from an empty store,
+# 2026-11-25; key_findings 13). Chapters whose cells already took 3 keep their own reasons.
 QUICK_SEEDS = 3
 
 
