@@ -92,10 +92,9 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     batch_size=128,                 # the key-findings search's r1-r8 LSTM batch
     warmup=100,                     # the regime's warm-up (5% of 2,000 updates)
     lr=1e-2,                        # the key-findings search's r1-r8 lr
-    seeds=confirmation(QUICK_SEEDS),          # the rules' fewest (issue 26, the book's hour): the
-                                    # pilot's 4 (fig7 91%, fig8 83% power, docstring)
-                                    # served protocol 2; under protocol 3 every quick
-                                    # comparison here was still learning
+    seeds=confirmation(QUICK_SEEDS),  # why 3: penb.presets.QUICK_SEEDS; the pilot's 4
+                                    # (fig7 91%, fig8 83% power, docstring) served
+                                    # protocol 2
     sections=("add", "sort"),       # A.3 sits at its baseline here: not run
     add_length=8,                   # A.1: half the paper's L = 16, for the CPU
     add_vocab=(16, 32, 64),         # A.1: three sizes, the fewest the trend reads; the

@@ -48,10 +48,9 @@ PAPER = dict(common.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
     vocab=16384,                    # vocabulary size
 )
 QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
-    seeds=confirmation(QUICK_SEEDS),          # the rules' fewest (issue 26, the book's hour): the
-                                    # pilot's 5 for fig13.random and fig14 (docstring)
-                                    # served protocol 2; under protocol 3 every quick
-                                    # comparison here was still learning
+    seeds=confirmation(QUICK_SEEDS),  # why 3: penb.presets.QUICK_SEEDS; the pilot's 5
+                                    # for fig13.random and fig14 (docstring) served
+                                    # protocol 2
     length=16,                      # appendix C's L (fixed), B's (variable): reused
     min_length=8,                   # appendix B's shortest length: its runs reused
     vocab=256,                      # appendix B's and C's vocabulary: runs reused

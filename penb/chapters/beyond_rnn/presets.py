@@ -52,8 +52,8 @@ PAPER = dict(
 )
 QUICK = dict(
     _shared(kf.QUICK),                  # key_findings' quick regime (shares its runs)
-    # graded on confirmation seeds: 3, the rules' fewest, for every variant (issue 26, the
-    # book's hour; the pilot's 4 for vanilla and high, below, served protocol 2's power)
+    # graded on confirmation seeds, 3 for every variant (why: penb.presets.QUICK_SEEDS;
+    # the pilot's 4 for vanilla and high, below, served protocol 2's power)
     seeds=confirmation(QUICK_SEEDS),
     cores=("gru",),                     # 19 s a run, against 75 s for the LSTM (see above)
     vocab=32,                           # key_findings' graded GRU cell: a gap in 5/5 pilot seeds

@@ -62,15 +62,11 @@ QUICK = dict(
     warmup=100,                                     # the key-findings regime: short, for a few thousand updates
     lr=1e-2,                                        # the key-findings regime
     per_cell=32,                                    # twice the paper's 16: narrower CIs at no training cost
-    seeds=confirmation(QUICK_SEEDS),                          # 2001-2003 (neither search nor pilot): the
-                                                    # fewest the rules take (issue 26, the book's
-                                                    # hour). The pilot (1001-1005, 80% power at the
-                                                    # SESOI 0.02) had sized 5 for protocol 2 (harm.gru
-                                                    # +0.005 needs 28, fig5.lstm -0.008 needs 17);
-                                                    # under protocol 3 every comparison here was
-                                                    # still learning in the 79-min build, so more
-                                                    # seeds decide no verdict in force. A seed is
-                                                    # 4 runs, ~25 s each
+    seeds=confirmation(QUICK_SEEDS),                # 2001-2003 (neither search nor pilot); why 3:
+                                                    # penb.presets.QUICK_SEEDS. The pilot (1001-1005,
+                                                    # 80% power at the SESOI 0.02) had sized 5 for
+                                                    # protocol 2 (harm.gru +0.005 needs 28, fig5.lstm
+                                                    # -0.008 needs 17). A seed is 4 runs, ~25 s each
     gru_vocab=32,                                   # f1, chosen after seeing f0-f1 (search seeds): the
                                                     # FREQUENT-target GRU effect showed at 32 tokens
     lstm_vocab=64,                                  # f1: small enough to train the LSTM (0.60-0.63)

@@ -67,12 +67,10 @@ QUICK = dict(
     warmup=100,                         # the search's: short, for a few 1,000 updates
     lr=1e-2,                            # r1: twice the progress of 3e-3 at hidden 64
     # graded: confirmation seeds, none used by a search (0-2, 111-333, 900) or by the
-    # pilot (1001-1005). Three per model, the fewest the rules take (issue 26, the
-    # book's hour): the pilot sized GRU 6, LSTM 4 for protocol 2's power, but under
-    # protocol 3 every quick comparison is still learning (the 2026-11-25 build from an
-    # empty store: none on trained models), so more seeds decide no verdict in force
-    # and that build took 79 min, key_findings 24 of them. At 3 seeds: fig2.lstm's
-    # pilot (+0.071, SD 0.024) still excludes 0; the GRU's (+0.032, SD 0.019) does not
+    # pilot (1001-1005). Three per model (why: penb.presets.QUICK_SEEDS); the pilot
+    # sized GRU 6, LSTM 4 for protocol 2's power, and at 6 and 4 key_findings took 24
+    # of the 79-min build. At 3 seeds: fig2.lstm's pilot (+0.071, SD 0.024) still
+    # excludes 0; the GRU's (+0.032, SD 0.019) does not
     seeds=confirmation(QUICK_SEEDS),
     core_seeds={},                      # every model trains all three
     gru_vocab=(8, 16, 32),              # cand1: a gap in every seed at 32; 8, 16 beside
