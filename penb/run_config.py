@@ -5,6 +5,11 @@ some (``penb.models.CORE_OPTIONS``: ``layers``, ``heads``, ``ffn``, ``norm`` for
 Those are filled in only for that core, so the normalised config (and the run key) of every other core is
 what it was before the transformer core existed; giving one to an RNN core is an error.
 
+The learning-rate schedule (``schedule``): "cosine", the paper's (warm-up, then cosine to 0 at ``steps``), or
+"wsd" (warm-up, a stable rate, then a linear decay to 0 over the last ``decay`` fraction of ``steps``; grading
+protocol 4's budgets that grow, :mod:`penb.trunks`). Like a core's options, ``schedule`` and ``decay`` stand in a
+normalised config only when the schedule is not the cosine, so the keys of every cosine run stay what they were.
+
 ``normalize(config)`` returns a :class:`RunConfig` (a plain dict, marked as checked): the run store
 normalises each configuration once, where a sweep starts, and every later ``normalize`` of a
 ``RunConfig`` (the run key, the trainer, the model builder) returns it unchanged.
@@ -33,6 +38,10 @@ DEFAULTS: dict[str, Any] = dict(
     device="auto", dtype="float32", amp="none",                        # where and how
 )
 AMP = ("none", "bf16")
+SCHEDULES = ("cosine", "wsd")
+# Fields of the schedule, present in a normalised config only for a schedule other than the cosine. decay 0.2: the
+# cool-down share of Hagele et al. (2024) and of shared/anchors/schedule-probe.md, whose WSD used it.
+SCHEDULE_DEFAULTS: dict[str, Any] = dict(schedule="cosine", decay=0.2)
 
 
 def derive_seed(seed: int, stream: str) -> int:
@@ -55,10 +64,10 @@ def normalize(config: Mapping[str, Any], job_device: str | None = None) -> RunCo
     if isinstance(config, RunConfig):
         return config
 
-    unknown = set(config) - set(DEFAULTS) - set(models.OPTION_NAMES)
+    unknown = set(config) - set(DEFAULTS) - set(models.OPTION_NAMES) - set(SCHEDULE_DEFAULTS)
     if unknown:
-        raise ValueError(f"unknown run field(s) {sorted(unknown)}; valid: {sorted(DEFAULTS)} and, for a core "
-                         f"that takes them, {list(models.OPTION_NAMES)}")
+        raise ValueError(f"unknown run field(s) {sorted(unknown)}; valid: {sorted(DEFAULTS)}, "
+                         f"{sorted(SCHEDULE_DEFAULTS)} and, for a core that takes them, {list(models.OPTION_NAMES)}")
     options = {k: v for k, v in config.items() if k in models.OPTION_NAMES}
     c = {**DEFAULTS, **{k: v for k, v in config.items() if k in DEFAULTS}}
     if "input_mode" not in config:
@@ -89,9 +98,34 @@ def normalize(config: Mapping[str, Any], job_device: str | None = None) -> RunCo
     models.check(c["vocab_size"], task.num_steps, c["core"], c["encoding"], c["input_mode"], c["hidden"],
                  c["embed"], c["s4d_state"], c["dtype"], **options)
     c.update(models.core_options(c["core"], options, c["hidden"]))            # {} for the RNN cores
+    c.update(schedule_fields(config, c["steps"], c["warmup"]))                 # {} for the cosine
     if job_device is not None and c["device"] in ("auto", job_device):
         c["device"] = job_device
     else:
         c["device"] = str(resolve_device(c["device"]))
     check_amp(c["amp"], c["device"])
     return RunConfig(c)
+
+
+def schedule_fields(config: Mapping[str, Any], steps: int, warmup: int) -> dict:
+    """The schedule's fields of a normalised config: {} for the cosine (a ``decay`` given with it is an error),
+    {"schedule": "wsd", "decay": float} for the warm-up/stable/decay schedule, checked."""
+    s = {**SCHEDULE_DEFAULTS, **{k: v for k, v in config.items() if k in SCHEDULE_DEFAULTS}}
+    if s["schedule"] not in SCHEDULES:
+        raise ValueError(f"unknown schedule {s['schedule']!r}; valid: {', '.join(SCHEDULES)}")
+    if s["schedule"] == "cosine":
+        if "decay" in config and config["decay"] != SCHEDULE_DEFAULTS["decay"]:
+            raise ValueError("decay is a field of schedule='wsd'; the cosine decays over the whole run")
+        return {}
+    decay = s["decay"]
+    if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not 0 < decay <= 1:
+        raise ValueError(f"decay must be a fraction in (0, 1], got {decay!r}")
+    if decay_start(steps, float(decay)) < warmup:
+        raise ValueError(f"schedule='wsd': the decay of the last {decay:g} of {steps} updates would start at "
+                         f"update {decay_start(steps, float(decay))}, inside the {warmup}-update warm-up")
+    return {"schedule": "wsd", "decay": float(decay)}
+
+
+def decay_start(steps: int, decay: float) -> int:
+    """The first update of a WSD run's decay: ``steps`` less its last ``decay`` share (rounded)."""
+    return steps - int(round(decay * steps))

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
 
 import numpy as np
 
-from penb import paths, train
+from penb import paths, train, trunks
 from penb.identity import STORE_VERSION
 from penb.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
 from penb.run_config import normalize
@@ -161,7 +161,7 @@ def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool,
         trained = status(config, store) != "done"
         if trained:
             sweep_temporary(d)
-            train.train(config, d, callback=callback, progress=progress)
+            train.train(config, d, callback=callback, progress=progress, trunk=trunks.trunk_dir(config, d.parent))
     return load(config, store), trained
 
 
@@ -185,10 +185,32 @@ def settle(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = 
     return [normalize(c, job_device=job_device) for c in configs]
 
 
-def _job(config: dict, store: str, progress: bool) -> tuple[str, bool]:
-    """Executor job (module level, so it pickles): run one config; its key and whether it trained here."""
-    result, trained = _run(config, Path(store), progress)
-    return result.key, trained
+def _job(item, store: str, progress: bool) -> list[tuple[str, bool]]:
+    """Executor job (module level, so it pickles): run one config, or a group of budgets of one trunk (a
+    tuple, longest first: :func:`groups`); per run its key and whether it trained here."""
+    out = []
+    for config in (item if isinstance(item, tuple) else (item,)):
+        result, trained = _run(config, Path(store), progress)
+        out.append((result.key, trained))
+    return out
+
+
+def groups(configs: list) -> list:
+    """The executor's items: each config alone, except WSD runs of one trunk (``penb.trunks``), which form one
+    item, a tuple of configs longest budget first, so that one worker trains the trunk once and each shorter
+    budget only its decay branch."""
+    by_trunk: dict = {}
+    items: list = []
+    for c in configs:
+        if not trunks.shares_trunk(c):
+            items.append(c)
+            continue
+        k = trunks.trunk_key(c)
+        if k not in by_trunk:
+            by_trunk[k] = len(items)
+            items.append([])
+        items[by_trunk[k]].append(c)
+    return [tuple(sorted(i, key=lambda c: -c["steps"])) if isinstance(i, list) else i for i in items]
 
 
 def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = None,
@@ -212,7 +234,7 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     trained = set()
     if todo:
         job = partial(_job, store=str(root(store)), progress=progress and isinstance(executor, LocalExecutor))
-        trained = {k for k, t in executor.map(job, list(todo.values())) if t}
+        trained = {k for done in executor.map(job, groups(list(todo.values()))) for k, t in done if t}
     results = [load(c, store) for c in configs]
     _log_usage(results, trained)
     return results

@@ -13,6 +13,11 @@ lr * (1 + cos(pi (s - warmup) / (steps - warmup))) / 2. (The original timm sched
 ``warmup_prefix=True``, stretches the cosine over ``steps`` instead of ``steps - warmup``: the two
 differ by under 0.6% of lr at any step at the paper's 300,000 steps.)
 
+With ``schedule="wsd"`` (warm-up / stable / decay; ``penb.run_config``) update ``s`` uses lr * s / warmup in
+the warm-up, lr until the decay starts at ``D = steps - round(decay * steps)``, then lr * (steps - s) / (steps - D),
+linear to 0. Before ``D`` the rate does not depend on ``steps``: runs that differ only in their budget share one
+trunk, and a shorter budget branches off a longer one's checkpoint (``penb.trunks``).
+
 Seeding: one run seed gives three independent streams (``derive_seed``): the model's initial
 weights, the held-out set, and the training batches. The held-out set is drawn first and excluded
 from training. A checkpoint (every ``checkpoint_every`` updates, kept) stores the model, the
@@ -39,9 +44,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from penb import atomic, metrics, models
+from penb import atomic, metrics, models, trunks
 from penb.identity import STORE_VERSION, environment
-from penb.run_config import AMP, DEFAULTS, RunConfig, derive_seed, normalize  # noqa: F401 (re-exported)
+from penb.run_config import AMP, DEFAULTS, RunConfig, decay_start, derive_seed, normalize  # noqa: F401 (re-exported)
 from penb.tasks import IGNORE, Batch, make_task
 
 class Diverged(RuntimeError):
@@ -101,6 +106,9 @@ class Trainer:
         c = self.config
         if step < c["warmup"]:
             return c["lr"] * step / c["warmup"]
+        if c.get("schedule") == "wsd":
+            start = decay_start(c["steps"], c["decay"])
+            return c["lr"] if step < start else c["lr"] * max(c["steps"] - step, 0) / max(c["steps"] - start, 1)
         span = max(c["steps"] - c["warmup"], 1)
         return c["lr"] * 0.5 * (1 + math.cos(math.pi * min(step - c["warmup"], span) / span))
 
@@ -143,17 +151,24 @@ class Trainer:
 
     # -- checkpoints ----------------------------------------------------------------------------------
     def state_dict(self) -> dict:
+        kind = "warmup_" + self.config.get("schedule", "cosine")
         return {"step": self.step, "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-                "schedule": {"kind": "warmup_cosine", "next_update": self.step, "lr": self.lr_at(self.step)},
+                "schedule": {"kind": kind, "next_update": self.step, "lr": self.lr_at(self.step)},
                 "data_generator": self.data_gen.get_state(), "history": list(self.history),
                 "accumulators": self._acc.cpu(), "config": dict(self.config), "store_version": STORE_VERSION}
 
-    def load_state_dict(self, state: dict) -> None:
+    def _decay_start(self) -> int:
+        return decay_start(self.config["steps"], self.config["decay"])
+
+    def load_state_dict(self, state: dict, trunk: bool = False) -> None:
         if state.get("store_version") != STORE_VERSION:
             raise ValueError(f"checkpoint was written under store version {state.get('store_version')}, this code "
                              f"is version {STORE_VERSION} (penb.identity): it will not resume a run under "
                              f"other code; delete the run folder to train it afresh")
-        if state["config"] != self.config:
+        if trunk:
+            if state.get("trunk_key") != trunks.trunk_key(self.config) or state["step"] > self._decay_start():
+                raise ValueError("trunk checkpoint belongs to another trunk, or lies past this run's decay start")
+        elif state["config"] != self.config:
             raise ValueError("checkpoint belongs to another configuration")
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
@@ -162,36 +177,52 @@ class Trainer:
         self._acc = state["accumulators"].to(self.device)
         self.step = state["step"]
 
-    def save(self, path: Path) -> Path:
-        return atomic.atomic_write(path, lambda tmp: torch.save(self.state_dict(), tmp))
+    def save(self, path: Path, trunk: bool = False) -> Path:
+        """Write the state to ``path`` atomically; a ``trunk`` checkpoint (``penb.trunks``) also records the
+        trunk's key, which is what a run resuming from it checks instead of its whole config."""
+        extra = {"trunk_key": trunks.trunk_key(self.config)} if trunk else {}
+        return atomic.atomic_write(path, lambda tmp: torch.save({**self.state_dict(), **extra}, tmp))
 
     def resume(self, run_dir: Path) -> bool:
         """Load the latest readable checkpoint in ``run_dir`` if any; True when one was loaded.
 
         An unreadable checkpoint (truncated by a crash) is skipped with a warning for the one before it.
         """
-        for step, path in reversed(checkpoints(run_dir)):
+        return self._load_first(reversed(checkpoints(run_dir)), trunk=False)
+
+    def resume_trunk(self, folder: Optional[Path]) -> bool:
+        """Start a WSD run from the latest readable checkpoint of its trunk (``penb.trunks``) at or before its
+        own decay start; True when one was loaded."""
+        if folder is None:
+            return False
+        return self._load_first(trunks.latest(folder, self._decay_start()), trunk=True)
+
+    def _load_first(self, found, trunk: bool) -> bool:
+        for step, path in found:
             try:
                 state = torch.load(path, map_location="cpu", weights_only=True)
             except Exception as e:   # noqa: BLE001 (torch raises several kinds for a torn or foreign file)
                 warnings.warn(f"unreadable checkpoint {path} ({type(e).__name__}: {e}); trying the one before it")
                 continue
-            self.load_state_dict(state)
+            self.load_state_dict(state, trunk=trunk)
             return True
         return False
 
     # -- the whole run ------------------------------------------------------------------------------
     def run(self, run_dir: Optional[Path] = None, callback: Optional[Callable[["Trainer"], None]] = None,
-            progress: bool = True) -> None:
-        """Train to ``steps``, checkpointing into ``run_dir/checkpoints`` (resume from there first).
+            progress: bool = True, trunk: Optional[Path] = None) -> None:
+        """Train to ``steps``, checkpointing into ``run_dir/checkpoints`` (resume from there first, else from
+        the trunk folder ``trunk`` of a WSD run, whose branch points it also saves there: ``penb.trunks``).
 
         ``callback(trainer)`` runs after every update (an exception there stops the run, as a kill would).
         """
         from tqdm.auto import tqdm
 
         c = self.config
-        if run_dir is not None:
-            self.resume(Path(run_dir))
+        resumed = run_dir is not None and self.resume(Path(run_dir))
+        if trunk is not None and not resumed:
+            self.resume_trunk(trunk)
+        branch = set(trunks.branch_points(c)) if trunk is not None else set()
         depth = f"x{c['layers']}" if "layers" in c else ""
         desc = f"{c['core']}{depth}/{c['encoding']} V={c['vocab_size']} seed={c['seed']}"
         with tqdm(total=c["steps"], initial=self.step, desc=desc, disable=not progress, mininterval=1.0) as bar:
@@ -199,6 +230,8 @@ class Trainer:
                 self.train_step()
                 if run_dir is not None and (self.step % c["checkpoint_every"] == 0 or self.step == c["steps"]):
                     self.save(checkpoint_path(run_dir, self.step))
+                if self.step in branch and not trunks.path(trunk, self.step).exists():
+                    self.save(trunks.path(trunk, self.step), trunk=True)
                 bar.update(1)
                 if self.history and self.history[-1]["step"] == self.step:
                     bar.set_postfix(loss=f"{self.history[-1]['loss']:.3f}", acc=f"{self.history[-1]['accuracy']:.3f}")
@@ -267,7 +300,7 @@ def _savez(path: str, arrays: dict) -> None:
 
 
 def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[[Trainer], None]] = None,
-          progress: bool = True) -> dict:
+          progress: bool = True, trunk: Optional[Path] = None) -> dict:
     """Train (or resume) the run ``config`` in ``run_dir``, test it, and write its results there.
 
     Writes (atomically) ``predictions.npz`` (see ``Trainer.evaluate``) and then ``result.json``
@@ -281,7 +314,7 @@ def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[
     atomic.write_json(run_dir / "config.json", trainer.config)
     result = {"config": trainer.config, "environment": environment(trainer.config["device"])}
     try:
-        trainer.run(run_dir, callback, progress)
+        trainer.run(run_dir, callback, progress, trunk=trunk)
     except Diverged as d:
         result.update(status="diverged", diverged=d.as_dict(), metrics={}, history=trainer.history)
     else:

@@ -124,7 +124,8 @@ def _kf(cfg, **change):
                 hidden=cfg.hidden, batch_size=cfg.batch_size, warmup=cfg.warmup,
                 lr=cfg.lr, betas=cfg.betas, held_out=cfg.held_out,
                 checkpoint_every=cfg.checkpoint_every, seeds=cfg.seeds,
-                device=cfg.device, amp=cfg.amp, encodings=("none", "sinusoidal"))
+                device=cfg.device, amp=cfg.amp, encodings=("none", "sinusoidal"),
+                schedule=cfg.get("schedule", "cosine"))
     return presets.resolve("key_findings", "smoke", **(base | change))
 
 

@@ -90,7 +90,8 @@ def test_attention_rule_on_hand_built_summaries(monkeypatch):
         lm = _runs([0.0] * len(rows), layers=2)
         for r in lm:
             r.metrics["perplexity"] = 20.0
-        return claims.grade(attention.CLAIM, attention.evidence({"lm": lm}, cfg)).verdict
+        ev = attention.evidence({"lm": lm}, cfg)
+        return claims.grade(attention.CLAIM, ev, half=ev, budgets=(1, 2)).verdict     # levels that held still
 
     assert fake([0.8, 0.7, 0.6], [0.95, 0.92, 0.97]) == grading.REPRODUCED          # Irie's pattern
     assert fake([0.8, 0.4, 0.6], [0.95, 0.92, 0.97]) == grading.DIRECTION           # layer 1 not on every seed

@@ -62,10 +62,10 @@ def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
 
 def test_per_core_overrides_reach_only_their_model():
     cfg = presets.resolve("key_findings", "smoke",
-                          per_core={"gru": {"batch_size": 3, "steps": 7}})
+                          per_core={"gru": {"batch_size": 3, "steps": 40}})
     for c in analysis.run_configs(cfg):
         if c["core"] == "gru":
-            assert (c["batch_size"], c["steps"]) == (3, 7)
+            assert (c["batch_size"], c["steps"]) == (3, 40)
         else:
             assert (c["batch_size"], c["steps"]) == (cfg.batch_size, cfg.steps)
 
@@ -522,3 +522,34 @@ def test_process_executor_keeps_the_order_of_items():
     assert out == [json.dumps(i) for i in items]
     assert [executors._cost(i) for i in items] == [1.0, 50.0, 3.0, 7.0]
     assert executors._cost("x") == 0.0
+
+
+@pytest.mark.real_doubling
+def test_smoke_grades_each_claim_with_its_half_budget_runs(tmp_path):
+    """Protocol 4 on real runs: the chapter trains every run at N and N/2 (one WSD
+    trunk each), and grades the claims about trained models on the per-seed moves
+    between them."""
+    cfg = presets.resolve("key_findings", "smoke", cores=("gru",),
+                          seeds=presets.confirmation(3))
+    frame = analysis.run(cfg, store=tmp_path, progress=False)
+    assert set(frame["seed"]) == set(cfg.seeds) and len(frame) == 6        # N only
+    half = analysis.half_frame(cfg, store=tmp_path)
+    assert len(half) == 6 and (half["key"] != frame["key"]).all()
+    assert len(list((tmp_path / "_trunks").iterdir())) == 6     # one per pair of runs
+    grades = {g.claim: g for g in analysis.grade(frame, cfg, half=half)}
+    rec = grades["morita.fig2.gru"].detail["doubling"]
+    assert rec["budgets"] == [10, 20] and rec["moves"]["gap"]["n"] == 3
+    # the move is the gap at 20 minus the gap at 10, per seed, from the two frames
+    def gap(f):
+        acc = f.set_index(["encoding", "seed"])["token_accuracy"]
+        return acc["sinusoidal"] - acc["none"]
+
+    want = (gap(frame) - gap(half)).mean()
+    assert rec["moves"]["gap"]["mean"] == pytest.approx(want)
+    # Sec. 4.1's extra updates: the vanilla GRU at N against itself at N/2, per seed
+    ev = grades["morita.sec4_1.more_updates.gru"].evidence
+    at = [f[f.encoding == "none"].set_index("seed")["token_accuracy"] for f in (frame, half)]
+    assert ev["a"] == at[0].loc[ev["seeds"]].tolist()
+    assert ev["b"] == at[1].loc[ev["seeds"]].tolist()
+    assert analysis.half_frame(presets.resolve("key_findings", "smoke", doubling=False),
+                               store=tmp_path) is None

@@ -74,28 +74,33 @@ def _state(kind):
 
 
 def test_still_learning_makes_a_decided_verdict_inconclusive():
+    # protocol 3's gate, kept beside protocol 4 (previous["3"]); protocol 4 itself is tests/test_doubling.py
     ev = _clear_win()
+    p3 = lambda g: g.previous["3"]  # noqa: E731
     trained = claims.grade("morita.fig2.gru", ev, training=_state(training.TRAINED))
-    assert trained.verdict == claims.REPRODUCED
+    assert p3(trained)["verdict"] == claims.REPRODUCED
     g = claims.grade("morita.fig2.gru", ev, training=_state(training.LEARNING))
-    assert g.verdict == claims.INCONCLUSIVE and "still learning at 2,000 updates" in g.reason
-    assert g.detail["rule_verdict"] == claims.REPRODUCED and g.detail["training"]["state"] == training.LEARNING
+    assert p3(g)["verdict"] == claims.INCONCLUSIVE and "still learning at 2,000 updates" in p3(g)["reason"]
+    assert g.detail["training"]["state"] == training.LEARNING
     assert g.previous["2"]["verdict"] == claims.REPRODUCED           # protocol 2 kept as it was graded
     # the opposite outcome is held back the same way
     flipped = {**ev, "a": ev["b"], "b": ev["a"]}
-    assert claims.grade("morita.fig2.gru", flipped, training=_state(training.TRAINED)).verdict == \
+    assert p3(claims.grade("morita.fig2.gru", flipped, training=_state(training.TRAINED)))["verdict"] == \
         claims.NOT_REPRODUCED
-    assert claims.grade("morita.fig2.gru", flipped, training=_state(training.LEARNING)).verdict == \
+    assert p3(claims.grade("morita.fig2.gru", flipped, training=_state(training.LEARNING)))["verdict"] == \
         claims.INCONCLUSIVE
+    # protocol 4 in force: without runs at half the budget, a claim about trained models is not decided
+    assert trained.verdict == claims.INCONCLUSIVE and "half the budget" in trained.reason
 
 
 def test_premise_must_hold_for_not_reproduced():
     ev = _clear_win()
     flipped = {**ev, "a": ev["b"], "b": ev["a"], "premise": {"holds": False, "text": "no vanilla harm"}}
-    g = claims.grade("morita.fig2.gru", flipped, training=_state(training.TRAINED))
+    half = {**flipped, "premise": None}
+    g = claims.grade("morita.fig2.gru", flipped, training=_state(training.TRAINED), half=half, budgets=(1, 2))
     assert g.verdict == claims.INCONCLUSIVE and "premise" in g.reason
     flipped["premise"]["holds"] = True
-    assert claims.grade("morita.fig2.gru", flipped).verdict == claims.NOT_REPRODUCED
+    assert claims.grade("morita.fig2.gru", flipped, half=half, budgets=(1, 2)).verdict == claims.NOT_REPRODUCED
 
 
 def test_decline_needs_the_control_to_decline_less():

@@ -34,14 +34,68 @@ EXECUTION = dict(
     array_parallelism=32,   # submitit on Slurm: jobs of the array running at once
 )
 EXECUTORS = ("auto", "local", "process", "submitit")          # values of ``executor``
+
+# How a chapter's budgets are trained for grading protocol 4 (``penb.claims.doubling``), merged into the PAPER
+# preset of the chapters that grade with it. ``schedule`` enters every run's config; ``doubling`` decides which runs
+# the chapter makes.
+BUDGETS = dict(
+    schedule="cosine",      # the paper's warm-up + cosine to 0. "wsd": warm-up / stable / decay over the last
+                            # 20%, so that the budgets N/2 and N share one trunk (penb.trunks): ~1.1 N updates
+    doubling=True,          # also train every run at half its updates (the same seeds): the doubling test of
+                            # protocol 4, without which no claim about trained models is decided
+)
+SCHEDULES = ("cosine", "wsd")
 CLUSTERS = (None, "slurm", "local")                            # values of ``cluster``
 
 
 def settings(cfg, core: str) -> dict:
     """The training settings of ``core``: the common ones with ``per_core[core]`` applied."""
     base = dict(hidden=cfg.hidden, batch_size=cfg.batch_size, steps=cfg.steps, lr=cfg.lr, warmup=cfg.warmup,
-                amp=cfg.get("amp", "none"))
+                amp=cfg.get("amp", "none"), schedule=cfg.get("schedule", "cosine"))
     return {**base, **cfg.per_core.get(core, {})}
+
+
+def budgets(cfg, model: str) -> tuple[int, int]:
+    """(N/2, N): the updates of ``model``'s runs at half and at its full budget (protocol 4's doubling test)."""
+    n = settings(cfg, model)["steps"]
+    return n // 2, n
+
+
+def half_budgets(configs: list[dict], cfg) -> list[dict]:
+    """The runs of protocol 4's doubling test: each of ``configs`` at half its updates ([] unless
+    ``cfg.doubling``)."""
+    return [{**c, "steps": c["steps"] // 2} for c in configs] if cfg.get("doubling") else []
+
+
+def load_half(configs: list[dict], cfg, store=None) -> list | None:
+    """The finished half-budget runs of ``configs`` (:func:`half_budgets`) from the run store, or None when the
+    chapter trains none or one of them is missing (grading then reads the claims about trained models as
+    undecided)."""
+    from penb import runs
+
+    half = half_budgets(configs, cfg)
+    try:
+        return [runs.load(c, store) for c in half] if half else None
+    except FileNotFoundError:
+        return None
+
+
+def check_budgets(cfg, cores) -> None:
+    """``ValueError`` for an impossible :data:`BUDGETS` setting: an unknown schedule, a non-bool ``doubling``, or
+    a half budget too short for its warm-up (the WSD decay must start after it)."""
+    from penb.run_config import decay_start
+
+    require(cfg.get("schedule", "cosine") in SCHEDULES,
+            f"unknown schedule {cfg.get('schedule')!r}; valid: {', '.join(SCHEDULES)}")
+    require(isinstance(cfg.get("doubling", False), bool), f"doubling must be True or False, got {cfg.get('doubling')!r}")
+    for core in cores:
+        s = settings(cfg, core)
+        shortest = s["steps"] // 2 if cfg.get("doubling") else s["steps"]
+        require(shortest >= 1, f"{core}: {s['steps']} updates have no half budget to double from")
+        if s["schedule"] == "wsd":
+            require(decay_start(shortest, 0.2) >= max(s["warmup"], 1),
+                    f"{core}: schedule='wsd' with {shortest} updates decays inside its {s['warmup']}-update warm-up; "
+                    f"train longer or shorten the warm-up")
 
 
 def check_per_core(cfg) -> None:
@@ -62,7 +116,8 @@ def check_per_core(cfg) -> None:
 
 def provenance_extra(cfg) -> dict:
     """Extra fields for ``penb.report.provenance``/``stamp``: L and, when models differ, each one's settings."""
-    extra = {"L": cfg.length}
+    extra = {"L": cfg.length, **({"schedule": cfg.schedule} if cfg.get("schedule", "cosine") != "cosine" else {}),
+             **({"doubling test": "every run also at half its updates"} if cfg.get("doubling") else {})}
     if cfg.per_core:
         extra["per model"] = "; ".join(
             f"{MODEL_NAMES[c]} h{s['hidden']} B{s['batch_size']} {s['steps']} steps lr {s['lr']:g}"

@@ -20,7 +20,12 @@ from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TE
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
 
-ABOUT = ("trained", "early", "none")     # what models a claim speaks about (Claim.about)
+# What models a claim speaks about (Claim.about): "trained" (protocol 4's doubling test decides whether more training
+# could change the verdict), "budget" (a comparison the text makes at a fixed budget once the curves have met, as
+# Table 1 and App. E: read at that budget, its rule's own gate deciding whether the curves have met), "early" (early
+# training, or a named point of it: any state decides it), "none" (no training involved)
+ABOUT = ("trained", "budget", "early", "none")
+P3_GATED = ("trained", "budget")          # the claims protocol 3's training gate held back (kept beside protocol 4)
 
 
 @dataclass(frozen=True)
@@ -41,10 +46,7 @@ class Claim:
     sesoi: Optional[float] = None   # smallest effect of interest, in the measure's unit (comparative rules)
     sesoi_why: str = ""             # where it comes from
     scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
-    # what models the claim speaks about (protocol 3): "trained" (decided only by trained models; the default of
-    # a comparative rule), "early" (early training, or a named point of it: any state decides it), "none" (no
-    # training involved)
-    about: str = ""
+    about: str = ""          # what models it speaks about (ABOUT); a comparative rule's default is "trained"
     level: Optional[float] = None   # a level the text states for the better model (0.95, "near perfect" = 0.99)
 
     def __post_init__(self):
@@ -99,36 +101,51 @@ def of_chapter(chapter: str) -> list[Claim]:
     return [c for c in graded() if c.chapter == chapter]
 
 
-def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, **provenance) -> Grade:
+def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, half: Optional[dict] = None,
+          budgets: Optional[tuple] = None, **provenance) -> Grade:
     """The verdict of claim ``key`` on ``evidence`` under its registered rule, recorded for the scorecard
     (with ``cfg``'s chapter, preset, seeds and steps, and any ``provenance`` given).
 
-    ``training`` is the compared models' training state (:func:`penb.claims.training.state`). Under protocol
-    3 a claim about trained models (``Claim.about == "trained"``) whose models are still learning is
-    inconclusive, whatever its rule says (:func:`penb.claims.training.gate`); the earlier protocols' verdicts
-    are kept beside it without that gate, as they were graded."""
-    from penb.claims import grading, training as training_state
+    Protocol 4 (:mod:`penb.claims.doubling`): a claim about trained models (``Claim.about == "trained"``) is
+    decided only where doubling the updates did not move the quantity that could overturn its verdict by its
+    smallest effect of interest: ``half`` is the same evidence computed on the runs at half the budget, and
+    ``budgets`` is (N/2, N). Without ``half`` such a claim reads inconclusive. ``training`` is the compared
+    models' training state (:func:`penb.claims.training.state`): protocol 3's gate, kept beside protocol 4
+    (``previous["3"]``), as the earlier protocols' verdicts are kept without it, as they were graded."""
+    from penb.claims import doubling, grading, training as training_state
 
     c = get(key)
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
     verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=c.sesoi)
     verdict, reason = _premise(verdict, reason, evidence)
+    p3 = training_state.gate(verdict, reason, training, c.scale) if c.about in P3_GATED else (verdict, reason)
     if c.about == "trained":
-        gated, reason = training_state.gate(verdict, reason, training, c.scale)
-        if gated != verdict:
+        rec = doubling.test(c.rule.kind, c.rule.params, verdict, evidence, half, tuple(budgets or (0, 0)),
+                            c.sesoi)
+        detail = {**detail, "doubling": rec}
+        if verdict in DECIDED and not rec["decided"]:
             detail = {**detail, "rule_verdict": verdict}
-        verdict = gated
+            verdict, reason = INCONCLUSIVE, (
+                f"not decided by the doubling test: {rec['why']}. The rule alone would say '{verdict}' "
+                f"({reason}), but a claim about trained models stands only where more training would not change "
+                f"it. Deciding it needs: {doubling.next_step(rec)}")
     if training is not None:
         detail = {**detail, "training": training, "about": c.about}
     previous = {}
     for protocol in sorted(grading.PROTOCOLS):
-        if protocol != grading.PROTOCOL:
+        if protocol == 3:
+            v, o, r, _ = grading.apply(c.rule, evidence, protocol=3, sesoi=c.sesoi)
+            previous["3"] = {"verdict": p3[0], "ours": o, "reason": p3[1]}
+        elif protocol != grading.PROTOCOL:
             v, o, r, _ = grading.apply(c.rule, evidence, protocol=protocol, sesoi=c.sesoi)
             previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
     g = Grade(key, verdict, ours, reason, _jsonable(evidence), _jsonable(detail), previous)
     record(g, cfg, **provenance)
     return g
+
+
+DECIDED = (REPRODUCED, DIRECTION, NOT_REPRODUCED)       # the verdicts a test of training can hold back
 
 
 def _premise(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:

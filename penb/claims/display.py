@@ -207,7 +207,7 @@ def verdict_html(grades) -> HTML:
     from penb.claims import get
 
     from penb.claims import training
-    from penb.claims.recorded import collect, curves_svg, provenance_words, scale_words
+    from penb.claims.recorded import collect, curves_svg, doubling_words, provenance_words, scale_words
 
     recorded = collect()                 # what grading recorded: the scale and the runs behind each verdict
     out = [CSS, '<div class="penb-rows">', head()]
@@ -223,6 +223,8 @@ def verdict_html(grades) -> HTML:
         t = (g.detail or {}).get("training")
         if t:
             pairs.insert(3, ("Training", training.words(t)))
+        if (g.detail or {}).get("doubling"):
+            pairs.insert(3, ("Doubling", doubling_words(g.detail)))
         out.append(_row(cells, more_html(pairs, curves_svg(t)), titles, g.claim))
     return HTML("".join(out + ["</div>"]))
 

@@ -1,5 +1,5 @@
 """The grading protocol in force and its history (``penb.claims.grading``)."""
-PROTOCOL = 3                     # the grading protocol in force
+PROTOCOL = 4                     # the grading protocol in force
 PROTOCOLS = {
     1: "percentile bootstrap intervals over seeds; an effect not shown counted as absent (not reproduced)",
     2: "Student-t intervals over seeds; not reproduced only when the interval excludes the smallest effect of "
@@ -18,4 +18,13 @@ PROTOCOLS = {
        "accuracy effect per doubling of V), each with its why in the registry. Only irie.q4's margin has no "
        "number in the texts behind it and was set after its verdict had been seen: that claim is exploratory "
        "(adopted 2026-11-25, for every claim at once, after protocol 2's verdicts had been seen)",
+    4: "as 3, with the paper's own test of 'trained' (Sec. 4.1; issue 34) in place of protocol 3's rise of "
+       "training accuracy: a claim about trained models is decided only where doubling the updates (N/2 to N, "
+       "the same seeds) moved the quantity that could overturn its verdict by less than its smallest effect of "
+       "interest, on a Student-t interval of the per-seed moves (penb.claims.doubling): the gap for 'A better "
+       "than B' (a fall could overturn a gap found, a rise a gap denied), the slope for a trend, the level the "
+       "text names, both models for 'no gain'; otherwise inconclusive, with the move and the next budget. "
+       "Claims about a fixed budget or the course of training are read at that budget (adopted 2026-11-26, "
+       "for every claim about trained models at once, after protocol 3's verdicts had been seen; protocol 3's "
+       "verdicts are kept beside it)",
 }

@@ -62,6 +62,8 @@ def scale_words(r: dict) -> str:
 
 # --- the training state of a comparison ------------------------------------------------------------------
 MARK_COLORS = {"trained": "#2e7d32", "still learning": "#b26a00", "not recorded": "#757575"}
+# protocol 4's doubling test, beside the badge of a claim about trained models
+DOUBLING_MARKS = {True: ("settled", "#2e7d32"), False: ("moved", "#b26a00"), None: ("no N/2", "#757575")}
 CURVE_COLORS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f")
 
 
@@ -73,13 +75,38 @@ def training_state(detail: Optional[dict]) -> str:
     return "not recorded" if d.get("effect") is not None else ""
 
 
+def doubling_state(detail: Optional[dict]) -> Optional[bool]:
+    """Protocol 4: True when doubling the updates settled the verdict, False when it moved what could overturn
+    it, None when there was nothing to test it with (no runs at half the budget); absent: no such claim."""
+    rec = (detail or {}).get("doubling")
+    if rec is None:
+        return None
+    return bool(rec["decided"]) if rec.get("moves") else None
+
+
+def doubling_words(detail: Optional[dict]) -> str:
+    """'budgets 1,000 and 2,000 updates: gap moved +0.012 [...] ...' for a row's folded part ('' without)."""
+    rec = (detail or {}).get("doubling")
+    if not rec:
+        return ""
+    n_half, n = rec["budgets"]
+    head = f"budgets {n_half:,} and {n:,} updates, smallest effect {rec['sesoi']:g}: " if n else ""
+    return head + (rec.get("why") or "") + (" (settled)" if rec["decided"] else " (not settled)")
+
+
 def training_mark(detail: Optional[dict]) -> str:
-    """The mark beside a comparative verdict: its models' training state as a small coloured word (HTML)."""
+    """The marks beside a comparative verdict: protocol 4's doubling test (settled, moved, or no N/2 runs) and
+    protocol 3's training state, as small coloured words (HTML)."""
+    out = ""
+    if (detail or {}).get("doubling") is not None:
+        word, color = DOUBLING_MARKS[doubling_state(detail)]
+        out += (f'<span class="penb-train" data-doubling="{html.escape(word)}" style="color:{color}" '
+                f'title="protocol 4: doubling the updates">{html.escape(word)}</span>')
     state = training_state(detail)
     if not state:
-        return ""
-    return (f'<span class="penb-train" data-training="{html.escape(state)}" '
-            f'style="color:{MARK_COLORS[state]}">{html.escape(state)}</span>')
+        return out
+    return out + (f'<span class="penb-train" data-training="{html.escape(state)}" '
+                  f'style="color:{MARK_COLORS[state]}">{html.escape(state)}</span>')
 
 
 def curves_svg(t: Optional[dict], width: int = 300, height: int = 70) -> str:

@@ -136,7 +136,7 @@ def _row(r: dict) -> list[str]:
     """One claim: its line (where, short phrase, paper, ours, interval, badge) and, folded, the rest."""
     from penb.claims import get, training
     from penb.claims.display import esc, row_cells
-    from penb.claims.recorded import curves_svg
+    from penb.claims.recorded import curves_svg, doubling_words
 
     c = get(r["key"])
     cells, titles = row_cells(c, r["verdict"], r.get("ours"), r.get("detail"))
@@ -147,6 +147,7 @@ def _row(r: dict) -> list[str]:
     scale = scale_words(r)
     fields = [("Claim", _md(c.statement)), ("Paper", _md(r["paper"])), ("Ours", _md(r.get("ours"))),
               ("Verdict", f"{r['verdict']}: {_md(r['reason'])}"),
+              ("Doubling", _md(doubling_words(r.get("detail")))),
               ("Training", _md(training.words(t)) if t else ""),
               ("Seeds needed", "" if need is None else str(need)), ("Measure", _md(c.measure)),
               ("Rule", _md(c.rule.text) if c.rule else ""), ("Scale", scale),
@@ -159,8 +160,8 @@ def _row(r: dict) -> list[str]:
 
 
 def training_line(table: list[dict]) -> str:
-    """The texts' comparative verdicts counted by their models' training state (protocol 3): those on
-    trained models apart from the rest."""
+    """The texts' comparative verdicts counted by their models' training state (protocol 3, kept beside
+    protocol 4): those on trained models apart from the rest."""
     from penb.claims import VERDICTS
     from penb.claims.recorded import training_state
 
@@ -177,8 +178,24 @@ def training_line(table: list[dict]) -> str:
                                     if kv[0] in ("trained", "still learning") else 2)]
     share = sum(by.get("trained", Counter()).values()) / total
     return (f"**Comparisons by their models' training state** ({total} of the texts' claims graded by a "
-            f"comparison; {share:.0%} on trained models): " + " | ".join(parts) + ". A claim about trained "
-            "models on models still learning is inconclusive, whatever its rule says.")
+            f"comparison; {share:.0%} on trained models by protocol 3's rise criterion): " + " | ".join(parts) +
+            ". Under protocol 3 a claim about trained models on models still learning was inconclusive; protocol "
+            "4 asks the doubling test instead.")
+
+
+def doubling_line(table: list[dict]) -> str:
+    """Protocol 4: how many of the texts' claims about trained models the doubling test settled, and how the
+    rest stand (moved by doubling, or no runs at half the budget)."""
+    from penb.claims.recorded import doubling_state
+
+    graded = [r for r in table if r["verdict"] != "not tested" and (r.get("detail") or {}).get("doubling")]
+    if not graded:
+        return "No claim about trained models was graded in this build."
+    by = Counter(doubling_state(r["detail"]) for r in graded)
+    return (f"**The doubling test** (protocol 4; {len(graded)} of the texts' claims about trained models graded): "
+            f"{by.get(True, 0)} settled, their verdicts decided; {by.get(False, 0)} moved by more than their "
+            f"smallest effect when the updates doubled, so inconclusive; {by.get(None, 0)} without runs at half the "
+            "budget, so inconclusive.")
 
 
 def render(out_dir: Optional[Path] = None) -> str:
@@ -200,7 +217,8 @@ def render(out_dir: Optional[Path] = None) -> str:
              "end). Click a row to unfold the full statement, the rule, the reason for the verdict, the scale it "
              "was graded at and the runs behind it.", "",
              "**The three texts:** " + "; ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) +
-             f" ({len(papers)} claims).", "", training_line(papers), "", "## At a glance", "",
+             f" ({len(papers)} claims).", "", doubling_line(papers), "", training_line(papers), "",
+             "## At a glance", "",
              "Verdicts per text (the book's own hypotheses are not counted with the texts' claims):", ""]
     lines += _bars(table)
     if drawn and (Path(out_dir or paths.executed_dir()) / FOREST).exists():

@@ -15,7 +15,7 @@ from typing import Optional
 from submitit.helpers import Checkpointable
 
 from penb.executors.base import Executor, check_count
-from penb.executors.cost import gpu_hours
+from penb.executors.cost import flat, gpu_hours
 
 
 class _Requeueable(Checkpointable):
@@ -90,8 +90,8 @@ class SubmititExecutor(Executor):
         items = list(items)
         if not items:
             return []
-        steps = sum(c.get("steps", 0) for c in items if isinstance(c, dict))
-        print(f"submitit ({self.cluster or 'auto'}): {len(items)} runs, {steps:,} updates in all, about "
+        steps = sum(c.get("steps", 0) for c in flat(items) if isinstance(c, dict))
+        print(f"submitit ({self.cluster or 'auto'}): {len(flat(items))} runs, {steps:,} updates in all, about "
               f"{gpu_hours(items):.1f} GPU-hours (scaled from H100 fp32 step times at paper size)", flush=True)
         return self.executor().map_array(_Requeueable(fn, self.threads), items)
 

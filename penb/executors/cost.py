@@ -24,11 +24,18 @@ def step_seconds(config) -> float:
     return step * scale
 
 
+def flat(items) -> list:
+    """The run configs of a sweep's executor items: a config, or a tuple of configs (the budgets of one trunk,
+    ``penb.runs.groups``)."""
+    return [c for i in items for c in (i if isinstance(i, tuple) else (i,))]
+
+
 def gpu_hours(configs) -> float:
     """A rough GPU-hour estimate of run configs (dicts with core, steps, batch_size, length, hidden and,
-    optionally, vocab_size), one run at a time (:func:`step_seconds`)."""
+    optionally, vocab_size), one run at a time (:func:`step_seconds`); trunk groups count each budget in full,
+    an upper bound of what they train."""
     total = 0.0
-    for c in configs:
+    for c in flat(configs):
         if not isinstance(c, dict) or "steps" not in c:
             continue
         total += c["steps"] * step_seconds(c)

@@ -124,7 +124,10 @@ def _stop(pool: Optional[cf.ProcessPoolExecutor], others: set) -> None:
 
 
 def _cost(item) -> float:
-    """Rough relative cost of a run config (sequence-steps x hidden^2); 0 for anything else."""
+    """Rough relative cost of a run config (sequence-steps x hidden^2), or of a tuple of them; 0 for anything
+    else."""
+    if isinstance(item, tuple):
+        return sum(_cost(i) for i in item)
     if not isinstance(item, dict):
         return 0.0
     return float(item.get("steps", 1) * item.get("batch_size", 1) * item.get("length", 1) * item.get("hidden", 1) ** 2)

@@ -28,7 +28,7 @@ from penb.presets import QUICK_SEEDS, Config, confirmation, require
 
 # The training settings shared with key_findings: read from its presets, never restated here.
 SHARED = ("device", "length", "hidden", "batch_size", "steps", "warmup", "lr", "betas", "held_out",
-          "checkpoint_every", "amp", "workers", "per_core")
+          "checkpoint_every", "amp", "workers", "per_core", "schedule")
 BANDS = ("high", "low", "spread", "phase")
 
 

@@ -26,7 +26,8 @@ import pandas as pd
 from penb import claims, runs
 from penb.chapters import rnn_common
 from penb.chapters.frequency.grading import (EXCEPTION, HARM, ROBUST, diverged_counts,  # noqa: F401
-                                             grade_claims, harm_evidence, robust_evidence)
+                                             harm_evidence, robust_evidence)
+from penb.chapters.frequency import grading
 from penb.chapters.frequency.grid import (CONDITIONS, LABELS, RUN, by_position, by_quarter,  # noqa: F401
                                           cell_counts, cells, per_seed, position_seeds, proportion_ci,
                                           quarter_cells, quarter_label, quarter_seeds, quarters, seed_summary)
@@ -69,12 +70,24 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     diverged_at (step, NaN for a valid run), token_accuracy (whole test grid; NaN when diverged),
     wall_s (training time where it was made), key, path (run folder).
     """
-    results, _ = runs.chapter_sweep(run_configs(cfg), cfg, "Fig. 3 runs", executor, store,
-                                    progress)
+    configs = run_configs(cfg)
+    todo = configs + rnn_common.half_budgets(configs, cfg)          # protocol 4: N and N/2
+    results, _ = runs.chapter_sweep(todo, cfg, "Fig. 3 runs", executor, store, progress)
+    return _frame(results[:len(configs)])
+
+
+def _frame(results) -> pd.DataFrame:
     valid, diverged = runs.split_diverged(results)
     order = {r.key: i for i, r in enumerate(results)}
     rows = sorted((_row(r) for r in valid + diverged), key=lambda row: order[row["key"]])
     return pd.DataFrame(rows)
+
+
+def half_frame(cfg, store: Optional[Path] = None) -> Optional[pd.DataFrame]:
+    """The runs of ``cfg`` at half their updates (protocol 4's doubling test), from the store, as :func:`run`
+    gives them; None when the preset trains none or they are missing."""
+    found = rnn_common.load_half(run_configs(cfg), cfg, store)
+    return _frame(found) if found is not None else None
 
 
 def registry(keys) -> pd.DataFrame:
@@ -103,3 +116,20 @@ def search_table(path: Optional[Path] = None) -> pd.DataFrame:
     written by ``scripts/search_frequency.py``): one row per configuration and model tried."""
     path = Path(path) if path is not None else SEARCH_LOG
     return pd.read_csv(path, dtype={"seeds": str}, keep_default_na=False)
+
+
+def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame,
+                 half: Optional[pd.DataFrame] = None) -> list:
+    """:func:`penb.chapters.frequency.grading.grade_claims` with the runs at half the budget (protocol 4's
+    doubling test): ``half`` as :func:`half_frame` gives it, read from the store when not given."""
+    return grading.grade_claims(cfg, frame, sh, cells_, half_inputs(cfg, half))
+
+
+def half_inputs(cfg, half: Optional[pd.DataFrame]) -> Optional[tuple]:
+    """(frame, seed harm, cells, diverged) of the half-budget runs, as :func:`grade_claims` reads them for
+    the full budget; None without them. The evidence of each claim is the same function of these."""
+    half = half_frame(cfg) if half is None else half
+    if half is None or not len(half):
+        return None
+    cells_ = cells(half)
+    return half, seed_harm(cells_, target="all"), cells_, diverged_counts(half)

@@ -8,6 +8,8 @@ correct, n); ``sh`` the per-seed harm over all targets (:func:`penb.chapters.fre
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import pandas as pd
 
 from penb import claims
@@ -260,11 +262,14 @@ VARIANTS = {**{k: ((VANILLA,), False) for k in HARM.values()},
             **{f"morita.fig3.rare_target.{m}": ((VANILLA,), False) for m in MODELS}, EXCEPTION: ((PE,), False)}
 
 
-def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame) -> list:
+def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame,
+                 at_half: Optional[tuple] = None) -> list:
     """Grade every claim of the chapter (``penb.claims.of_chapter("frequency")``, the GRU's exception included);
     returns the ``penb.claims.Grade`` list.
 
-    frame: the runs (diverged included); sh: ``seed_harm`` over all targets; cells_: the grid's counts.
+    frame: the runs (diverged included); sh: ``seed_harm`` over all targets; cells_: the grid's counts;
+    at_half: the same four of the runs at half their updates (protocol 4's doubling test:
+    ``penb.chapters.frequency.analysis.half_inputs``), None when there are none.
     """
     if (sh["target"] != "all").any():
         raise ValueError("the registered measure is over all targets (seed_harm(cells, 'all'))")
@@ -280,5 +285,9 @@ def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFram
         if premise:
             ev = {**ev, "premise": vanilla_harm_premise(sh, model)}
         state = training_of(frame, model, variants)
-        out.append(claims.grade(c.key, ev, cfg, training=state, vocab=vocab))
+        ev_half = _claim_evidence(cfg, c.key, *at_half)[2] if at_half else None
+        out.append(claims.grade(c.key, ev, cfg, training=state, half=ev_half,
+                                budgets=rnn_common.budgets(cfg, model), vocab=vocab))
     return out
+
+

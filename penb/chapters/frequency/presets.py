@@ -52,6 +52,7 @@ PAPER = dict(
     workers=1,                                      # runs at a time (CPU: processes of one thread each)
     per_core={},                                    # per-model overrides of hidden, batch_size, steps, lr, warmup
     **rnn_common.EXECUTION,                         # where runs execute (rnn_common.EXECUTION)
+    **rnn_common.BUDGETS,                           # schedule and doubling test (rnn_common.BUDGETS)
 )
 # The CPU regime chosen by scripts/search_frequency.py (round f1 of its table).
 QUICK = dict(
@@ -125,6 +126,7 @@ SMOKE = dict(
     checkpoint_every=3,                             # two checkpoints: "Gradient stability" has a curve
     bootstrap=200,                                  # fast CIs
     workers=1,                                      # in-process: no worker start-up
+    schedule="wsd",                                 # exercises the doubling test's shared trunks
 )
 TRAINING_KEYS = tuple(k for k in PAPER if k not in rnn_common.EXECUTION)  # the keys that decide the
                                                     # runs (shared with Fig. 5)
@@ -135,6 +137,7 @@ def check(cfg):
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps", "per_cell", "checkpoint_every",
                                     "bootstrap", "workers"))
     rnn_common.check_execution(cfg)
+    rnn_common.check_budgets(cfg, cfg.cores)
     require(cfg.length >= 4 and cfg.length % 4 == 0,
             f"length must be a multiple of 4 (four quarters of target positions), got {cfg.length}")
     require(0 < cfg.rarity < 1, f"rarity must be in (0, 1), got {cfg.rarity}")

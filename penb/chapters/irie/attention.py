@@ -85,6 +85,9 @@ def evidence(results: dict, cfg) -> dict:
     uniform = rows[0]["layers"][0]["uniform_newest"] if rows else math.nan
     ev = {"passed": first and second, "partial": first or second, "seeds": [row["seed"] for row in rows],
           "newest": newest, "entropy": entropy, "diverged": len(dead),
+          # what protocol 4's doubling test reads of a check (penb.claims.doubling): the per-seed levels
+          "levels": {"layer 1's weight on the newest token": newest, "layer 2's entropy": entropy},
+          "level_seeds": [row["seed"] for row in rows],
           "detail": (f"layer 1's weight on the newest token per seed: {', '.join(f'{x:.2f}' for x in newest)} "
                      f"(uniform attention: {uniform:.2f}); layer 2's normalised entropy: "
                      f"{', '.join(f'{x:.2f}' for x in entropy)} (1 = uniform); layer 2's weight on the newest "

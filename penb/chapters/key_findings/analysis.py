@@ -71,9 +71,18 @@ def run_configs(cfg) -> list[dict]:
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
         progress: bool = True) -> pd.DataFrame:
     """Train or reuse every run of the resolved config ``cfg``; their :func:`frame`."""
-    results, _ = runs.chapter_sweep(run_configs(cfg), cfg, "Fig. 2 runs", executor,
-                                    store, progress)
-    return frame(results)
+    configs = run_configs(cfg)
+    todo = configs + rnn_common.half_budgets(configs, cfg)      # protocol 4: N and N/2
+    results, _ = runs.chapter_sweep(todo, cfg, "Fig. 2 runs", executor, store, progress)
+    return frame(results[:len(configs)])
+
+
+def half_frame(cfg, store: Optional[Path] = None) -> Optional[pd.DataFrame]:
+    """The runs of ``cfg`` at half their updates (protocol 4's doubling test), from
+    the store, as :func:`frame`; None when the preset trains none or they are
+    missing."""
+    found = rnn_common.load_half(run_configs(cfg), cfg, store)
+    return frame(found) if found is not None else None
 
 
 def frame(results: Iterable[runs.RunResult]) -> pd.DataFrame:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims
+from penb.chapters import rnn_common
 from penb.claims import evidence as evidence_table
 from penb.claims import training
 from penb.names import model_name, variant_label
@@ -40,6 +41,9 @@ TREND = {f"morita.fig2.trend.{core}": core for core in ("gru", "lstm", "s4d")}
 # claim -> model: the vanilla model's accuracy falls as the vocabulary grows
 DECLINE = {f"morita.fig2.decline.{core}": core for core in ("gru", "lstm")}
 TREND_MIN_VOCABS = 3                    # the trend rule needs three x-values
+# claim -> model: Sec. 4.1's "extra training iterations did not improve the vanilla
+# models", read on the doubling test's runs (N against N/2) at the largest vocabulary
+RESCUE = {f"morita.sec4_1.more_updates.{core}": core for core in ("gru", "lstm", "s4d")}
 # Sec. 4.1 claims that the registry says no chapter tests: recorded with its reason
 UNTESTED = ("morita.sec4_1.no_rescue",)
 
@@ -114,6 +118,32 @@ def decline_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
             "diverged": _diverged(frame, model, xs)[variant_label(VANILLA)]}
 
 
+def rescue_evidence(frame: pd.DataFrame, half: pd.DataFrame, model: str,
+                    vocab: int) -> dict:
+    """The evidence of rule "no_gain" for Sec. 4.1's extra updates: a, the vanilla
+    ``model``'s accuracy at N; b, at N/2 (paired by seed, valid at both); and the
+    premise that the PE model has settled (its own move's Student-t interval within
+    +-0.02), without which a vanilla model still gaining refutes nothing."""
+    from penb.claims.intervals import t_interval
+
+    full, short = (_paired(f, model, vocab, "token_accuracy") for f in (frame, half))
+    seeds = sorted(set(full.index) & set(short.index))
+    move = (full.loc[seeds, PE] - short.loc[seeds, PE]).to_numpy(float)
+    mean, lo, hi = t_interval(move)
+    name = model_name(model)
+    diverged = {k: _diverged(f, model, [vocab])["vanilla"]
+                for k, f in (("at N", frame), ("at N/2", half))}
+    return {"a": full.loc[seeds, VANILLA].tolist(),
+            "b": short.loc[seeds, VANILLA].tolist(),
+            "seeds": [int(x) for x in seeds], "baseline": 1 / vocab,
+            "diverged": diverged, "a_name": f"vanilla {name} at N",
+            "b_name": f"vanilla {name} at N/2",
+            "premise": {"holds": bool(len(move) >= 2 and -0.02 < lo and hi < 0.02),
+                        "text": f"PE {name} settled: its move from N/2 to N "
+                                f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}], needs within "
+                                "+-0.02"}}
+
+
 def training_state(frame: pd.DataFrame, model: str, vocabs) -> dict:
     """The training state of PE and vanilla ``model`` at each vocabulary in ``vocabs``
     (:func:`penb.claims.training.state`, joined over the vocabularies)."""
@@ -138,32 +168,46 @@ def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
             "diverged": sum(_diverged(frame, model, xs).values())}
 
 
-def grade(frame: pd.DataFrame, cfg) -> list[claims.Grade]:
+def grade(frame: pd.DataFrame, cfg,
+          half: Optional[pd.DataFrame] = None) -> list[claims.Grade]:
     """The grades of the chapter's claims, in registry order: every claim of
     ``claims.of_chapter("key_findings")`` graded on the runs in ``frame`` (the columns
     of :func:`frame`, made from ``cfg``) through ``penb.claims.grade``, or recorded with
     ``penb.claims.not_tested`` where this preset cannot test it; then the claims of
-    :data:`UNTESTED`, with the registry's reason."""
-    out = [_grade(c, frame, cfg) for c in claims.of_chapter(CHAPTER)]
+    :data:`UNTESTED`, with the registry's reason. ``half`` holds the same runs at half
+    their updates (protocol 4's doubling test; read from the store when not given)."""
+    from penb.chapters.key_findings.analysis import half_frame
+
+    half = half_frame(cfg) if half is None else half
+    out = [_grade(c, frame, cfg, half) for c in claims.of_chapter(CHAPTER)]
     return out + [claims.not_tested(k, claims.get(k).not_tested, cfg) for k in UNTESTED]
 
 
-def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
+def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade:
     if c.rule is None:
         return claims.not_tested(c.key, c.not_tested, cfg)
     model = BETTER[c.key][0] if c.key in BETTER else \
-        TREND.get(c.key) or DECLINE.get(c.key)
+        TREND.get(c.key) or DECLINE.get(c.key) or RESCUE.get(c.key)
     if model is None:
         raise ValueError(f"claim {c.key}: the chapter {CHAPTER} has no evidence for it")
     missing = _missing(cfg, model)
     if missing:
         return claims.not_tested(c.key, f"not at this preset: {missing}", cfg)
     vocabs = cfg[f"{model}_vocab"]
+    if c.key in RESCUE:
+        if _at_half(half, lambda *a: True, model) is None:
+            return claims.not_tested(c.key, "not at this preset: no runs at half the "
+                                     "budget (doubling=False)", cfg)
+        ev = rescue_evidence(frame, half, model, max(vocabs))
+        return claims.grade(c.key, ev, cfg, budgets=rnn_common.budgets(cfg, model),
+                            vocab=max(vocabs))
     if c.key in BETTER:
         vocab = max(vocabs)
         ev = evidence(frame, model, vocab, BETTER[c.key][1], cfg.length)
+        ev_half = _at_half(half, evidence, model, vocab, BETTER[c.key][1], cfg.length)
         state = training_state(frame, model, [vocab])
-        return claims.grade(c.key, ev, cfg, training=state, vocab=vocab)
+        return claims.grade(c.key, ev, cfg, training=state, half=ev_half,
+                            budgets=rnn_common.budgets(cfg, model), vocab=vocab)
     if len(vocabs) < TREND_MIN_VOCABS:
         return claims.not_tested(c.key, (
             f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
@@ -172,7 +216,18 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg) -> claims.Grade:
     of = trend_evidence if c.key in TREND else decline_evidence
     ev = of(frame, model, vocabs)
     state = training_state(frame, model, vocabs)
-    return claims.grade(c.key, ev, cfg, training=state, vocab=sorted(vocabs))
+    return claims.grade(c.key, ev, cfg, training=state,
+                        half=_at_half(half, of, model, vocabs),
+                        budgets=rnn_common.budgets(cfg, model), vocab=sorted(vocabs))
+
+
+
+def _at_half(half: Optional[pd.DataFrame], of, model: str, *args):
+    """The evidence ``of(half, model, *args)`` on the half-budget runs, or None
+    without them."""
+    if half is None or not len(half) or not (half["model"] == model).any():
+        return None
+    return of(half, model, *args)
 
 
 def _missing(cfg, model: str) -> str:

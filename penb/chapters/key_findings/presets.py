@@ -54,6 +54,7 @@ PAPER = dict(
     workers=1,                          # runs at a time (CPU: one-thread processes)
     per_core={},                        # per-model overrides: {"gru": {"steps": 9}}
     **rnn_common.EXECUTION,             # where runs execute (rnn_common.EXECUTION)
+    **rnn_common.BUDGETS,               # schedule, doubling test (rnn_common.BUDGETS)
 )
 PER_CORE_KEYS = rnn_common.KEYS         # what ``per_core`` may override
 
@@ -87,6 +88,14 @@ QUICK = dict(
     checkpoint_every=1000,              # the search's
     bootstrap=2000,                     # fewer than 10,000: quicker, enough here
     workers=2,                          # one run per core of the 2-core CPU machine
+    # protocol 4 (issue 34): every run also at N/2, the two budgets one WSD trunk
+    # (~1.1 N updates). scripts/schedule_probe.py on search seeds 0-2, fp32
+    # (schedule_probe.csv beside this module): WSD at N beat the cosine at N in all
+    # 12 pairs, GRU V32 by +0.090 [+0.049, +0.131] (vanilla) and +0.123 (PE), LSTM
+    # V256 by +0.226 and +0.246: it does not fall short, so quick adopts it. The
+    # probe's doubling moves of the gap: GRU +0.047 [-0.016, +0.109] (N/2 to N),
+    # LSTM +0.040 [-0.036, +0.117], then -0.076 [-0.129, -0.024] from N to 2N
+    schedule="wsd",
     per_core={                          # each model's regime in the search:
         "gru": {"batch_size": 64},      # cand1: the GRU's gap at batch 64
         # r10: at hidden 64 the LSTM's gap was a few points and changed sign with the
@@ -202,6 +211,7 @@ SMOKE = dict(
     checkpoint_every=10,                # two checkpoints per run: exercises saving
     bootstrap=200,                      # fast intervals
     workers=1,                          # in-process: no worker start-up
+    schedule="wsd",                     # exercises the doubling test's shared trunks
 )
 
 
@@ -212,6 +222,7 @@ def check(cfg):
                                     "held_out", "checkpoint_every", "bootstrap",
                                     "workers"))
     rnn_common.check_execution(cfg)
+    rnn_common.check_budgets(cfg, cfg.cores)
     require(isinstance(cfg.core_seeds, dict)
             and set(cfg.core_seeds) <= {"gru", "lstm", "s4d"},
             f"core_seeds must map gru, lstm or s4d to a number of seeds, got "

@@ -1,0 +1,137 @@
+"""Grading protocol 4, the doubling test (issue 34, items 1 and 4), on hand-built curves.
+
+Each case gives per-seed evidence at budgets N/2 and N, as the runs of those budgets would, and the training
+histories of the N runs that protocol 3 read. The expected readings are worked out from the texts' test (Sec.
+4.1: more updates did not improve the vanilla models) by hand: the move of the quantity that could overturn
+the verdict, against the claim's smallest effect of interest (0.02 here); where protocol 3's rise criterion
+errs, the test shows that it does.
+"""
+import numpy as np
+import pytest
+
+from penb import claims
+from penb.claims import doubling, training
+
+SEEDS = [2001, 2002, 2003]
+
+
+def _ev(a, b, **more):
+    return {"a": list(a), "b": list(b), "seeds": SEEDS, "baseline": 1 / 256, "a_name": "PE", "b_name": "vanilla",
+            **more}
+
+
+def _history(f, steps):
+    return [{"step": s, "loss": 1.0 - f(s), "accuracy": f(s)} for s in range(100, steps + 1, 100)]
+
+
+def _p3_state(curves, steps):
+    """Protocol 3's training record of the N runs: {model: [f per seed]}."""
+    models = {name: training.model_state([_history(f, steps) for f in fs], steps) for name, fs in curves.items()}
+    return training._record(models, "accuracy", training.RISE_LIMIT)
+
+
+def _grade(key, full, half, state, budgets):
+    g = claims.grade(key, full, training=state, half=half, budgets=budgets)
+    return g, g.previous["3"]["verdict"]
+
+
+def test_pe_polishing_is_decided_where_protocol_3_was_too_strict():
+    # PE goes from 0.95 (N/2) to 0.998 (N), vanilla sits at 0.50: the gap grows; nothing can overturn "PE ahead"
+    half = _ev([0.951, 0.948, 0.952], [0.50, 0.51, 0.49])
+    full = _ev([0.998, 0.997, 0.998], [0.501, 0.509, 0.492])
+    pe = [lambda t: 0.95 + 0.048 * t / 8000] * 3                  # second-half rise 0.048 * 0.5 = 0.024 > 0.02
+    state = _p3_state({"PE": pe, "vanilla": [lambda t: 0.5] * 3}, 8000)
+    g, p3 = _grade("morita.fig2.gru", full, half, state, (4000, 8000))
+    assert g.verdict == claims.REPRODUCED, g.reason
+    assert g.detail["doubling"]["decided"] and g.detail["doubling"]["moves"]["gap"]["mean"] == pytest.approx(
+        np.mean([0.998 - 0.501, 0.997 - 0.509, 0.998 - 0.492]) - np.mean([0.951 - 0.50, 0.948 - 0.51, 0.952 - 0.49]))
+    assert p3 == claims.INCONCLUSIVE                               # protocol 3: "still learning" (PE rose 0.024)
+
+
+def test_a_jump_at_the_end_of_a_plateau_is_not_decided_where_protocol_3_called_it_trained():
+    # vanilla sat at 0.10 and began to jump in the last fortieth of the N runs: the N/2 runs end at 0.10, the N
+    # runs at 0.15 (their held-out test after the jump began). Protocol 3's windows (means over (0.4N, 0.5N] and
+    # (0.9N, N]) see a quarter of the jump: a rise of 0.0125
+    half = _ev([0.40, 0.41, 0.39], [0.10, 0.10, 0.10])
+    full = _ev([0.41, 0.42, 0.40], [0.15, 0.16, 0.15])
+    jump = [lambda t: 0.10 + (0.05 if t > 7800 else 0.0)] * 3     # (7200, 8000]: two of eight logs at 0.15
+    state = _p3_state({"PE": [lambda t: 0.40] * 3, "vanilla": jump}, 8000)
+    g, p3 = _grade("morita.fig2.gru", full, half, state, (4000, 8000))
+    assert g.verdict == claims.INCONCLUSIVE and "doubling" in g.reason and "16,000" in g.reason, g.reason
+    m = g.detail["doubling"]["moves"]["gap"]
+    assert m["mean"] == pytest.approx(-0.0433, abs=1e-3) and not m["holds"]
+    # protocol 3 decided it (PE short of Fig. 2's 95%: direction only), as the rule alone does
+    assert state["state"] == training.TRAINED and p3 == claims.DIRECTION == g.detail["rule_verdict"]
+
+
+def test_a_creep_at_a_large_vocabulary_reads_on_the_gap():
+    # vanilla creeps from 0.008 (N/2) to 0.015 (N), PE holds 0.30: the gap moves by -0.007, under the 0.02 that
+    # matters, with an interval that excludes -0.02: decided. Protocol 3 agrees (vanilla's rise 0.0035 < 0.02)
+    half = _ev([0.300, 0.305, 0.298], [0.008, 0.007, 0.009])
+    full = _ev([0.301, 0.304, 0.299], [0.015, 0.014, 0.016])
+    state = _p3_state({"PE": [lambda t: 0.30] * 3, "vanilla": [lambda t: 0.001 + 0.014 * t / 8000] * 3}, 8000)
+    g, p3 = _grade("morita.fig2.lstm", full, half, state, (4000, 8000))
+    # decided: the rule's verdict stands (direction only: PE is short of Fig. 2's 95%, and its level did not move)
+    assert g.verdict == claims.DIRECTION and g.detail["doubling"]["moves"]["gap"]["lo"] > -0.02
+    assert g.detail["doubling"]["moves"]["PE level"]["holds"] and p3 == claims.DIRECTION
+    # the same creep, faster: 0.008 -> 0.05 moves the gap by -0.04: not decided, though the aggregate rise
+    # over the N run's second half (0.021) only just passes protocol 3's limit
+    faster = _ev([0.301, 0.304, 0.299], [0.050, 0.049, 0.051])
+    assert claims.grade("morita.fig2.lstm", faster, half=half, budgets=(4000, 8000)).verdict == claims.INCONCLUSIVE
+
+
+def test_rare_rising_under_a_flat_aggregate_is_read_on_rare():
+    # Fig. 3's harm: vanilla accuracy with FREQUENT disturbants (a) minus with RARE ones (b). RARE rises 0.14
+    # from N/2 to N while FREQUENT stays, so the harm shrinks by 0.14; the aggregate training accuracy (mostly
+    # FREQUENT-disturbant sequences) rises 0.017 over the second half, which protocol 3 called trained
+    half = _ev([0.80, 0.81, 0.79], [0.40, 0.42, 0.41], a_name="FREQUENT", b_name="RARE")
+    full = _ev([0.80, 0.81, 0.80], [0.54, 0.55, 0.56], a_name="FREQUENT", b_name="RARE")
+    state = _p3_state({"vanilla GRU": [lambda t: 0.70 + 0.034 * t / 8000] * 3}, 8000)
+    g, p3 = _grade("morita.fig3.harm.gru", full, half, state, (4000, 8000))
+    assert g.verdict == claims.INCONCLUSIVE and not g.detail["doubling"]["decided"], g.reason
+    assert g.detail["doubling"]["moves"]["gap"]["hi"] < -0.02     # it did shrink by more than 0.02
+    assert p3 == claims.REPRODUCED                                 # protocol 3: decided on the aggregate
+
+
+def test_not_reproduced_stands_only_if_the_gap_would_not_grow():
+    # gaps -0.01 and under at both budgets: at N the interval lies below the 0.02 that matters (not reproduced),
+    # and the per-seed moves (-0.01, 0, 0) have an interval below +0.02: doubling would not open the gap
+    half = _ev([0.30, 0.31, 0.29], [0.30, 0.32, 0.30])
+    still = _ev([0.30, 0.31, 0.30], [0.31, 0.32, 0.31])
+    assert claims.grade("morita.fig2.gru", still, half=half, budgets=(1, 2)).verdict == claims.NOT_REPRODUCED
+    # gaps -0.04, -0.01, -0.03 at N/2 and -0.01, -0.005, -0.01 at N: the rule still excludes 0.02 at N, but the
+    # gap grew by 0.018 [-0.013, +0.050]: a further doubling could open it, so nothing is decided
+    half = _ev([0.30, 0.31, 0.29], [0.34, 0.32, 0.32])
+    growing = _ev([0.30, 0.315, 0.30], [0.31, 0.32, 0.31])
+    g = claims.grade("morita.fig2.gru", growing, half=half, budgets=(1, 2))
+    assert g.detail["rule_verdict"] == claims.NOT_REPRODUCED and g.verdict == claims.INCONCLUSIVE, g.reason
+
+
+def test_no_gain_needs_both_models_still_and_no_half_budget_decides_nothing():
+    key = next(c.key for c in claims.graded() if c.rule is not None and c.rule.kind == "no_gain"
+               and c.about == "trained")
+    half = _ev([0.50, 0.51, 0.50], [0.50, 0.50, 0.51])
+    flat = _ev([0.505, 0.51, 0.505], [0.50, 0.505, 0.51])
+    moving = _ev([0.60, 0.62, 0.61], [0.60, 0.61, 0.62])            # both rose 0.10: the gap could open yet
+    assert doubling.test("no_gain", {}, claims.REPRODUCED, flat, half, (1, 2), 0.02)["decided"]
+    rec = doubling.test("no_gain", {}, claims.REPRODUCED, moving, half, (1, 2), 0.02)
+    assert not rec["decided"] and set(rec["moves"]) == {"PE", "vanilla"}
+    g = claims.grade(key, flat)
+    assert g.verdict in (claims.INCONCLUSIVE, claims.NOT_TESTED) and "half the budget" in g.reason
+    # fewer than three seeds in both budgets decide nothing either
+    assert not doubling.test("better", {}, claims.REPRODUCED, _ev([0.9, 0.9], [0.1, 0.1], seeds=[1, 2]),
+                             _ev([0.9, 0.9], [0.1, 0.1], seeds=[1, 2]), (1, 2), 0.02)["decided"]
+
+
+def test_sec4_1_more_updates_reads_vanilla_at_n_against_n_half():
+    # Sec. 4.1: "extra training iterations did not improve the vanilla models". a = vanilla at N, b = at N/2
+    key = "morita.sec4_1.more_updates.lstm"
+    settled = {"holds": True, "text": "PE settled"}
+    flat = {"a": [0.301, 0.298, 0.305], "b": [0.300, 0.300, 0.300], "seeds": SEEDS, "premise": settled}
+    assert claims.grade(key, flat).verdict == claims.REPRODUCED
+    gains = {**flat, "a": [0.40, 0.41, 0.42]}                   # +0.10 [+0.075, +0.125]: more updates helped
+    assert claims.grade(key, gains).verdict == claims.NOT_REPRODUCED
+    # with the PE model itself still moving, the budget is not the paper's: a vanilla gain refutes nothing
+    moving = {**gains, "premise": {"holds": False, "text": "PE still rising"}}
+    g = claims.grade(key, moving)
+    assert g.verdict == claims.INCONCLUSIVE and "premise" in g.reason
