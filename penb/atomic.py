@@ -54,3 +54,14 @@ def write_text(path: str | os.PathLike, text: str) -> Path:
 def write_json(path: str | os.PathLike, obj: Any) -> Path:
     """Write ``obj`` as indented JSON to ``path`` atomically."""
     return write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_npz(path: str | os.PathLike, arrays: dict) -> Path:
+    """Write ``arrays`` to ``path`` as a compressed ``.npz``, atomically."""
+    import numpy as np
+
+    def save(tmp: str) -> None:
+        with open(tmp, "wb") as f:              # a file object: np.savez would append ".npz" to a name
+            np.savez_compressed(f, **arrays)
+
+    return atomic_write(path, save)

@@ -8,6 +8,7 @@ resampling the pooled per-sequence values (``level="sequence"``) or the per-seed
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence
 
 import numpy as np
@@ -144,3 +145,17 @@ def bootstrap_ci(values, weights=None, *, n_resamples: int = 10_000, confidence:
                     confidence_level=confidence, method=method, batch=1000,
                     random_state=np.random.default_rng(seed))
     return estimate, float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def summarize(pred: dict[str, np.ndarray]) -> dict[str, float]:
+    """Headline metrics of an ``evaluate`` result: token/sequence accuracy, mean DL distance; with
+    ``"nll"`` (language modelling) also ``perplexity`` = exp(total nats / scored tokens), ``n_tokens``."""
+    from penb.tasks import IGNORE
+
+    p, t = pred["predictions"], pred["targets"]
+    out = {"token_accuracy": token_accuracy(p, t), "sequence_accuracy": sequence_accuracy(p, t),
+           "mean_distance": mean_distance(p, t), "n_sequences": int(p.shape[0])}
+    if "nll" in pred:
+        n_tokens = int((t != IGNORE).sum())
+        out.update(perplexity=math.exp(float(pred["nll"].sum()) / n_tokens), n_tokens=n_tokens)
+    return out

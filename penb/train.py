@@ -13,10 +13,8 @@ lr * (1 + cos(pi (s - warmup) / (steps - warmup))) / 2. (The original timm sched
 ``warmup_prefix=True``, stretches the cosine over ``steps`` instead of ``steps - warmup``: the two
 differ by under 0.6% of lr at any step at the paper's 300,000 steps.)
 
-With ``schedule="wsd"`` (warm-up / stable / decay; ``penb.run_config``) update ``s`` uses lr * s / warmup in
-the warm-up, lr until the decay starts at ``D = steps - round(decay * steps)``, then lr * (steps - s) / (steps - D),
-linear to 0. Before ``D`` the rate does not depend on ``steps``: runs that differ only in their budget share one
-trunk, and a shorter budget branches off a longer one's checkpoint (``penb.trunks``).
+``schedule="wsd"``: the warm-up, then lr until ``D = steps - round(decay * steps)``, then linear to 0 at
+``steps``. Before ``D`` the rate does not depend on ``steps``: budgets share one trunk (``penb.trunks``).
 
 Seeding: one run seed gives three independent streams (``derive_seed``): the model's initial
 weights, the held-out set, and the training batches. The held-out set is drawn first and excluded
@@ -44,7 +42,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from penb import atomic, metrics, models, trunks
+from penb import atomic, models, trunks
+from penb.metrics import summarize  # noqa: F401 (re-exported: train.summarize)
 from penb.identity import STORE_VERSION, environment
 from penb.run_config import AMP, DEFAULTS, RunConfig, decay_start, derive_seed, normalize  # noqa: F401 (re-exported)
 from penb.tasks import IGNORE, Batch, make_task
@@ -157,16 +156,14 @@ class Trainer:
                 "data_generator": self.data_gen.get_state(), "history": list(self.history),
                 "accumulators": self._acc.cpu(), "config": dict(self.config), "store_version": STORE_VERSION}
 
-    def _decay_start(self) -> int:
-        return decay_start(self.config["steps"], self.config["decay"])
-
     def load_state_dict(self, state: dict, trunk: bool = False) -> None:
         if state.get("store_version") != STORE_VERSION:
             raise ValueError(f"checkpoint was written under store version {state.get('store_version')}, this code "
                              f"is version {STORE_VERSION} (penb.identity): it will not resume a run under "
                              f"other code; delete the run folder to train it afresh")
         if trunk:
-            if state.get("trunk_key") != trunks.trunk_key(self.config) or state["step"] > self._decay_start():
+            limit = trunks.branch_limit(self.config)
+            if state.get("trunk_key") != trunks.trunk_key(self.config) or state["step"] > limit:
                 raise ValueError("trunk checkpoint belongs to another trunk, or lies past this run's decay start")
         elif state["config"] != self.config:
             raise ValueError("checkpoint belongs to another configuration")
@@ -183,21 +180,13 @@ class Trainer:
         extra = {"trunk_key": trunks.trunk_key(self.config)} if trunk else {}
         return atomic.atomic_write(path, lambda tmp: torch.save({**self.state_dict(), **extra}, tmp))
 
-    def resume(self, run_dir: Path) -> bool:
-        """Load the latest readable checkpoint in ``run_dir`` if any; True when one was loaded.
-
-        An unreadable checkpoint (truncated by a crash) is skipped with a warning for the one before it.
-        """
-        return self._load_first(reversed(checkpoints(run_dir)), trunk=False)
-
-    def resume_trunk(self, folder: Optional[Path]) -> bool:
-        """Start a WSD run from the latest readable checkpoint of its trunk (``penb.trunks``) at or before its
-        own decay start; True when one was loaded."""
-        if folder is None:
+    def resume(self, run_dir: Optional[Path], trunk: bool = False) -> bool:
+        """Load the latest readable checkpoint in ``run_dir`` (with ``trunk``: the latest in the trunk folder
+        ``run_dir`` at or before this run's decay start, ``penb.trunks``); True when one was loaded. An
+        unreadable checkpoint (truncated by a crash) is skipped with a warning for the one before it."""
+        if run_dir is None:
             return False
-        return self._load_first(trunks.latest(folder, self._decay_start()), trunk=True)
-
-    def _load_first(self, found, trunk: bool) -> bool:
+        found = trunks.latest(run_dir, trunks.branch_limit(self.config)) if trunk else reversed(checkpoints(run_dir))
         for step, path in found:
             try:
                 state = torch.load(path, map_location="cpu", weights_only=True)
@@ -219,9 +208,8 @@ class Trainer:
         from tqdm.auto import tqdm
 
         c = self.config
-        resumed = run_dir is not None and self.resume(Path(run_dir))
-        if trunk is not None and not resumed:
-            self.resume_trunk(trunk)
+        if not self.resume(run_dir):
+            self.resume(trunk, trunk=True)
         branch = set(trunks.branch_points(c)) if trunk is not None else set()
         depth = f"x{c['layers']}" if "layers" in c else ""
         desc = f"{c['core']}{depth}/{c['encoding']} V={c['vocab_size']} seed={c['seed']}"
@@ -282,23 +270,6 @@ def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-def summarize(pred: dict[str, np.ndarray]) -> dict[str, float]:
-    """Headline metrics of an ``evaluate`` result: token/sequence accuracy, mean DL distance; with
-    ``"nll"`` (language modelling) also ``perplexity`` = exp(total nats / scored tokens), ``n_tokens``."""
-    p, t = pred["predictions"], pred["targets"]
-    out = {"token_accuracy": metrics.token_accuracy(p, t), "sequence_accuracy": metrics.sequence_accuracy(p, t),
-           "mean_distance": metrics.mean_distance(p, t), "n_sequences": int(p.shape[0])}
-    if "nll" in pred:
-        n_tokens = int((t != IGNORE).sum())
-        out.update(perplexity=math.exp(float(pred["nll"].sum()) / n_tokens), n_tokens=n_tokens)
-    return out
-
-
-def _savez(path: str, arrays: dict) -> None:
-    with open(path, "wb") as f:                 # a file object: np.savez would append ".npz" to a name
-        np.savez_compressed(f, **arrays)
-
-
 def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[[Trainer], None]] = None,
           progress: bool = True, trunk: Optional[Path] = None) -> dict:
     """Train (or resume) the run ``config`` in ``run_dir``, test it, and write its results there.
@@ -319,7 +290,7 @@ def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[
         result.update(status="diverged", diverged=d.as_dict(), metrics={}, history=trainer.history)
     else:
         pred = trainer.evaluate()
-        atomic.atomic_write(run_dir / "predictions.npz", lambda tmp: _savez(tmp, pred))
+        atomic.write_npz(run_dir / "predictions.npz", pred)
         result.update(status="done", metrics=summarize(pred), history=trainer.history)
     result["wall_s"] = round(time.time() - start, 2)
     atomic.write_json(run_dir / "result.json", result)

@@ -74,6 +74,11 @@ def branch_points(config: Mapping[str, Any]) -> list[int]:
     return sorted(points)
 
 
+def branch_limit(config: Mapping[str, Any]) -> int:
+    """The last update of a WSD run's trunk: its own decay start ``D(N)``."""
+    return decay_start(config["steps"], config["decay"])
+
+
 def path(folder: Path, step: int) -> Path:
     return Path(folder) / f"step-{step:09d}.pt"
 

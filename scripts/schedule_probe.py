@@ -1,6 +1,6 @@
-"""Protocol 4's schedule probe (issue 34, item 2): at the quick cells of Fig. 2 (and of Fig. 3), does the warm-up / stable /
-decay schedule (``schedule="wsd"``, decay over the last 20%) do as well as the cosine at the same budget N?
-And what does doubling the budget move?
+"""Protocol 4's schedule probe (issue 34, item 2): at the quick cells of Fig. 2 (and of Fig. 3), does the
+warm-up / stable / decay schedule (``schedule="wsd"``, decay over the last 20%) do as well as the cosine at the
+same budget N? And what does doubling the budget move?
 
 Search seeds only (0, 1, 2: ``penb.presets.SEARCH_SEEDS``; never graded). Each cell trains vanilla and PE with
 the project's own trainer and run store: the cosine at N, and WSD at N/2, N and 2N on one trunk per seed and

@@ -87,7 +87,8 @@ def check_budgets(cfg, cores) -> None:
 
     require(cfg.get("schedule", "cosine") in SCHEDULES,
             f"unknown schedule {cfg.get('schedule')!r}; valid: {', '.join(SCHEDULES)}")
-    require(isinstance(cfg.get("doubling", False), bool), f"doubling must be True or False, got {cfg.get('doubling')!r}")
+    require(isinstance(cfg.get("doubling", False), bool),
+            f"doubling must be True or False, got {cfg.get('doubling')!r}")
     for core in cores:
         s = settings(cfg, core)
         shortest = s["steps"] // 2 if cfg.get("doubling") else s["steps"]
