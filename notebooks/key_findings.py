@@ -285,10 +285,11 @@ glue("kf_threshold", f"{claims.get('morita.fig2.gru').rule.params['threshold']:.
 # only look at how the gap changes with the vocabulary.
 #
 # Where the doubling test above says a comparison *moved*, its models were still
-# learning at this budget, and the table reads "PE ahead after this many updates", not
-# the paper's claim about trained models. The book registers no graded early-training form of Fig. 2 (such as
-# "PE speeds up early learning at large $V$"): the idea came after these runs were
-# seen, so grading it would need seeds that no run of this chapter has used yet.
+# learning at this budget, and the table reads "PE ahead after this many updates",
+# not the paper's claim about trained models. The book registers no graded
+# early-training form of Fig. 2 (such as "PE speeds up early learning at large $V$"):
+# the idea came after these runs were seen, so grading it would need seeds that no
+# run of this chapter has used yet.
 
 # %% tags=["hide-input"]
 every_v = key_findings.analysis.gaps(run_frame, n_resamples=cfg.bootstrap)

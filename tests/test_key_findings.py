@@ -112,18 +112,25 @@ def test_quick_regime_was_tried_by_the_search():
     """Every run of quick, up to its seed and precision, is a configuration the search
     trained: the regime comes from the recorded search, only the seeds are new (the
     LSTM's bf16 autocast is a separate choice, measured side by side in
-    benchmarks/bf16_cpu.py)."""
+    benchmarks/bf16_cpu.py; so is the schedule, which scripts/schedule_probe.py
+    compared with the search's cosine at the same cells: schedule_probe.csv)."""
     search = _search_module()
 
     def regime(c):
         f = {k: v for k, v in runs.key_fields(c).items()
-             if k not in ("seed", "device", "amp")}
+             if k not in ("seed", "device", "amp", "schedule", "decay")}
         return json.dumps(f, sort_keys=True, default=str)
 
     tried = {regime(c) for ps in search.ROUNDS.values() for p in ps
              for c in search.configs(p)}
     quick = analysis.run_configs(presets.resolve("key_findings", "quick"))
     assert {regime(c) for c in quick} <= tried
+    probe = pd.read_csv(paths.REPO / "penb/chapters/key_findings/schedule_probe.csv")
+    for c in quick:
+        if c["core"] in ("gru", "lstm"):
+            assert c["schedule"] == "wsd"
+            at = probe[(probe.core == c["core"]) & (probe.schedule == "wsd")]
+            assert {c["steps"] // 2, c["steps"]} <= set(at.steps)
 
 
 def test_search_table_is_shipped_and_complete():

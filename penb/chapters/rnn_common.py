@@ -61,6 +61,23 @@ def budgets(cfg, model: str) -> tuple[int, int]:
     return n // 2, n
 
 
+def next_cost(frame, cfg, model: str) -> dict:
+    """What the next doubling (2N updates) of ``model``'s runs in ``frame`` (rows with ``wall_s`` and ``vocab``)
+    would cost: {"updates", "runs", "cpu_min" (one core, scaled from these runs' own wall times), "gpu_min" (an H100,
+    :func:`penb.executors.cost.step_seconds`)}. With WSD the 2N run extends the trunk from D(N): 2N - 0.8N = 1.2N
+    updates per run; with the cosine it is a fresh run of 2N."""
+    from penb.executors.cost import step_seconds
+
+    s = settings(cfg, model)
+    more = 2 * s["steps"] - (int(0.8 * s["steps"]) if s["schedule"] == "wsd" else 0)
+    rows = frame[frame["model"] == model] if len(frame) else frame
+    cpu = float(rows["wall_s"].sum()) * more / s["steps"] / 60 if len(rows) and "wall_s" in rows else None
+    gpu = sum(step_seconds({**s, "core": model, "length": cfg.length, "vocab_size": int(v)}) * more
+              for v in rows.get("vocab", [])) / 60
+    return {"updates": 2 * s["steps"], "runs": int(len(rows)), "cpu_min": None if cpu is None else round(cpu, 1),
+            "gpu_min": round(gpu, 2)}
+
+
 def half_budgets(configs: list[dict], cfg) -> list[dict]:
     """The runs of protocol 4's doubling test: each of ``configs`` at half its updates ([] unless
     ``cfg.doubling``)."""

@@ -102,14 +102,15 @@ def of_chapter(chapter: str) -> list[Claim]:
 
 
 def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, half: Optional[dict] = None,
-          budgets: Optional[tuple] = None, **provenance) -> Grade:
+          budgets: Optional[tuple] = None, next_cost: Optional[dict] = None, **provenance) -> Grade:
     """The verdict of claim ``key`` on ``evidence`` under its registered rule, recorded for the scorecard
     (with ``cfg``'s chapter, preset, seeds and steps, and any ``provenance`` given).
 
     Protocol 4 (:mod:`penb.claims.doubling`): a claim about trained models (``Claim.about == "trained"``) is
     decided only where doubling the updates did not move the quantity that could overturn its verdict by its
     smallest effect of interest: ``half`` is the same evidence computed on the runs at half the budget, and
-    ``budgets`` is (N/2, N). Without ``half`` such a claim reads inconclusive. ``training`` is the compared
+    ``budgets`` is (N/2, N). Without ``half`` such a claim reads inconclusive. ``next_cost``: what the next
+    doubling would cost (``penb.chapters.rnn_common.next_cost``), said where the test does not settle it. ``training`` is the compared
     models' training state (:func:`penb.claims.training.state`): protocol 3's gate, kept beside protocol 4
     (``previous["3"]``), as the earlier protocols' verdicts are kept without it, as they were graded."""
     from penb.claims import doubling, grading, training as training_state
@@ -123,6 +124,7 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
     if c.about == "trained":
         rec = doubling.test(c.rule.kind, c.rule.params, verdict, evidence, half, tuple(budgets or (0, 0)),
                             c.sesoi)
+        rec = {**rec, **({"next_cost": next_cost} if next_cost else {})}
         detail = {**detail, "doubling": rec}
         if verdict in DECIDED and not rec["decided"]:
             detail = {**detail, "rule_verdict": verdict}

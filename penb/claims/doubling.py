@@ -150,5 +150,9 @@ def next_step(rec: dict) -> str:
         return "runs at half the budget on the same seeds, which this chapter does not train yet"
     if not rec["moves"]:
         return f"train {n // 2:,} and {n:,} updates on the same seeds"
-    return (f"train {2 * n:,} updates (a branch off the same trunk) and show that {', '.join(failing)} then moves "
-            f"by less than {rec['sesoi']:g} from {n:,}, or more seeds to narrow the move's interval")
+    cost = rec.get("next_cost") or {}
+    cpu = f"about {cost['cpu_min']:,.0f} CPU-minutes on one core, or " if cost.get("cpu_min") is not None else ""
+    price = (f" ({cost['runs']} runs: {cpu}{cost['gpu_min']:,.1f} GPU-minutes on an H100 by "
+             "penb.executors.cost)") if cost.get("runs") else ""
+    return (f"train {2 * n:,} updates{price} and show that {', '.join(failing)} then moves by less than "
+            f"{rec['sesoi']:g} from {n:,}, or more seeds to narrow the move's interval")

@@ -287,7 +287,8 @@ def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFram
         state = training_of(frame, model, variants)
         ev_half = _claim_evidence(cfg, c.key, *at_half)[2] if at_half else None
         out.append(claims.grade(c.key, ev, cfg, training=state, half=ev_half,
-                                budgets=rnn_common.budgets(cfg, model), vocab=vocab))
+                                budgets=rnn_common.budgets(cfg, model), vocab=vocab,
+                                next_cost=rnn_common.next_cost(frame, cfg, model)))
     return out
 
 

@@ -207,7 +207,9 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
         ev_half = _at_half(half, evidence, model, vocab, BETTER[c.key][1], cfg.length)
         state = training_state(frame, model, [vocab])
         return claims.grade(c.key, ev, cfg, training=state, half=ev_half,
-                            budgets=rnn_common.budgets(cfg, model), vocab=vocab)
+                            budgets=rnn_common.budgets(cfg, model), vocab=vocab,
+                            next_cost=rnn_common.next_cost(
+                                frame[frame["vocab"] == vocab], cfg, model))
     if len(vocabs) < TREND_MIN_VOCABS:
         return claims.not_tested(c.key, (
             f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
@@ -218,7 +220,8 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
     state = training_state(frame, model, vocabs)
     return claims.grade(c.key, ev, cfg, training=state,
                         half=_at_half(half, of, model, vocabs),
-                        budgets=rnn_common.budgets(cfg, model), vocab=sorted(vocabs))
+                        budgets=rnn_common.budgets(cfg, model), vocab=sorted(vocabs),
+                        next_cost=rnn_common.next_cost(frame, cfg, model))
 
 
 
