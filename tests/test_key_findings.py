@@ -555,7 +555,8 @@ def test_smoke_grades_each_claim_with_its_half_budget_runs(tmp_path):
     assert rec["moves"]["gap"]["mean"] == pytest.approx(want)
     # Sec. 4.1's extra updates: the vanilla GRU at N against itself at N/2, per seed
     ev = grades["morita.sec4_1.more_updates.gru"].evidence
-    at = [f[f.encoding == "none"].set_index("seed")["token_accuracy"] for f in (frame, half)]
+    at = [f[f.encoding == "none"].set_index("seed")["token_accuracy"]
+          for f in (frame, half)]
     assert ev["a"] == at[0].loc[ev["seeds"]].tolist()
     assert ev["b"] == at[1].loc[ev["seeds"]].tolist()
     assert analysis.half_frame(presets.resolve("key_findings", "smoke", doubling=False),
