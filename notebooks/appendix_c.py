@@ -56,7 +56,9 @@ vocab: Optional[int] = None  # vocabulary size
 hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
 batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
-warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
+warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
+schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
+doubling: Optional[bool] = None  # also train each run at half its updates (protocol 4)
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per trial, never trained on
@@ -90,7 +92,7 @@ display(report.config_table(cfg))
 # %% tags=["hide-input"]
 panels = appendix.appendix_c.panels(cfg)
 SIZE = dict(L=cfg.length, hidden=cfg.hidden)
-counts = appendix.common.parameter_counts(cfg, panels)
+counts = appendix.summary.parameter_counts(cfg, panels)
 display(counts.drop(columns=["variant"]).set_index(["panel", "vocab", "label"]))
 print(provenance(cfg, **SIZE))
 
@@ -193,7 +195,7 @@ page.table(appendix.common.run_table(frame))
 # ## Recap
 #
 # - `input_mode="double"` feeds $[e_t, e_t]$;
-#   `penb.chapters.appendix.common.parameter_counts` shows that it matches the
+#   `penb.chapters.appendix.summary.parameter_counts` shows that it matches the
 #   position-encoded model's size; `penb.chapters.appendix.analysis.grade_c` grades
 #   the "no gain" claim through `penb.claims`.
 # - Worth changing next: `vocab` (does double vanilla stay level with vanilla as the

@@ -95,7 +95,7 @@ def test_variable_length_held_out_masks_per_length():
 @pytest.mark.parametrize("hidden, vocab", [(16, 16), (24, 50)])
 def test_double_vanilla_has_the_parameter_count_of_pe(hidden, vocab):
     cfg = presets.resolve("appendix_c", "smoke", hidden=hidden, vocab=vocab)
-    counts = common.parameter_counts(cfg, appendix_c.panels(cfg)).set_index(
+    counts = summary.parameter_counts(cfg, appendix_c.panels(cfg)).set_index(
         ["panel", "variant"])["parameters"]
     H = E = hidden
     lstm = lambda n_in: 4 * H * n_in + 4 * H * H + 8 * H            # weights + 2 biases

@@ -12,6 +12,7 @@ hypotheses: :mod:`penb.claims.beyond`.
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -116,6 +117,13 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
     from penb.claims import doubling, grading, training as training_state
 
     c = get(key)
+    half_run = HALF.get()
+    if half_run is not None and half_run.capture:            # the half-budget pass: keep the evidence only
+        half_run.evidence[key] = _jsonable(evidence)
+    elif half_run is not None and half is None and key in half_run.evidence:
+        half = half_run.evidence[key]                         # the runs at half the updates (steps // 2)
+        n = provenance.get("steps") if isinstance(provenance.get("steps"), int) else half_run.full_steps
+        budgets = budgets or ((n // 2, n) if n else (0, 0))
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
     verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=c.sesoi)
@@ -143,8 +151,41 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
             v, o, r, _ = grading.apply(c.rule, evidence, protocol=protocol, sesoi=c.sesoi)
             previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
     g = Grade(key, verdict, ours, reason, _jsonable(evidence), _jsonable(detail), previous)
-    record(g, cfg, **provenance)
+    if half_run is None or not half_run.capture:
+        record(g, cfg, **provenance)
     return g
+
+
+class HalfRun:
+    """What :func:`graded_with_half` passes between its two passes: each claim's evidence on the half-budget
+    runs, and the full budget's updates for the grade calls that name no ``steps``."""
+
+    def __init__(self, capture: bool, full_steps: Optional[int] = None, evidence: Optional[dict] = None):
+        self.capture, self.full_steps, self.evidence = capture, full_steps, dict(evidence or {})
+
+
+HALF: ContextVar[Optional[HalfRun]] = ContextVar("penb_half_budget", default=None)
+
+
+def graded_with_half(grade_fn, frame, half, cfg, *args, steps: Optional[int] = None, **kwargs):
+    """``grade_fn(frame, cfg, *args, **kwargs)`` (a chapter's grading of its runs ``frame``) under protocol 4:
+    first ``grade_fn(half, cfg, ...)`` on the same runs at half their updates, which records nothing and keeps
+    each claim's evidence, then the real grading, in which :func:`grade` reads each claim's half-budget evidence
+    from that pass. The chapter's evidence code runs unchanged on both. Without ``half`` (None), only the real
+    grading runs: its claims about trained models read inconclusive (no runs at half the budget)."""
+    if half is None or not len(half):
+        return grade_fn(frame, cfg, *args, **kwargs)
+    first = HalfRun(capture=True)
+    token = HALF.set(first)
+    try:
+        grade_fn(half, cfg, *args, **kwargs)
+    finally:
+        HALF.reset(token)
+    token = HALF.set(HalfRun(capture=False, full_steps=steps, evidence=first.evidence))
+    try:
+        return grade_fn(frame, cfg, *args, **kwargs)
+    finally:
+        HALF.reset(token)
 
 
 DECIDED = (REPRODUCED, DIRECTION, NOT_REPRODUCED)       # the verdicts a test of training can hold back
@@ -164,7 +205,8 @@ def not_tested(key: str, reason: str, cfg=None, **provenance) -> Grade:
     """Record that claim ``key`` is not tested here (e.g. "not at this preset: ..."), and return it."""
     get(key)
     g = Grade(key, NOT_TESTED, "", reason)
-    record(g, cfg, **provenance)
+    if HALF.get() is None or not HALF.get().capture:
+        record(g, cfg, **provenance)
     return g
 
 

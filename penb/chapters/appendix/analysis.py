@@ -23,7 +23,7 @@ from typing import Optional, Sequence
 import pandas as pd
 
 from penb import claims
-from penb.chapters.appendix.common import LABELS
+from penb.chapters.appendix.common import LABELS, with_half
 from penb.claims import training
 
 NOT_HERE = "not at this preset: "
@@ -117,6 +117,7 @@ def _check_all(chapter: str, grades: list) -> list:
 
 # --- appendix A ----------------------------------------------------------------------
 
+@with_half
 def grade_a(frame: pd.DataFrame, cfg, panels, skipped) -> list:
     """Fig. 7 (and its trend), Fig. 8 (sorting against reversal), Fig. 10.
 
@@ -185,6 +186,7 @@ def _grade_fig8(frame, cfg, names, skipped) -> list:
 
 # --- appendix B ----------------------------------------------------------------------
 
+@with_half
 def grade_b(frame: pd.DataFrame, cfg) -> list:
     """Fig. 11: PE against vanilla at variable length."""
     runs = cell(frame, "variable")
@@ -195,6 +197,7 @@ def grade_b(frame: pd.DataFrame, cfg) -> list:
 
 # --- appendix C ----------------------------------------------------------------------
 
+@with_half
 def grade_c(frame: pd.DataFrame, cfg) -> list:
     """Fig. 12, per task: double vanilla minus vanilla ("no gain", gated on vanilla
     above chance), and PE against double vanilla (the comparison that makes it a
@@ -236,6 +239,7 @@ def _missing_d(cfg, key: str) -> str:
             f"variants={cfg.variants})") if lack else ""
 
 
+@with_half
 def grade_d(frame: pd.DataFrame, cfg) -> list:
     """Fig. 13 (fixed length): random and learnable against vanilla, sinusoidal against
     the better of the two; Fig. 14: sinusoidal's lead over the best other variant

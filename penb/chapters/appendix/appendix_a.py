@@ -85,6 +85,7 @@ PAPER = dict(
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
     **rnn_common.EXECUTION,         # where runs execute (rnn_common.EXECUTION)
+    **rnn_common.BUDGETS,           # schedule and doubling test (rnn_common.BUDGETS)
 )
 QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     device="cpu",                   # a CPU regime, for the 2-core machine
@@ -111,6 +112,7 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     checkpoint_every=1000,          # two checkpoints per run
     bootstrap=2000,                 # a fifth of the paper's resamples: faster
     workers=2,                      # one run per core of the 2-core machine
+    doubling=common.QUICK_REGIME["doubling"],  # no N/2 runs yet (common.QUICK_REGIME)
 )
 # Paper-sized models on a shortened schedule for one GPU: appendices B-D's GPU regime
 # (common.GPU_REGIME: key findings' GPU settings) with updates per section. Only a
@@ -158,6 +160,7 @@ SMOKE = dict(                       # toy sizes: only exercises every cell
     checkpoint_every=10,            # two checkpoints per run, as at other presets
     bootstrap=200,                  # enough resamples to draw an interval, fast
     workers=1,                      # in-process: no worker start-up
+    schedule="wsd",                 # exercises the doubling test's shared trunks
 )
 VARIANTS = ("vanilla", "sinusoidal")
 # (preset, section) -> why the preset does not run the section (``claims.not_tested``)

@@ -23,7 +23,7 @@ at about 28 s per run: about 1.4 minutes (before: 10 new, 2.4 minutes).
 SMOKE only exercises every cell.
 
 ``panels(cfg)`` gives one panel per task, ``run_configs(cfg)`` their runs and
-``run(cfg)`` trains or reuses them (``common.run``); ``common.parameter_counts`` shows
+``run(cfg)`` trains or reuses them (``common.run``); ``summary.parameter_counts`` shows
 the control's size.
 """
 from penb.chapters.appendix import common

@@ -7,11 +7,11 @@ panel x vocabulary x variant x seed); ``run`` trains or reuses them through the 
 store, so a run that another chapter already made with the same configuration (e.g. the
 key-findings reverse runs) is not trained again, and returns one row per run, diverged
 runs included. ``validate`` and the ``check_*`` helpers refuse impossible settings
-before any work; ``parameter_counts`` builds each model to count its weights (App. C).
-The summaries are in ``summary``, the grades in ``analysis``.
+before any work. The summaries are in ``summary``, the grades in ``analysis``.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +55,7 @@ PAPER_REGIME = dict(
     amp="none",                     # fp32; "bf16" autocast on CUDA
     workers=1,                      # runs at a time (CPU: one thread each)
     **rnn_common.EXECUTION,         # where runs execute (rnn_common.EXECUTION)
+    **rnn_common.BUDGETS,           # schedule and doubling test (rnn_common.BUDGETS)
 )
 
 # The training regime that the quick and smoke presets of appendices B-D share (each adds its task's own
@@ -71,6 +72,8 @@ QUICK_REGIME = dict(
     checkpoint_every=1000,          # two checkpoints per run
     bootstrap=2000,                 # a fifth of the paper's resamples: faster
     workers=2,                      # one run per core of the 2-core machine
+    doubling=False,                 # no N/2 runs (protocol 4: undecided) until WSD is
+                                    # probed here; the cosine's would cost half again
 )
 # The GPU regime that the gpu presets of appendices B-D share (paper-sized models on a
 # shortened schedule for one GPU; appendix A takes it with its own updates per section).
@@ -89,10 +92,9 @@ GPU_REGIME = dict(
     amp="none",                     # fp32: bf16 sent vanilla GRUs to NaN (anchors)
     workers=4,                      # runs packed on the GPU at once (processes)
 )
-GPU_VOCAB = 4096                    # B-D's V at gpu, a quarter of the paper's 16,384:
-                                    # an LSTM update about half as long (27 vs 52 ms,
-                                    # estimated); key findings' largest GPU LSTM V
-                                    # (reversal shared), A's sorting V (sorting shared)
+GPU_VOCAB = 4096                    # B-D's V at gpu, a quarter of the paper's: an LSTM
+                                    # update ~half as long (27 vs 52 ms, estimated); key
+                                    # findings' largest GPU LSTM V (reversal shared)
 SMOKE_REGIME = dict(                # toy sizes: only exercises every cell (seconds)
     device="cpu",                   # runs anywhere
     hidden=16,                      # toy width
@@ -104,6 +106,7 @@ SMOKE_REGIME = dict(                # toy sizes: only exercises every cell (seco
     checkpoint_every=10,            # two checkpoints per run, as at other presets
     bootstrap=200,                  # enough resamples to draw an interval, fast
     workers=1,                      # in-process: no worker start-up
+    schedule="wsd",                 # exercises the doubling test's shared trunks
 )
 
 
@@ -149,6 +152,7 @@ def check_common(cfg, ints: Sequence[str] = ("hidden", "batch_size", "held_out",
     require(cfg.amp in ("none", "bf16"),
             f"amp must be 'none' or 'bf16', got {cfg.amp!r}")
     rnn_common.check_execution(cfg)
+    rnn_common.check_budgets(cfg, ())               # the half budgets: validate(), per panel
 
 
 def check_vocab(name: str, vocab) -> None:
@@ -178,7 +182,7 @@ def run_config(cfg, panel: Panel, vocab: int, variant: str, seed: int) -> dict:
                 warmup=cfg.warmup, lr=cfg.lr, betas=tuple(cfg.betas),
                 held_out=cfg.held_out, checkpoint_every=cfg.checkpoint_every,
                 device=cfg.device, amp=cfg.amp, core=panel.core, vocab_size=vocab,
-                seed=seed, **VARIANTS[variant])
+                seed=seed, schedule=cfg.get("schedule", "cosine"), **VARIANTS[variant])
 
 
 def run_configs(cfg, panels: Sequence[Panel]) -> list[dict]:
@@ -188,19 +192,18 @@ def run_configs(cfg, panels: Sequence[Panel]) -> list[dict]:
 
 
 def validate(cfg, panels: Sequence[Panel]) -> None:
-    """``ValueError`` (naming the panel) unless every run of ``panels`` is a valid
-    ``penb.train`` config.
-
-    One seed per (panel, vocabulary, variant) is enough: seeds do not change validity.
-    Cheap (no model is built), so chapter checks call it before any work.
-    """
+    """``ValueError`` (naming the panel) unless every run of ``panels`` (and its half
+    budget) is a valid ``penb.train`` config. One seed per (panel, vocabulary, variant)
+    is enough; cheap (no model is built), so chapter checks call it before any work."""
     require(len(panels) >= 1, "nothing to run: no panel selected")
     for p in panels:
         check_vocab(f"{p.name} vocabularies", p.vocabs)
         for v in p.vocabs:
             for var in p.variants:
-                try:
-                    train.normalize(run_config(cfg, p, v, var, cfg.seeds[0]))
+                one = [run_config(cfg, p, v, var, cfg.seeds[0])]
+                try:                        # the run and (protocol 4) its half budget
+                    for c in one + rnn_common.half_budgets(one, cfg):
+                        train.normalize(c)
                 except ValueError as e:
                     raise ValueError(f"panel {p.name!r} (V={v}, {var}): {e}") from None
 
@@ -216,30 +219,49 @@ def variant_of(config: dict) -> str:
 
 def run(cfg, panels: Sequence[Panel], executor=None, store: Optional[Path] = None,
         progress: bool = True, desc: str = "runs") -> pd.DataFrame:
-    """Train or reuse every run; one row per run, diverged runs included.
-
-    Columns: panel, title, task, model, vocab, length, steps, variant, label, seed,
-    token_accuracy, sequence_accuracy, mean_distance (NaN for a diverged run), diverged,
-    diverged_at (the update at which the loss turned non-finite, else NaN), wall_s,
-    reused (found in the store before this call), key, path.
-    """
+    """Train or reuse every run (and, with ``doubling``, each at half its updates); one
+    row per run at the full budget, diverged runs included. Columns: panel, title, task,
+    model, vocab, length, steps, variant, label, seed, token_accuracy, sequence_accuracy,
+    mean_distance (NaN for a diverged run), diverged, diverged_at (the update at which
+    the loss turned non-finite), wall_s, reused (in the store before), key, path."""
     configs = run_configs(cfg, panels)
     per_panel = [len(p.vocabs) * len(p.variants) * len(cfg.seeds) for p in panels]
     owners = [p for p, n in zip(panels, per_panel) for _ in range(n)]
-    results, before = runs.chapter_sweep(configs, cfg, desc, executor, store, progress)
+    todo = configs + rnn_common.half_budgets(configs, cfg)          # protocol 4: N and N/2
+    results, before = runs.chapter_sweep(todo, cfg, desc, executor, store, progress)
+    return _rows([(p.name, p.title) for p in owners], results[:len(configs)], before)
+
+
+def _rows(owners: list[tuple[str, str]], results, before) -> pd.DataFrame:
+    """:func:`run`'s frame: a row per run of ``results``, its (panel, title) from ``owners``."""
     bad = {r.key for r in runs.split_diverged(results)[1]}
     rows = []
-    for p, r, found in zip(owners, results, before):
+    for (panel, title), r, found in zip(owners, results, before):
         c, gone = r.config, r.key in bad
         var = variant_of(c)
         values = {m: math.nan if gone else r.metrics[m] for m in METRICS}
         at = r.divergence.get("step", math.nan) if gone else math.nan
-        rows.append(dict(panel=p.name, title=p.title, task=c["task"], model=c["core"],
+        rows.append(dict(panel=panel, title=title, task=c["task"], model=c["core"],
                          vocab=c["vocab_size"], length=c["length"], steps=c["steps"],
                          variant=var, label=LABELS[var], seed=c["seed"], **values,
                          diverged=gone, diverged_at=at, wall_s=r.wall_s, reused=found,
                          key=r.key, path=str(r.path)))
     return pd.DataFrame(rows)
+
+
+def half_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
+    """The runs of ``frame`` (:func:`run`'s) at half their updates, from the store, as :func:`run` gives
+    them; None when ``cfg`` trains none (``doubling``) or one is missing (protocol 4's doubling test)."""
+    if not cfg.get("doubling") or not len(frame):
+        return None
+    try:                                # a hand-built table names no stored runs
+        configs = [runs.RunResult.from_dir(Path(p)).config for p in frame["path"]]
+    except (OSError, ValueError):
+        return None
+    found = rnn_common.load_half(configs, cfg, Path(frame["path"].iloc[0]).parent)
+    if found is None:
+        return None
+    return _rows(list(zip(frame["panel"], frame["title"])), found, [True] * len(found))
 
 
 def run_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -254,29 +276,13 @@ def run_table(frame: pd.DataFrame) -> pd.DataFrame:
     return t.set_index(["title", "vocab", "label", "seed"])
 
 
-def parameter_counts(cfg, panels: Sequence[Panel]) -> pd.DataFrame:
-    """Trainable parameters of each (panel, vocabulary, variant) model, built from its
-    run config.
-
-    Columns: panel, vocab, variant, label, input_width (the core's input size),
-    parameters.
-    """
-    import torch
-
-    from penb.models import count_parameters
-
-    x = torch.zeros(1, 1, dtype=torch.long)
-    rows = []
-    for p in panels:
-        for v in p.vocabs:
-            for var in p.variants:
-                config = run_config(cfg, p, v, var, cfg.seeds[0])
-                model = train.build_model(config, device="cpu")
-                rows.append(dict(panel=p.name, vocab=int(v), variant=var,
-                                 label=LABELS[var],
-                                 input_width=int(model.input_vectors(x).shape[-1]),
-                                 parameters=count_parameters(model)))
-    return pd.DataFrame(rows)
+def with_half(grade_fn):
+    """Decorates an appendix's grading: protocol 4's two passes (``claims.graded_with_half``)."""
+    @functools.wraps(grade_fn)
+    def graded(frame: pd.DataFrame, cfg, *args):
+        from penb import claims  # the registry reads the presets, which import this module
+        return claims.graded_with_half(grade_fn, frame, half_frame(frame, cfg), cfg, *args, steps=cfg.get("steps"))
+    return graded
 
 
 def bind(panels: Callable, desc: str) -> tuple[Callable, Callable]:

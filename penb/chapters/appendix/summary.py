@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from penb import claims, metrics, runs
+from penb import claims, metrics, runs, train
+from penb.chapters.appendix import common
+from penb.chapters.appendix.common import Panel
 
 KEYS = ["panel", "vocab", "variant"]
 
@@ -126,3 +128,28 @@ def table(summ: pd.DataFrame) -> pd.DataFrame:
     cols = ["title", "vocab", "label", "seeds", "diverged", "accuracy_over_seeds",
             "accuracy_per_seed", "distance_over_seeds", "pooled_sequences"]
     return t[cols].set_index(["title", "vocab", "label"])
+
+
+def parameter_counts(cfg, panels: list[Panel]) -> pd.DataFrame:
+    """Trainable parameters of each (panel, vocabulary, variant) model, built from its
+    run config.
+
+    Columns: panel, vocab, variant, label, input_width (the core's input size),
+    parameters.
+    """
+    import torch
+
+    from penb.models import count_parameters
+
+    x = torch.zeros(1, 1, dtype=torch.long)
+    rows = []
+    for p in panels:
+        for v in p.vocabs:
+            for var in p.variants:
+                config = common.run_config(cfg, p, v, var, cfg.seeds[0])
+                model = train.build_model(config, device="cpu")
+                rows.append(dict(panel=p.name, vocab=int(v), variant=var,
+                                 label=common.LABELS[var],
+                                 input_width=int(model.input_vectors(x).shape[-1]),
+                                 parameters=count_parameters(model)))
+    return pd.DataFrame(rows)
