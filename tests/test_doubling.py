@@ -135,3 +135,28 @@ def test_sec4_1_more_updates_reads_vanilla_at_n_against_n_half():
     moving = {**gains, "premise": {"holds": False, "text": "PE still rising"}}
     g = claims.grade(key, moving)
     assert g.verdict == claims.INCONCLUSIVE and "premise" in g.reason
+
+
+def test_graded_with_half_reads_the_chapters_own_evidence_on_both_budgets(tmp_path, monkeypatch):
+    from penb.claims import scorecard
+
+    seen = []
+
+    def grade_fn(frame, cfg):
+        seen.append(frame["name"])
+        return [claims.grade("morita.fig2.gru", _ev(frame["a"], frame["b"]), steps=2000)]
+
+    # gaps 0.10, 0.11, 0.11 at N/2 and 0.30, 0.30, 0.32 at N: the gap moved +0.20
+    half = {"name": "half", "a": [0.40, 0.41, 0.42], "b": [0.30, 0.30, 0.31]}
+    full = {"name": "full", "a": [0.60, 0.61, 0.62], "b": [0.30, 0.31, 0.30]}
+    recorded = []
+    monkeypatch.setattr(scorecard, "record", lambda g, cfg=None, **p: recorded.append(g.claim))
+    g, = claims.graded_with_half(grade_fn, full, half, None)
+    assert seen == ["half", "full"] and recorded == ["morita.fig2.gru"]     # the half pass records nothing
+    rec = g.detail["doubling"]
+    assert rec["budgets"] == [1000, 2000] and rec["moves"]["gap"]["mean"] == pytest.approx(0.2)
+    assert rec["decided"]                                                  # the gap grew: it cannot overturn
+    # without half-budget runs the chapter grades once, its claims about trained models undecided
+    seen.clear()
+    g, = claims.graded_with_half(grade_fn, full, None, None)
+    assert seen == ["full"] and g.verdict == claims.INCONCLUSIVE
