@@ -55,14 +55,20 @@ class TimeUp(Exception):
 
 def plan(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
     """(cfg, configs): the resolved config and its normalised run configs in training order: each model (in
-    ``cfg.cores`` order) at its largest vocabulary first, then by seed, the variants of a seed together."""
+    ``cfg.cores`` order) at its largest vocabulary first, then by seed, the variants of a seed together, each
+    run before its half budget (protocol 4's doubling test: with WSD the half budget is a branch off the run's
+    trunk)."""
+    from penb.chapters.rnn_common import half_budgets
+
     cfg = presets.resolve(chapter, preset, **(overrides or {}))
     analysis = importlib.import_module(f"penb.chapters.{chapter}.analysis")
     cores = list(cfg.get("cores", ()))
+    full = analysis.run_configs(cfg)
 
     def order(c):
-        return (cores.index(c["core"]) if c["core"] in cores else len(cores), -c["vocab_size"], c["seed"])
-    return cfg, sorted(runs.settle(analysis.run_configs(cfg)), key=order)
+        return (cores.index(c["core"]) if c["core"] in cores else len(cores), -c["vocab_size"], c["seed"],
+                -c["steps"])
+    return cfg, sorted(runs.settle(full + half_budgets(full, cfg)), key=order)
 
 
 def ledger_path(cfg) -> Path:

@@ -10,6 +10,8 @@ thread per run, a pool of ``--workers`` processes. Writes one CSV row per run.
     python scripts/schedule_probe.py --store /tmp/probe_store --out penb/chapters/key_findings/schedule_probe.csv
     python scripts/schedule_probe.py --chapter frequency --store /tmp/probe_store \
         --out penb/chapters/frequency/schedule_probe.csv
+    python scripts/schedule_probe.py --cores gru --factors 0.5,1,2,4 --store /tmp/probe_store \
+        --out penb/chapters/key_findings/schedule_probe_4n.csv     # issue 34's 4N check
 """
 from __future__ import annotations
 
@@ -25,28 +27,29 @@ FIELDS = ("cell", "core", "vocab", "encoding", "seed", "schedule", "steps", "tok
           "wall_s")
 
 
-def cells(chapter: str = "key_findings"):
+def cells(chapter: str = "key_findings", factors=(0.5, 1, 2), cores=("gru", "lstm")):
     """The quick cells of ``chapter``, fp32, on the search seeds: for key_findings the GRU at its largest
     vocabulary and the LSTM at the smaller of its two (the probe's time); for frequency its GRU and LSTM.
-    Each config as (schedule, config): the cosine at N, WSD at N/2, N and 2N."""
+    Each config as (schedule, config): the cosine at N, WSD at each of ``factors`` x N (N/2, N and 2N), for the
+    models ``cores``."""
     from penb import presets
 
     cfg = presets.resolve(chapter, "quick", device="cpu", seeds=SEEDS, schedule="cosine", doubling=False)
     if chapter == "key_findings":
         from penb.chapters.key_findings.analysis import run_config
 
-        base = [run_config(cfg, core, v, e, s) for core, v in (("gru", 32), ("lstm", 256))
+        base = [run_config(cfg, core, v, e, s) for core, v in (("gru", 32), ("lstm", 256)) if core in cores
                 for e in ("none", "sinusoidal") for s in SEEDS]
     else:
         from penb.chapters.frequency.analysis import run_configs
 
-        base = run_configs(cfg)
+        base = [c for c in run_configs(cfg) if c["core"] in cores]
     out = []
     for c in base:
         c = {**c, "amp": "none"}
         n = c["steps"]
         out.append(("cosine", c))
-        out += [("wsd", {**c, "schedule": "wsd", "decay": 0.2, "steps": b}) for b in (n // 2, n, 2 * n)]
+        out += [("wsd", {**c, "schedule": "wsd", "decay": 0.2, "steps": int(f * n)}) for f in factors]
     return out
 
 
@@ -59,8 +62,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="the CSV to write")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--chapter", default="key_findings", choices=("key_findings", "frequency"))
+    ap.add_argument("--factors", default="0.5,1,2", help="WSD budgets as multiples of the quick N")
+    ap.add_argument("--cores", default="gru,lstm", help="the models to probe")
     a = ap.parse_args(argv)
-    todo = cells(a.chapter)
+    todo = cells(a.chapter, tuple(float(f) for f in a.factors.split(",")), tuple(a.cores.split(",")))
     results = runs.sweep([c for _, c in todo], ProcessExecutor(a.workers, 1, desc="probe"), store=Path(a.store),
                          progress=False)
     with open(a.out, "w", newline="") as f:

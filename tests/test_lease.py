@@ -16,7 +16,9 @@ import pytest
 from penb import lease, metrics, runs, train
 from penb.device import ARCHIVED
 
-GRU_ONLY = {"cores": ("gru",)}          # smoke: 1 vocabulary x 2 encodings x 2 seeds = 4 runs of 20 updates
+# smoke: 1 vocabulary x 2 encodings x 2 seeds = 4 runs of 20 updates; these tests time the lease's steps, so
+# without protocol 4's half budgets (test_the_plan_trains_each_run_before_its_half_budget has them)
+GRU_ONLY = {"cores": ("gru",), "doubling": False}
 
 
 class FakeClock:
@@ -69,7 +71,7 @@ def test_a_step_stops_at_its_minutes_and_the_next_resumes(store, tmp_path):
 
     man = json.loads((out / "manifest.json").read_text())
     assert (man["complete"], man["finished"], man["device"], man["updates"]) == (True, 4, "cpu", {"gru": 20})
-    assert man["seeds"] == [2001, 2002] and man["preset"] == "smoke" and man["parameters"] == {"cores": ["gru"]}
+    assert man["seeds"] == [2001, 2002] and man["preset"] == "smoke" and man["parameters"] == {"cores": ["gru"], "doubling": False}
     steps = man["ledger"]["steps"]
     assert len(steps) == 2 and man["spent_min"] == pytest.approx(sum(s["minutes"] for s in steps), abs=1e-3)
     assert not [f for f in _files(out) if f.endswith(".pt")]
@@ -79,6 +81,15 @@ def test_a_step_stops_at_its_minutes_and_the_next_resumes(store, tmp_path):
 
     third = lease.step("key_findings", "smoke", GRU_ONLY, budget_min=10, step_min=5, clock=clock, progress=False)
     assert third["code"] == lease.DONE and third["trained"] == []
+
+
+def test_the_plan_trains_each_run_before_its_half_budget():
+    cfg, configs = lease.plan("key_findings", "smoke", {"cores": ("gru",)})
+    assert cfg.doubling and cfg.schedule == "wsd" and len(configs) == 8
+    halves = [i for i, c in enumerate(configs) if c["steps"] == 10]
+    assert len(halves) == 4
+    for i in halves:                                 # N before its N/2: the half is a branch off N's trunk
+        assert {**configs[i], "steps": 20} in configs[:i]
 
 
 def test_the_budget_holds_over_steps(store):
@@ -138,7 +149,7 @@ def test_a_step_runs_without_the_notebook_machinery(store, tmp_path):
                            "cores", "('gru',)", "--budget-min", "30", "--step-min", "20", "--out", str(out),
                            "--quiet"], capture_output=True, text=True, env={**os.environ, "PENB_STORE": str(store)})
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "LOADED []" in proc.stdout and "4 of 4 runs done" in proc.stdout
+    assert "LOADED []" in proc.stdout and "8 of 8 runs done" in proc.stdout   # with the N/2 runs
     results = json.loads((out / "results.json").read_text())
     for key, result in results.items():
         with np.load(store / "rnn" / key / "predictions.npz") as f:                 # rapidfuzz, here

@@ -110,7 +110,7 @@ def check_budgets(cfg, cores) -> None:
         s = settings(cfg, core)
         shortest = s["steps"] // 2 if cfg.get("doubling") else s["steps"]
         require(shortest >= 1, f"{core}: {s['steps']} updates have no half budget to double from")
-        if s["schedule"] == "wsd":
+        if s["schedule"] == "wsd" and s["warmup"] <= s["steps"]:      # else cross_check says so
             require(decay_start(shortest, 0.2) >= max(s["warmup"], 1),
                     f"{core}: schedule='wsd' with {shortest} updates decays inside its {s['warmup']}-update warm-up; "
                     f"train longer or shorten the warm-up")

@@ -84,6 +84,12 @@ QUICK = dict(
                                                     # (key_findings search_trained t1), so protocol 3
                                                     # would read these claims still learning anyway
     per_core={"lstm": {"batch_size": 128, "steps": 2000}},  # f1: the key-findings LSTM regime
+    # protocol 4 (issue 34): every run also at N/2, one WSD trunk for both (~1.1 N).
+    # scripts/schedule_probe.py --chapter frequency on search seeds 0-2, fp32
+    # (schedule_probe.csv beside this module): WSD at N above the cosine at N in all 12
+    # pairs, GRU V32 +0.088 [-0.035, +0.212] (vanilla) and +0.116 [+0.070, +0.161]
+    # (PE), LSTM V64 +0.063 [+0.041, +0.085] and +0.107 [+0.066, +0.149]: adopted
+    schedule="wsd",
 )
 # Paper-sized models (the paper's vocabularies, L 64, h512, B512) on a shortened schedule for one GPU:
 # the key-findings chapter's GPU regime. Not yet run on a GPU by this project: the numbers come from
@@ -99,6 +105,8 @@ GPU = dict(
     amp="none",                                     # fp32: bf16 sent vanilla GRUs to NaN (anchors)
     workers=4,                                      # runs packed on the GPU at once (processes): a
                                                     # GRU update at h512 leaves an H100 partly idle
+    schedule="wsd",                                 # as key findings' gpu preset: N/2 a branch off
+                                                    # N's trunk, extended by later GPU steps
     per_core={                                      # updates where the anchors' curves have parted
         "gru": {"steps": 12_000},                   # (as key findings' GPU preset): GRU V256 vanilla
         "lstm": {"steps": 6000},                    # 0.36 vs PE 0.59 at ~13k; LSTM V16384 0.032 vs

@@ -137,6 +137,11 @@ GPU = dict(
     amp="none",                         # fp32: bf16 sent vanilla GRUs to NaN (anchors)
     workers=4,                          # runs packed on the GPU at once (processes):
                                         # a GRU update at h512 leaves an H100 idle
+    schedule="wsd",                     # protocol 4's N/2 as a branch of N's trunk
+                                        # (~1.1 N, not 1.5 N), and a later GPU step
+                                        # extends the trunk; WSD matched or beat the
+                                        # cosine at the quick cells (schedule_probe.csv)
+                                        # unmeasured at paper size
     per_core={                          # updates where the anchors' curves have parted:
         "gru": {"steps": 12_000},       # vanilla 0.36 vs PE 0.59 at ~13k (V256)
         "lstm": {"steps": 6000},        # V16384: 0.032 vs 0.063 at 3k
@@ -189,6 +194,8 @@ LEASE = dict(
     workers=1,                          # one run at a time in the lease's own process:
                                         # the step's clock and checkpoint see every
                                         # update
+    schedule="wsd",                     # as gpu: N/2 is a branch off N's trunk, so the
+                                        # doubling test adds ~10% (13.4 of 16 minutes)
     per_core={"lstm": {"steps": 2500}},  # LSTM: the anchors' V16384 gap (0.032 vs
                                          # 0.063) was open by 3k; 2,500 is what the
                                          # budget leaves
