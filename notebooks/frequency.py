@@ -270,6 +270,27 @@ display(claims.table(grades))
 print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 
 # %% tags=["hide-input"]
+from penb.claims import doubling_plot
+
+fig = doubling_plot.figure(grades)
+stamp(fig, cfg, **extra)
+glue("fq_doubling", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fq_doubling
+# :name: fig-fq-doubling
+#
+# The doubling test behind the verdicts above (Fig. 3 and Sec. 4.2): for each claim about trained
+# models, how far each quantity that could overturn its verdict moved from half the
+# updates to the full budget, per seed (dot: the mean, bar: its 95% Student-t interval
+# over seeds), in units of the claim's smallest effect of interest. A verdict stands
+# only where every bar of its claim stays on the shaded side of its dashed line: a gap
+# found must not shrink by one smallest effect, a gap denied must not grow by one, a
+# "no gain" must not move either way (green: it held; orange: it did not).
+# ```
+
+# %% tags=["hide-input"]
 for g in grades:
     glue("fq_v_" + g.claim.removeprefix("morita.fig3.").replace(".", "_"), g.verdict,
          display=False)

@@ -162,3 +162,17 @@ def test_graded_with_half_reads_the_chapters_own_evidence_on_both_budgets(tmp_pa
     seen.clear()
     g, = claims.graded_with_half(grade_fn, full, None, None)
     assert seen == ["full"] and g.verdict == claims.INCONCLUSIVE
+
+
+def test_the_doubling_figure_draws_one_bar_per_quantity_moved():
+    from penb.claims import doubling_plot
+
+    half = _ev([0.30, 0.31, 0.29], [0.30, 0.32, 0.30])
+    full = _ev([0.30, 0.31, 0.30], [0.31, 0.32, 0.31])
+    g = claims.grade("morita.fig2.gru", full, half=half, budgets=(1000, 2000))
+    rows = doubling_plot.rows([g])
+    assert [r["quantity"] for r in rows] == ["gap", "PE level"]
+    # the gap moved (-0.01, 0, 0) -> mean -0.0033, i.e. -1/6 of the 0.02 that matters
+    assert rows[0]["mean"] == pytest.approx(-0.01 / 3 / 0.02)
+    assert len(doubling_plot.figure([g]).axes[0].lines) >= 2 * 2
+    assert doubling_plot.rows([claims.grade("morita.fig2.gru", full)]) == []       # no N/2: nothing to draw
