@@ -9,8 +9,8 @@ of ``1.5 N`` (with ``decay`` 0.2: the trunk to ``0.8 N`` plus the ``0.1 N`` bran
 
 The store keeps the trunk's checkpoints at the branch points, in ``<store>/_trunks/<trunk key>/``:
 
-* a WSD run of ``N`` saves the trunk's state at ``D(N)`` and at ``D(N / 2^k)`` for every shorter budget
-  ``N / 2^k`` that is a whole number of updates and decays after the warm-up (:func:`branch_points`);
+* a WSD run of ``N`` saves the trunk's state at ``D(N)`` and at ``D(N/2)`` and ``D(N/4)`` where those budgets
+  are whole numbers of updates that decay after the warm-up (:func:`branch_points`);
 * a WSD run with no checkpoint of its own starts from the latest trunk checkpoint at or before its own
   ``D`` (:func:`latest`): a budget ``N/2`` trained after ``N`` trains only its branch, and a budget ``2N``
   extends the trunk from ``D(N)`` instead of starting over (a later session, a Slurm job or a GPU step).

@@ -111,9 +111,10 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
     decided only where doubling the updates did not move the quantity that could overturn its verdict by its
     smallest effect of interest: ``half`` is the same evidence computed on the runs at half the budget, and
     ``budgets`` is (N/2, N). Without ``half`` such a claim reads inconclusive. ``next_cost``: what the next
-    doubling would cost (``penb.chapters.rnn_common.next_cost``), said where the test does not settle it. ``training`` is the compared
-    models' training state (:func:`penb.claims.training.state`): protocol 3's gate, kept beside protocol 4
-    (``previous["3"]``), as the earlier protocols' verdicts are kept without it, as they were graded."""
+    doubling would cost (``penb.chapters.rnn_common.next_cost``), said where the test does not settle it.
+    ``training`` is the compared models' training state (:func:`penb.claims.training.state`): protocol 3's
+    gate, kept beside protocol 4 (``previous["3"]``), as the earlier protocols' verdicts are kept without it,
+    as they were graded. Inside :func:`graded_with_half` the half-budget evidence comes from its first pass."""
     from penb.claims import doubling, grading, training as training_state
 
     c = get(key)
