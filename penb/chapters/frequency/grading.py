@@ -17,8 +17,11 @@ from penb.chapters import rnn_common
 from penb.claims import training
 from penb.claims.intervals import t_interval
 from penb.chapters.frequency.grid import per_seed, quarter_cells, quarters
+from penb.chapters.frequency import sec4_2
+from penb.chapters.frequency.gates import (PAPER_STEPS, absent as _absent, learned as _learned,  # noqa: F401
+                                          of as _of, short as _short, vanilla_control as _vanilla_control)
 from penb.chapters.frequency.harm import PE, VANILLA, paired
-from penb.names import model_name, variant_label
+from penb.names import model_name
 
 # The claims this chapter grades (penb.claims.morita), by kind and model.
 MODELS = ("gru", "lstm", "s4d")
@@ -29,17 +32,12 @@ WHERE = {"lstm": ("morita.fig3.where.lstm", 0), "s4d": ("morita.fig3.where.s4d",
 NEAR_PERFECT = {core: f"morita.fig3.pe_near_perfect.{core}" for core in ("gru", "lstm")}
 S4D_T1 = "morita.sec4_3.s4d_t1"
 EXCEPTION = "morita.fig3.gru_exception"                      # graded in frequency.sec4_2 (issue 28)
-PAPER_STEPS = 300_000                                        # Sec. 3.3: where the level claims are made
 
 
 def diverged_counts(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
     """{(model, variant): number of diverged runs} for every model x variant of ``frame``."""
     g = frame.groupby(["model", "variant"], sort=False)["diverged"].sum()
     return {k: int(v) for k, v in g.items()}
-
-
-def _of(frame: pd.DataFrame, model: str, variant: str) -> pd.DataFrame:
-    return frame[(frame["model"] == model) & (frame["variant"] == variant)]
 
 
 def harm_evidence(sh: pd.DataFrame, model: str, vocab: int, diverged: dict) -> dict:
@@ -50,12 +48,6 @@ def harm_evidence(sh: pd.DataFrame, model: str, vocab: int, diverged: dict) -> d
                 diverged={VANILLA: int(diverged.get((model, VANILLA), 0))},
                 a_name=f"vanilla {model_name(model)}, FREQUENT disturbants", b_name="RARE disturbants",
                 seeds=v["seed"].tolist())
-
-
-def _learned(cells_: pd.DataFrame, model: str, variant: str) -> float:
-    """The mean over seeds of ``variant``'s accuracy with FREQUENT disturbants (both target groups)."""
-    acc = per_seed(_of(cells_[cells_["disturbants"] == "frequent"], model, variant), [])["accuracy"]
-    return float(acc.mean()) if len(acc) else float("nan")
 
 
 def robust_evidence(sh: pd.DataFrame, model: str, diverged: dict, cells_=None, vocab=None) -> dict:
@@ -76,13 +68,6 @@ def robust_evidence(sh: pd.DataFrame, model: str, diverged: dict, cells_=None, v
         ev["controls"] = {f"the PE {name}'s accuracy with FREQUENT disturbants (against the vanilla {name}'s)":
                           [_learned(cells_, model, PE), 1 / vocab, _learned(cells_, model, VANILLA)]}
     return ev
-
-
-def _vanilla_control(cells_: pd.DataFrame, model: str, vocab: int) -> dict:
-    """The vanilla model must have learned (accuracy with FREQUENT disturbants above chance) for its harm, or its
-    lack of harm, to say anything."""
-    return {f"the vanilla {model_name(model)}'s accuracy with FREQUENT disturbants":
-            [_learned(cells_, model, VANILLA), 1 / vocab]}
 
 
 def disturbant_evidence(cells_: pd.DataFrame, model: str, diverged: dict, vocab: int) -> dict:
@@ -173,28 +158,8 @@ def s4d_t1_evidence(cells_: pd.DataFrame, level: float) -> dict:
     return level_check(w, level, "all")
 
 
-def _absent(cfg, model: str, variants: tuple) -> str:
-    """Why ``model`` cannot be graded at ``cfg`` with ``variants`` ('' when it can)."""
-    if model not in cfg.cores:
-        return f"not at this preset: the {model_name(model)} is not among its models"
-    encodings = {variant_label(e) for e in cfg.encodings}
-    lacking = [v for v in variants if v not in encodings]
-    return f"not at this preset: no {' or '.join(lacking)} runs" if lacking else ""
-
-
-def _short(cfg, model: str, fraction: float) -> str:
-    """'' when ``model`` trains at least ``fraction`` of the paper's updates at ``cfg``, else why not."""
-    steps = rnn_common.settings(cfg, model)["steps"]
-    if steps >= fraction * PAPER_STEPS:
-        return ""
-    return (f"not at this preset: a level reached after the paper's {PAPER_STEPS:,} updates; the "
-            f"{model_name(model)} trains {steps:,} here (under {fraction:.0%} of them)")
-
-
 def _claim_evidence(cfg, key: str, frame, sh, cells_, diverged) -> tuple[str, str, dict | None]:
     """(model, why not tested, evidence) of claim ``key``."""
-    from penb.chapters.frequency import sec4_2
-
     if key in sec4_2.KEYS:                                   # the rest of Sec. 4.2 (issue 28)
         return sec4_2.evidence(cfg, key, cells_, diverged)
     for table, variants in ((HARM, (VANILLA,)), (ROBUST, (VANILLA, PE)), (DISTURBANTS, (VANILLA,))):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import pandas as pd
 
 from penb import claims
+from penb.chapters.frequency.gates import absent as _absent, of as _of, short as _short
+from penb.chapters.frequency.gates import vanilla_control as _vanilla_control
 from penb.chapters.frequency.grid import per_seed, quarter_cells, quarter_label, quarters
 from penb.chapters.frequency.harm import PE, VANILLA
 from penb.names import model_name
@@ -27,8 +29,6 @@ def rare_target_evidence(cells_: pd.DataFrame, model: str, diverged: dict, vocab
     """``morita.fig3.rare_target.<model>``: per vanilla seed, with FREQUENT disturbants (all positions), the
     accuracy on FREQUENT targets (``a``) and on RARE targets (``b``); the control is that the vanilla model
     learned (its accuracy with FREQUENT disturbants above chance)."""
-    from penb.chapters.frequency.grading import _of, _vanilla_control
-
     at = _of(cells_[cells_["disturbants"] == "frequent"], model, VANILLA)
     w = per_seed(at, ["target"]).pivot_table(index="seed", columns="target", values="accuracy").sort_index()
     ok = {"frequent", "rare"} <= set(w.columns)
@@ -82,8 +82,6 @@ def _pe_gru(cells_: pd.DataFrame) -> pd.DataFrame:
 
 def evidence(cfg, key: str, cells_: pd.DataFrame, diverged: dict) -> tuple[str, str, dict | None]:
     """(model, why not tested, evidence) of claim ``key`` (one of :data:`KEYS`)."""
-    from penb.chapters.frequency.grading import _absent, _short
-
     if key == EXCEPTION:
         level = claims.get(key).rule.params
         why = _absent(cfg, "gru", (PE,)) or _short(cfg, "gru", level["min_fraction_of_paper_steps"])
