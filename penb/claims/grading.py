@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from penb.claims.intervals import (ALPHA, DEFAULT_SESOI, POWER, PRACTICAL_SEEDS,  # noqa: F401
                                   bootstrap_interval, needed_text, seed_interval, seeds_needed, t_interval)
+from penb.claims.margins import at_least, equivalence, raw_gains, room_left
+from penb.claims.outcomes import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
+                                  VERDICTS, _agree_needed, _detail, _summary, fmt)
 from penb.claims.protocol import PROTOCOL, PROTOCOLS  # noqa: F401
 
-REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED = (
-    "reproduced", "direction only", "not reproduced", "inconclusive", "not tested")
-VERDICTS = (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED)
 
 
 @dataclass(frozen=True)
@@ -71,15 +71,6 @@ class Grade:
             raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
 
 
-def fmt(mean: float, lo: float, hi: float, digits: int = 3) -> str:
-    """'0.412 [0.398, 0.425]'."""
-    return f"{mean:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-
-
-def _agree_needed(n: int, fraction: float) -> int:
-    return max(1, math.ceil(fraction * n - 1e-9))
-
-
 def _gate(ev: dict, p: dict) -> Optional[str]:
     """The validity gate shared by the comparative rules: a reason for 'inconclusive', or None. Besides the
     better variant against ``baseline``, ``controls`` ({name: [value, trivial baseline(, reference)]}) names
@@ -108,20 +99,6 @@ def _paired(ev: dict, p: dict) -> dict:
     if a.shape != b.shape:
         raise ValueError(f"paired evidence needs one value per seed for both variants, got {a.shape} and {b.shape}")
     return _summary(a - b, p, a=float(a.mean()) if a.size else math.nan, b=float(b.mean()) if b.size else math.nan)
-
-
-def _summary(d: np.ndarray, p: dict, **more) -> dict:
-    """Mean, interval, sign agreement and SD of per-seed values ``d`` under the protocol in ``p``."""
-    mean, lo, hi = seed_interval(d, protocol=p.get("protocol", PROTOCOL), seed=p.get("bootstrap_seed", 0))
-    return dict(diff=mean, lo=lo, hi=hi, agree=int((d > 0).sum()), n=len(d),
-                need=_agree_needed(len(d), p.get("min_agree", 0.8)),
-                sd=float(np.std(d, ddof=1)) if len(d) > 1 else math.nan, **more)
-
-
-def _detail(s: dict, p: dict, needed: Optional[int] = None) -> dict:
-    """What the scorecard draws and says of a comparison: effect, interval, SESOI, seeds, seeds needed."""
-    return dict(effect=s["diff"], lo=s["lo"], hi=s["hi"], sesoi=p.get("sesoi", DEFAULT_SESOI), n=s["n"],
-                sd=s["sd"], seeds_needed=needed, protocol=p.get("protocol", PROTOCOL))
 
 
 def _absent_or_open(s: dict, p: dict, why: str) -> tuple[str, str, dict]:
@@ -291,6 +268,3 @@ def apply(rule: Rule, evidence: dict[str, Any], protocol: int = PROTOCOL,
     params = {**rule.params, "protocol": protocol, **({"sesoi": sesoi} if sesoi is not None else {})}
     out = RULES[rule.kind](evidence, params)
     return (*out, {}) if len(out) == 3 else out
-
-
-from penb.claims.margins import at_least, equivalence, raw_gains, room_left  # noqa: E402  (it imports this module)

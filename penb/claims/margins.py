@@ -39,9 +39,9 @@ from typing import Optional
 
 import numpy as np
 
-from penb.claims.grading import (DEFAULT_SESOI, DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, PROTOCOL, REPRODUCED,
-                                 _detail, _summary, fmt)
 from penb.claims.intervals import needed_text, seed_interval
+from penb.claims.outcomes import (DEFAULT_SESOI, DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, PROTOCOL, REPRODUCED,
+                                  _detail, _summary, fmt)
 
 
 def at_least(name: str, value: float, floor: float, reference: float, p: dict) -> tuple[Optional[str], float]:
