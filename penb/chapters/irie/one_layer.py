@@ -2,8 +2,8 @@
 
 The order study of Question 4 (``penb.chapters.irie.q4``) trains a one-layer causal Transformer without PE on
 reversal; at an output step such a model sees only the multiset of the tokens so far, so no training can
-take it above the order-blind ceiling (``penb.chapters.irie.ceiling``). :func:`cells` makes that cell run on
-every order seed; :func:`evidence` checks each seed against the ceiling plus four binomial standard deviations
+take it above the order-blind ceiling (``penb.chapters.irie.ceiling``). :func:`cells` (``q4.one_layer_cells``, which the
+order study reads) makes that cell run on every order seed; :func:`evidence` checks each seed against the ceiling plus four binomial standard deviations
 of the test set, with the control that the model learned something (above chance).
 """
 from __future__ import annotations
@@ -12,22 +12,9 @@ import numpy as np
 
 from penb import claims
 from penb.chapters.irie import q4
+from penb.chapters.irie.q4 import one_layer_cells as cells, one_layer_missing as missing  # noqa: F401
 
 CLAIM = "irie.one_layer"
-
-
-def missing(cfg) -> str:
-    """Why ``cfg`` cannot test the claim ("" when it can)."""
-    if 1 not in cfg.q4_layers:
-        return f"q4_layers is {cfg.q4_layers}: no one-layer model"
-    if cfg.q4_task != "reverse":
-        return f"the order-blind ceiling is derived for reverse only, and q4_task is {cfg.q4_task!r}"
-    return ""
-
-
-def cells(cfg) -> list[tuple[int, str]]:
-    """The (layers, encoding) cells of the order study the claim grades: the one-layer model without PE."""
-    return [] if missing(cfg) else [(1, q4.NONE)]
 
 
 def evidence(results: dict, cfg) -> dict:

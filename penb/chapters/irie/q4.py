@@ -56,11 +56,24 @@ def cells(cfg, study: str) -> list[tuple[int, str, tuple]]:
     context = {"all": seeds, "first": seeds[:1], "none": ()}[cfg.q4_context]
     keep = graded(cfg, study)
     if study == "order":                                # irie.one_layer: the one-layer model without PE too
-        from penb.chapters.irie import one_layer
-
-        keep = keep + one_layer.cells(cfg)
+        keep = keep + one_layer_cells(cfg)
     out = [(n, e, seeds if (n, e) in keep else context) for n, e in variants(cfg)]
     return [c for c in out if c[2]]
+
+
+def one_layer_missing(cfg) -> str:
+    """Why ``cfg`` cannot test ``irie.one_layer`` ("" when it can)."""
+    if 1 not in cfg.q4_layers:
+        return f"q4_layers is {cfg.q4_layers}: no one-layer model"
+    if cfg.q4_task != "reverse":
+        return f"the order-blind ceiling is derived for reverse only, and q4_task is {cfg.q4_task!r}"
+    return ""
+
+
+def one_layer_cells(cfg) -> list[tuple[int, str]]:
+    """The (layers, encoding) cells of the order study that ``irie.one_layer`` grades (``penb.chapters.irie.
+    one_layer``, which imports this module): the one-layer model without PE."""
+    return [] if one_layer_missing(cfg) else [(1, NONE)]
 
 
 def order_configs(cfg) -> list[dict]:
