@@ -251,13 +251,14 @@ plt.close(fig)
 # ```{glue:figure} kf_doubling
 # :name: fig-kf-doubling
 #
-# The doubling test behind the verdicts above (Fig. 2 and Sec. 4.1): for each claim about trained
-# models, how far each quantity that could overturn its verdict moved from half the
-# updates to the full budget, per seed (dot: the mean, bar: its 95% Student-t interval
-# over seeds), in units of the claim's smallest effect of interest. A verdict stands
-# only where every bar of its claim stays on the shaded side of its dashed line: a gap
-# found must not shrink by one smallest effect, a gap denied must not grow by one, a
-# "no gain" must not move either way (green: it held; orange: it did not).
+# The doubling test behind the verdicts above (Fig. 2 and Sec. 4.1): for each claim
+# about trained models, how far each quantity that could overturn its verdict moved
+# from half the updates to the full budget, per seed (dot: the mean, bar: its 95%
+# Student-t interval over seeds), in units of the claim's smallest effect of interest.
+# A verdict stands only where every bar of its claim stays on the shaded side of its
+# dashed line: a gap found must not shrink by one smallest effect, a gap denied must
+# not grow by one, a "no gain" must not move either way (green: it held; orange: it
+# did not).
 # ```
 
 # %% tags=["hide-input"]

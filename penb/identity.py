@@ -13,13 +13,46 @@ version are then never reused, and a partial run of the old version is never res
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 import subprocess
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Mapping
 
 STORE_VERSION = 3
+
+
+# -- the run key (``penb.runs`` re-exports it; ``penb.trunks`` hashes a trunk from the same fields) --------------
+BOOKKEEPING = ("log_every",)        # run fields that do not change a result: left out of the key
+
+
+def key_fields(config: Mapping[str, Any]) -> dict:
+    """What the run key hashes: the store version and the normalised config without bookkeeping, with
+    the device reduced to its type."""
+    from penb.run_config import normalize
+
+    c = {k: v for k, v in normalize(config).items() if k not in BOOKKEEPING}
+    c["device"] = str(c["device"]).split(":")[0]
+    identity = _task_identity(c["task"], c["vocab_size"], c["length"],
+                              json.dumps(c["task_options"], sort_keys=True, default=str))
+    return {"store_version": STORE_VERSION, **c, **({"task_identity": identity} if identity else {})}
+
+
+@lru_cache(maxsize=256)
+def _task_identity(task: str, vocab_size: int, length: int, options: str) -> dict:
+    """``Task.identity()`` (e.g. the corpus digests of the ``lm`` task), cached per process."""
+    from penb.tasks import make_task
+
+    return make_task(task, vocab_size, length, **json.loads(options)).identity()
+
+
+def key(config: Mapping[str, Any]) -> str:
+    """sha256 (16 hex digits) of the canonical JSON of :func:`key_fields`."""
+    blob = json.dumps(key_fields(config), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 @lru_cache(maxsize=1)

@@ -27,18 +27,17 @@ kernels are not guaranteed deterministic; a resumed GPU run agrees only statisti
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
 
 import numpy as np
 
 from penb import paths, train, trunks
-from penb.identity import STORE_VERSION
+from penb.identity import BOOKKEEPING, STORE_VERSION, key, key_fields  # noqa: F401 (re-exported: runs.key)
 from penb.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
 from penb.run_config import normalize
 
@@ -46,33 +45,6 @@ if TYPE_CHECKING:      # imported where a sweep needs one: a store read or a sin
     from penb.executors import Executor
 
 NAMESPACE = "rnn"
-BOOKKEEPING = ("log_every",)        # run fields that do not change a result: left out of the key
-
-
-def key_fields(config: Mapping[str, Any]) -> dict:
-    """What the run key hashes: the store version and the normalised config without bookkeeping, with
-    the device reduced to its type."""
-    c = {k: v for k, v in normalize(config).items() if k not in BOOKKEEPING}
-    c["device"] = str(c["device"]).split(":")[0]
-    identity = _task_identity(c["task"], c["vocab_size"], c["length"],
-                              json.dumps(c["task_options"], sort_keys=True, default=str))
-    return {"store_version": STORE_VERSION, **c, **({"task_identity": identity} if identity else {})}
-
-
-@lru_cache(maxsize=256)
-def _task_identity(task: str, vocab_size: int, length: int, options: str) -> dict:
-    """``Task.identity()`` (e.g. the corpus digests of the ``lm`` task), cached per process."""
-    from penb.tasks import make_task
-
-    return make_task(task, vocab_size, length, **json.loads(options)).identity()
-
-
-def key(config: Mapping[str, Any]) -> str:
-    """sha256 (16 hex digits) of the canonical JSON of :func:`key_fields`."""
-    blob = json.dumps(key_fields(config), sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
 def root(store: Optional[Path] = None) -> Path:
     return Path(store) if store is not None else paths.store_dir() / NAMESPACE
 

@@ -30,7 +30,8 @@ from penb import claims, metrics, runs
 from penb.chapters import rnn_common
 from penb.chapters.key_findings.grading import (  # noqa: F401 (re-exported)
     BETTER, DECLINE, PE, TREND, TREND_MIN_VOCABS, UNTESTED, VANILLA, _paired,
-    decline_evidence, evidence, grade, trend_evidence)
+    decline_evidence, evidence, trend_evidence)
+from penb.chapters.key_findings import grading
 from penb.names import model_name, variant_label
 
 if TYPE_CHECKING:      # annotations only: the GPU lease imports this module
@@ -75,6 +76,13 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     todo = configs + rnn_common.half_budgets(configs, cfg)      # protocol 4: N and N/2
     results, _ = runs.chapter_sweep(todo, cfg, "Fig. 2 runs", executor, store, progress)
     return frame(results[:len(configs)])
+
+
+def grade(frame: pd.DataFrame, cfg, half: Optional[pd.DataFrame] = None) -> list:
+    """:func:`penb.chapters.key_findings.grading.grade` with the runs at half the
+    budget (protocol 4): ``half`` as :func:`half_frame` gives it, read from the store
+    when not given."""
+    return grading.grade(frame, cfg, half_frame(cfg) if half is None else half)
 
 
 def half_frame(cfg, store: Optional[Path] = None) -> Optional[pd.DataFrame]:

@@ -175,10 +175,8 @@ def grade(frame: pd.DataFrame, cfg,
     of :func:`frame`, made from ``cfg``) through ``penb.claims.grade``, or recorded with
     ``penb.claims.not_tested`` where this preset cannot test it; then the claims of
     :data:`UNTESTED`, with the registry's reason. ``half`` holds the same runs at half
-    their updates (protocol 4's doubling test; read from the store when not given)."""
-    from penb.chapters.key_findings.analysis import half_frame
-
-    half = half_frame(cfg) if half is None else half
+    their updates (protocol 4's doubling test; ``analysis.grade`` reads them from the
+    store); without them the claims about trained models read undecided."""
     out = [_grade(c, frame, cfg, half) for c in claims.of_chapter(CHAPTER)]
     return out + [claims.not_tested(k, claims.get(k).not_tested, cfg) for k in UNTESTED]
 
