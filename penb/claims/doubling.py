@@ -17,7 +17,7 @@ Student-t interval over the seeds (the same seeds at both budgets, paired). Othe
   lies above ``-SESOI``. A *not reproduced* (no gap, or the opposite) could be overturned by the gap growing:
   it stands when the interval lies below ``+SESOI``;
 * a trend (rule ``trend``): the per-seed slope, read as a gap is;
-* a level the text states (``better`` with a ``threshold``): besides the gap, the level of the model named, in
+* a level the text states (rule ``level``, or ``better`` with a ``threshold``): the level of the model named, in
   the direction that could overturn the verdict (a rise for a level not reached, a fall for one reached);
 * "no gain" (rule ``no_gain``): both models: each model's move lies within ``(-SESOI, +SESOI)``, since either
   one still moving could open the gap the claim denies;
@@ -56,6 +56,8 @@ def quantities(kind: str, params: dict, ev: dict) -> dict[str, dict[int, float]]
         elif params.get("threshold") is not None:
             out[f"{ev.get('a_name', 'a')} level"] = _per_seed(ev, a)
         return out
+    if kind == "level":
+        return {f"{ev.get('a_name', 'a')} level": _per_seed(ev, np.asarray(ev["a"], float))}
     if kind == "trend":
         gaps = np.asarray(ev["gaps"], float)
         x = np.log2(np.asarray(ev["x"], float)) if params.get("log2", True) else np.asarray(ev["x"], float)
@@ -72,6 +74,8 @@ def _direction(kind: str, name: str, verdict: str) -> str:
 
     if kind in ("no_gain", "check"):
         return STILL
+    if kind == "level":                 # a level reached could be lost, one not reached could be reached
+        return GROW if verdict == NOT_REPRODUCED else SHRINK
     if name.endswith(" level") and verdict != NOT_REPRODUCED:
         # a level reached could be lost (a fall), a level short of the text's (direction only) could be reached
         return SHRINK if verdict == "reproduced" else GROW

@@ -19,7 +19,7 @@ independent unit; sequences of one seed are not independent draws of the effect)
   valid seeds, or a control failed;
 * ``not tested``: no chapter tests the claim, or not at this preset.
 
-Rules (:data:`RULES`): ``better``, ``no_gain``, ``gain_vs_reference``, ``trend``, ``close``, ``check``; protocol
+Rules (:data:`RULES`): ``better``, ``level``, ``no_gain``, ``gain_vs_reference``, ``trend``, ``close``, ``check``; protocol
 3's equivalence test for ``no_gain``, gains over the room left and "at least as well" controls:
 :mod:`penb.claims.margins`.
 """
@@ -138,6 +138,27 @@ def better(ev: dict, p: dict) -> tuple:
     return verdict, ours, reason, detail
 
 
+def level(ev: dict, p: dict) -> tuple:
+    """A level the text states for one model (``a``, per seed) against ``level`` (issue 35: "above 95%"):
+    reproduced when the seed-level interval of the mean lies above it, not reproduced when it lies below it,
+    otherwise inconclusive with the seeds that would decide it (at the claim's smallest effect)."""
+    gate = _gate({**ev, "b": ev["a"]}, p)
+    a, target = np.asarray(ev["a"], float), float(p["level"])
+    s = _summary(a - target, p, a=float(a.mean()) if a.size else math.nan)
+    ours = (f"{ev.get('a_name', 'a')} {s['a']:.3f}, its interval {fmt(s['a'], s['lo'] + target, s['hi'] + target)} "
+            f"over {s['n']} seeds against the text's {target:g}")
+    if gate:
+        return INCONCLUSIVE, ours, gate, _detail(s, p)
+    if s["lo"] > 0:
+        return REPRODUCED, ours, f"the seed-level interval lies above {target:g}", _detail(s, p)
+    if s["hi"] < 0:
+        return NOT_REPRODUCED, ours, f"the seed-level interval lies below {target:g}: the level is not reached", \
+            _detail(s, p)
+    n, words = needed_text(s["n"], s["sd"], p.get("sesoi", DEFAULT_SESOI))
+    return INCONCLUSIVE, ours, f"not shown with {s['n']} seeds at this preset (the interval straddles " \
+        f"{target:g}); {words}", _detail(s, p, n)
+
+
 def no_gain(ev: dict, p: dict) -> tuple:
     """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin`` (protocols 2-3:
     the claim's smallest effect of interest); if the control is clearly worse than ``b`` it failed as a control
@@ -250,12 +271,12 @@ def check(ev: dict, p: dict) -> tuple[str, str, str]:
 
 
 RULES: dict[str, Callable[[dict, dict], tuple[str, str, str]]] = {
-    "better": better, "no_gain": no_gain, "gain_vs_reference": gain_vs_reference, "trend": trend, "close": close,
+    "better": better, "level": level, "no_gain": no_gain, "gain_vs_reference": gain_vs_reference, "trend": trend, "close": close,
     "check": check,
 }
 
 
-COMPARATIVE = ("better", "no_gain", "gain_vs_reference", "trend")     # the rules that take a SESOI
+COMPARATIVE = ("better", "level", "no_gain", "gain_vs_reference", "trend")     # the rules that take a SESOI
 
 
 def apply(rule: Rule, evidence: dict[str, Any], protocol: int = PROTOCOL,

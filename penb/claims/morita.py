@@ -38,17 +38,33 @@ CLAIMS = [
            "betas_paper_text": (0.9, 0.999), "betas_official_code": (0.9, 0.98)}, kind="setting"),
     # --- Sec. 4.1, Fig. 2 -------------------------------------------------------------------------------
     Claim("morita.fig2.gru", MORITA, "Fig. 2 / Sec. 4.1",
-          "Position-encoded GRU reverses length-64 sequences with token accuracy above 95% for vocabularies "
-          "32-256, ahead of the vanilla GRU (its decline with the vocabulary: morita.fig2.decline.gru).",
-          0.95, "token accuracy (lower bound, PE)", {"vocab": (32, 64, 128, 256), "length": 64},
+          "The position-encoded GRU reverses length-64 sequences more accurately than the vanilla GRU at the "
+          "large vocabularies (32-256; its level: morita.fig2.level.gru; the vanilla decline: "
+          "morita.fig2.decline.gru).", None, "", {"vocab": (32, 64, 128, 256), "length": 64},
           chapter="key_findings", measure=f"{ACC} at the chapter's largest GRU vocabulary, PE vs vanilla",
-          rule=better("PE GRU above vanilla GRU", 0.95), baseline=CHANCE),
+          rule=better("PE GRU above vanilla GRU"), baseline=CHANCE),
     Claim("morita.fig2.lstm", MORITA, "Fig. 2 / Sec. 4.1",
-          "Position-encoded LSTM keeps token accuracy above 95% for vocabularies 256-16,384, ahead of the "
-          "vanilla LSTM (its decline with the vocabulary: morita.fig2.decline.lstm).",
-          0.95, "token accuracy (lower bound, PE)", {"vocab": (256, 512, 1024, 2048, 4096, 8192, 16384), "length": 64},
+          "The position-encoded LSTM is more accurate than the vanilla LSTM at vocabularies 256-16,384 (its level: "
+          "morita.fig2.level.lstm; the vanilla decline: morita.fig2.decline.lstm).", None, "",
+          {"vocab": (256, 512, 1024, 2048, 4096, 8192, 16384), "length": 64},
           chapter="key_findings", measure=f"{ACC} at the chapter's largest LSTM vocabulary, PE vs vanilla",
-          rule=better("PE LSTM above vanilla LSTM", 0.95), baseline=CHANCE),
+          rule=better("PE LSTM above vanilla LSTM"), baseline=CHANCE),
+    # Sec. 4.1's "achieving the token-wise accuracy above 95%" as a level that can fail (issue 35: inside rule
+    # "better" a PE model at 0.70 read "direction only"). Written 2026-11-26, after protocol 3's Fig. 2 verdicts had
+    # been seen; none of them was decided (every quick one read "still learning"), so none informed it
+    *[Claim(f"morita.fig2.level.{core}", MORITA, "Fig. 2 / Sec. 4.1",
+            f"The position-encoded {name} reaches a token accuracy above 95% (vocabularies {span}).", 0.95,
+            "token accuracy (lower bound, PE)", {"vocab": vocab, "length": 64}, chapter="key_findings",
+            measure=f"the PE {name}'s {ACC} at the chapter's largest {name} vocabulary",
+            rule=Rule("level", f"the PE {name}'s mean accuracy over seeds against 0.95: reproduced when its "
+                               f"seed-level 95% interval lies above 0.95, not reproduced when it lies below; "
+                               f"otherwise inconclusive; inconclusive too when the PE {name} sits within 0.02 of "
+                               f"chance, a run diverged or fewer than 3 seeds are valid",
+                      {**_P, "level": 0.95}),
+            baseline=CHANCE, sesoi=0.02, sesoi_why="the protocol's default, 0.02 of accuracy: how far from 95% "
+                                                   "a mean must be to matter")
+      for core, name, span, vocab in (("gru", "GRU", "32-256", (32, 64, 128, 256)),
+                                      ("lstm", "LSTM", "256-16,384", (256, 512, 1024, 2048, 4096, 8192, 16384)))],
     Claim("morita.fig2.s4d", MORITA, "Fig. 2 / Sec. 4.1",
           "Positional encoding also improves S4D at large vocabularies (no number printed).", None, "",
           {"length": 64}, chapter="key_findings",

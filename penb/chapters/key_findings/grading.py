@@ -35,6 +35,8 @@ BETTER = {"morita.fig2.gru": ("gru", "token_accuracy"),
           "morita.fig2.s4d": ("s4d", "token_accuracy"),
           **{f"morita.fig2.distance.{core}": (core, "mean_distance")
              for core in ("gru", "lstm", "s4d")}}
+# claim -> model: Sec. 4.1's "above 95%", the PE model's level at its largest vocabulary
+LEVEL = {f"morita.fig2.level.{core}": core for core in ("gru", "lstm")}
 # claim -> model: the PE - vanilla gap's growth over the model's vocabularies (one
 # claim per model: Sec. 4.1 speaks of "the vanilla models")
 TREND = {f"morita.fig2.trend.{core}": core for core in ("gru", "lstm", "s4d")}
@@ -118,6 +120,19 @@ def decline_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
             "diverged": _diverged(frame, model, xs)[variant_label(VANILLA)]}
 
 
+def level_evidence(frame: pd.DataFrame, model: str, vocab: int) -> dict:
+    """The evidence of rule "level": a, the PE ``model``'s token accuracy per valid
+    seed at ``vocab``; baseline chance; diverged, the PE runs there whose loss turned
+    non-finite (a vanilla run's fate does not touch the PE model's level)."""
+    at = frame[(frame["model"] == model) & (frame["vocab"] == vocab)
+               & (frame["encoding"] == PE)]
+    ok = at[~at["diverged"].astype(bool)].sort_values("seed")
+    return {"a": ok["token_accuracy"].tolist(), "seeds": [int(x) for x in ok["seed"]],
+            "baseline": 1.0 / vocab, "a_name": f"PE {model_name(model)}",
+            "diverged": {variant_label(PE): int(at["diverged"].astype(bool).sum())},
+            "vocab": int(vocab)}
+
+
 def rescue_evidence(frame: pd.DataFrame, half: pd.DataFrame, model: str,
                     vocab: int) -> dict:
     """The evidence of rule "no_gain" for Sec. 4.1's extra updates: a, the vanilla
@@ -185,7 +200,8 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
     if c.rule is None:
         return claims.not_tested(c.key, c.not_tested, cfg)
     model = BETTER[c.key][0] if c.key in BETTER else \
-        TREND.get(c.key) or DECLINE.get(c.key) or RESCUE.get(c.key)
+        TREND.get(c.key) or DECLINE.get(c.key) or RESCUE.get(c.key) or \
+        LEVEL.get(c.key)
     if model is None:
         raise ValueError(f"claim {c.key}: the chapter {CHAPTER} has no evidence for it")
     missing = _missing(cfg, model)
@@ -199,6 +215,15 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
         ev = rescue_evidence(frame, half, model, max(vocabs))
         return claims.grade(c.key, ev, cfg, budgets=rnn_common.budgets(cfg, model),
                             vocab=max(vocabs))
+    if c.key in LEVEL:
+        vocab = max(vocabs)
+        ev = level_evidence(frame, model, vocab)
+        state = training_state(frame, model, [vocab])
+        return claims.grade(c.key, ev, cfg, training=state,
+                            half=_at_half(half, level_evidence, model, vocab),
+                            budgets=rnn_common.budgets(cfg, model), vocab=vocab,
+                            next_cost=rnn_common.next_cost(
+                                frame[frame["vocab"] == vocab], cfg, model))
     if c.key in BETTER:
         vocab = max(vocabs)
         ev = evidence(frame, model, vocab, BETTER[c.key][1], cfg.length)
