@@ -204,6 +204,12 @@ def test_table1_is_graded_per_seed_on_long_runs(tmp_path, monkeypatch):
     assert mixed_grade.claim == "morita.table1"                                                 # not absent
     assert mixed_grade.verdict == grading.INCONCLUSIVE and "not shown with 5 seeds" in mixed_grade.reason
     assert mixed_grade.previous["1"]["verdict"] == grading.NOT_REPRODUCED
+    # issue 35: "slightly worse" is a direction. Log ratios +0.009, +0.009, -0.002, -0.0045, +0.006: the
+    # interval includes 0 but lies wholly under Table 1's whole gap (0.020), which the old margin read as "not
+    # reproduced"; any inferiority agrees with the text, so it is open, not refuted
+    close = lm_frame({"none": VAN, "sinusoidal": [40.36, 30.27, 49.90, 44.80, 35.21]})
+    g = next(g for g in lm_grading.grade(close, cfg) if g.claim == "morita.table1")
+    assert g.detail["lo"] < 0 < g.detail["hi"] < 0.020058 and g.verdict == grading.INCONCLUSIVE
 
 
 def test_no_advantage_on_long_runs(tmp_path, monkeypatch):
