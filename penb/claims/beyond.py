@@ -98,7 +98,8 @@ CLAIMS = [
           baseline=BLIND),
     Claim("beyond.tf.vocab_effect", BEYOND, "Morita Fig. 2 without recurrence",
           "Morita's vocabulary effect appears without recurrence: the two-layer Transformer's gain from PE grows "
-          "with the vocabulary. (We expected it not to: attention reads any input directly.)", kind=H,
+          "with the vocabulary. (Morita's Sec. 5.2 expects it not to: attention mitigates the disturbant tokens by "
+          "itself; that expectation is graded as morita.sec5_2.attention on the same runs.)", kind=H,
           chapter=TF, measure="two-layer PE minus NoPE accuracy per seed at each vocabulary",
           rule=Rule("trend", "the per-seed gap, fitted against log2 V, has a slope whose seed-level interval is "
                              "above 0; needs at least 3 vocabularies and 3 seeds, else inconclusive",

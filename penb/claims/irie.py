@@ -140,4 +140,9 @@ CLAIMS = [
           rule=Rule("check", "reproduced when every such position changes by more than 1e-9 over every "
                              "permutation and seed (and the one-layer linear model's last position does not)"),
           baseline="none (an exact property)", extra=EXACT),
+    # issue 35: a sentence with no claim; the one place where the texts disagree
+    Claim("irie.pe_in_rnns", IRIE, "Sec. 2 (a passage the text marks as a comment)",
+          "It is rather unnatural to add extra PEs to recurrent neural networks.", None,
+          not_tested="a judgement of design, not a measurable effect (and the seed text marks its passage with a "
+                     "LaTeX comment sign); the book sets Morita's contrary Fig. 2 against it in key_findings"),
 ]

@@ -272,5 +272,21 @@ CLAIMS = [
           "model fades after about 10,000 steps.", 10_000, "steps",
           not_tested="needs checkpoints past 10,000 updates at paper size; the book's S4D stability runs are "
                      "far shorter (gpu/paper presets)"),
+    # --- Sec. 5.2 (issue 35: a sentence the book had registered as its own expectation, beyond.tf.vocab_effect) ---
+    Claim("morita.sec5_2.attention", MORITA, "Sec. 5.2",
+          "In a Transformer, attention adjusts the relevance of each input token and so mitigates the disturbant "
+          "tokens by itself: PE's stabilising function would not show there. Read as: the two-layer Transformer's "
+          "gain from PE does not grow with the vocabulary, as it does in the RNNs (the opposite of the book's "
+          "hypothesis beyond.tf.vocab_effect, graded on the same runs).", None, "", {},
+          chapter="beyond_transformers",
+          measure="per seed, the slope of the two-layer Transformer's PE minus NoPE token accuracy against log2 V "
+                  "(the runs of beyond.tf.vocab_effect)",
+          rule=Rule("no_gain", "the per-seed slope (a) against no growth (b = 0): reproduced when its seed-level 95% "
+                               "interval stays below +0.02 per doubling; not reproduced when it lies above +0.02 "
+                               "with 80% of the seeds agreeing; otherwise inconclusive; needs 3 vocabularies and 3 "
+                               "seeds, no diverged run (written 2026-11-26, after beyond.tf.vocab_effect's verdicts "
+                               "had been seen: exploratory)",
+                    {**_P, "margin": TREND_SESOI, "control": False}),
+          baseline="none", sesoi=TREND_SESOI, sesoi_why=TREND_WHY, scale={"length": 64}),
     # --- Appendices A-E: penb.claims.morita_appendix ----------------------------------------------------
 ]

@@ -159,6 +159,16 @@ def trend_evidence(frame: pd.DataFrame, cfg) -> dict:
     return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": dead}
 
 
+def slope_evidence(trend: dict) -> dict:
+    """Rule "no_gain" on a trend's per-seed slopes (``morita.sec5_2.attention``: no growth of PE's gain with V):
+    a, each seed's least-squares slope of the gap against log2 V; b, no growth (0)."""
+    gaps = np.asarray(trend["gaps"], float)
+    slopes = np.polyfit(np.log2(np.asarray(trend["x"], float)), gaps.T, 1)[0] if len(gaps) else np.array([])
+    return {"a": [float(v) for v in np.atleast_1d(slopes)], "b": [0.0] * len(gaps), "seeds": trend["seeds"],
+            "diverged": {"2-layer runs": trend["diverged"]}, "a_name": "slope of PE's gain per doubling of V",
+            "b_name": "no growth"}
+
+
 def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[claims.Grade]:
     """Every hypothesis of the chapter, in registry order (``not tested`` where this config lacks a model)."""
     have = set(frame[BY])
@@ -168,6 +178,7 @@ def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[cla
     for c in claims.of_chapter(CHAPTER):
         need = {"beyond.tf.one_layer_blind": {"1-layer NoPE"}, "beyond.tf.two_layer_no_pe": {"2-layer PE", "2-layer NoPE"},
                 "beyond.tf.vocab_effect": {"2-layer PE", "2-layer NoPE"}, "beyond.length.nope": {"2-layer PE", "2-layer NoPE"},
+                "morita.sec5_2.attention": {"2-layer PE", "2-layer NoPE"},
                 "beyond.length.lstm": {"2-layer NoPE", LSTM}}[c.key]
         pool = set(lengths[BY]) if c.key.startswith("beyond.length") and lengths is not None else have
         if not need <= pool:
@@ -182,13 +193,15 @@ def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[cla
                                  baseline=blind_ceiling(vmax, cfg.length), vocab=vmax)
             t = training.state(frame[frame["vocab"] == vmax], BY, ["2-layer PE", "2-layer NoPE"])
             g = claims.grade(c.key, ev, cfg, training=t, vocab=vmax)
-        elif c.key == "beyond.tf.vocab_effect":
+        elif c.key in ("beyond.tf.vocab_effect", "morita.sec5_2.attention"):
             if len(cfg.vocab) < 3:
                 out.append(claims.not_tested(c.key, "not at this preset: the trend needs 3 vocabularies", cfg))
                 continue
             t = training.combine(training.state(frame[frame["vocab"] == v], BY, ["2-layer PE", "2-layer NoPE"],
                                                 cell=f"V {v}") for v in sorted(cfg.vocab))
-            g = claims.grade(c.key, trend_evidence(frame, cfg), cfg, training=t, vocab=sorted(cfg.vocab))
+            ev = trend_evidence(frame, cfg)
+            g = claims.grade(c.key, ev if c.key == "beyond.tf.vocab_effect" else slope_evidence(ev), cfg,
+                             training=t, vocab=sorted(cfg.vocab))
         else:
             b = "2-layer PE" if c.key == "beyond.length.nope" else LSTM
             ev = evidence.paired(lengths, BY, "2-layer NoPE", b, metric="at_long", baseline=long_ceiling,
