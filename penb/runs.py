@@ -157,14 +157,13 @@ def settle(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = 
     return [normalize(c, job_device=job_device) for c in configs]
 
 
-def _job(item, store: str, progress: bool) -> list[tuple[str, bool]]:
-    """Executor job (module level, so it pickles): run one config, or a group of budgets of one trunk (a
-    tuple, longest first: :func:`groups`); per run its key and whether it trained here."""
-    out = []
-    for config in (item if isinstance(item, tuple) else (item,)):
-        result, trained = _run(config, Path(store), progress)
-        out.append((result.key, trained))
-    return out
+def _job(item, store: str, progress: bool):
+    """Executor job (module level, so it pickles): run one config, its key and whether it trained here; or a
+    group of budgets of one trunk (a tuple, longest first: :func:`groups`), that pair per run, as a list."""
+    if not isinstance(item, tuple):
+        result, trained = _run(item, Path(store), progress)
+        return result.key, trained
+    return [_job(config, store, progress) for config in item]
 
 
 def groups(configs: list) -> list:
@@ -206,7 +205,8 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     trained = set()
     if todo:
         job = partial(_job, store=str(root(store)), progress=progress and isinstance(executor, LocalExecutor))
-        trained = {k for done in executor.map(job, groups(list(todo.values()))) for k, t in done if t}
+        done = executor.map(job, groups(list(todo.values())))
+        trained = {k for d in done for k, t in (d if isinstance(d, list) else [d]) if t}
     results = [load(c, store) for c in configs]
     _log_usage(results, trained)
     return results
