@@ -248,6 +248,9 @@ def render(out_dir: Optional[Path] = None) -> str:
     return "\n".join(lines + _protocol_section(table))
 
 
+SHORT = {"reproduced": "R", "direction only": "D", "not reproduced": "N", "inconclusive": "I", "not tested": "-"}
+
+
 def _protocol_section(table: list[dict]) -> list[str]:
     """The grading protocol in force, its history, and every claim's verdict under each protocol (folded)."""
     from penb.claims import VERDICTS
@@ -266,10 +269,12 @@ def _protocol_section(table: list[dict]) -> list[str]:
             lines += ["", f"The same runs under protocol {v}: " +
                       "; ".join(f"{counts.get(w, 0)} {w}" for w in VERDICTS) + f" ({len(papers)} claims)."]
     lines += ["", "<details><summary>Every claim's verdict under each protocol</summary>", "",
-              "| claim | " + " | ".join(f"protocol {v}" for v in sorted(PROTOCOLS)) + " |",
+              "Short forms, so that every protocol fits the page: " + "; ".join(f"{a} {v}" for v, a in SHORT.items())
+              + ".", "",
+              "| claim | " + " | ".join(f"p{v}" for v in sorted(PROTOCOLS)) + " |",
               "|---|" + "---|" * len(PROTOCOLS)]          # (the seeds a decision needs: in each row above)
     for r in table:
-        cells = [earlier(r, v) if v != PROTOCOL else r["verdict"] for v in sorted(PROTOCOLS)]
+        cells = [SHORT[earlier(r, v) if v != PROTOCOL else r["verdict"]] for v in sorted(PROTOCOLS)]
         lines.append(f"| {r['key']} | " + " | ".join(cells) + " |")
     return lines + ["", "</details>", ""]
 
