@@ -48,7 +48,6 @@ class Claim:
     sesoi_why: str = ""             # where it comes from
     scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
     about: str = ""          # what models it speaks about (ABOUT); a comparative rule's default is "trained"
-    level: Optional[float] = None   # a level the text states for the better model (0.95, "near perfect" = 0.99)
 
     def __post_init__(self):
         from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI
