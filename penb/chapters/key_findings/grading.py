@@ -216,35 +216,33 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
         return claims.grade(c.key, ev, cfg, budgets=rnn_common.budgets(cfg, model),
                             vocab=max(vocabs))
     if c.key in LEVEL:
-        vocab = max(vocabs)
-        ev = level_evidence(frame, model, vocab)
-        state = training_state(frame, model, [vocab])
-        return claims.grade(c.key, ev, cfg, training=state,
-                            half=_at_half(half, level_evidence, model, vocab),
-                            budgets=rnn_common.budgets(cfg, model), vocab=vocab,
-                            next_cost=rnn_common.next_cost(
-                                frame[frame["vocab"] == vocab], cfg, model))
+        return _trained(c, cfg, frame, half, model, [max(vocabs)], level_evidence,
+                        max(vocabs))
     if c.key in BETTER:
         vocab = max(vocabs)
-        ev = evidence(frame, model, vocab, BETTER[c.key][1], cfg.length)
-        ev_half = _at_half(half, evidence, model, vocab, BETTER[c.key][1], cfg.length)
-        state = training_state(frame, model, [vocab])
-        return claims.grade(c.key, ev, cfg, training=state, half=ev_half,
-                            budgets=rnn_common.budgets(cfg, model), vocab=vocab,
-                            next_cost=rnn_common.next_cost(
-                                frame[frame["vocab"] == vocab], cfg, model))
+        return _trained(c, cfg, frame, half, model, [vocab], evidence, vocab,
+                        BETTER[c.key][1], cfg.length)
     if len(vocabs) < TREND_MIN_VOCABS:
         return claims.not_tested(c.key, (
             f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
             f"{model_name(model)} vocabularies, this preset has {len(vocabs)} "
             f"({', '.join(map(str, sorted(vocabs)))})"), cfg)
     of = trend_evidence if c.key in TREND else decline_evidence
-    ev = of(frame, model, vocabs)
-    state = training_state(frame, model, vocabs)
-    return claims.grade(c.key, ev, cfg, training=state,
-                        half=_at_half(half, of, model, vocabs),
-                        budgets=rnn_common.budgets(cfg, model), vocab=sorted(vocabs),
-                        next_cost=rnn_common.next_cost(frame, cfg, model))
+    return _trained(c, cfg, frame, half, model, sorted(vocabs), of, vocabs)
+
+
+def _trained(c: claims.Claim, cfg, frame: pd.DataFrame, half, model: str, cells: list,
+             of, *args) -> claims.Grade:
+    """Grade a claim about trained models at ``cells`` (vocabularies) of ``model``:
+    its evidence ``of(runs, model, *args)`` at N and at N/2, protocol 3's training
+    state, the budgets and the next doubling's cost."""
+    at = frame[frame["vocab"].isin(cells)]
+    return claims.grade(c.key, of(frame, model, *args), cfg,
+                        training=training_state(frame, model, cells),
+                        half=_at_half(half, of, model, *args),
+                        budgets=rnn_common.budgets(cfg, model),
+                        vocab=cells[0] if len(cells) == 1 else cells,
+                        next_cost=rnn_common.next_cost(at, cfg, model))
 
 
 
