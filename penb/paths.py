@@ -41,3 +41,14 @@ def store_dir() -> Path:
 def shared_dir() -> Path:
     """The project's shared material (seeds, anchors, data), beside the checkout by default."""
     return Path(os.environ.get("PENB_SHARED", REPO.parent / "shared"))
+
+
+def checkpoint_path(run_dir: Path, step: int) -> Path:
+    return Path(run_dir) / "checkpoints" / f"step-{step:09d}.pt"
+
+
+def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
+    """[(step, path)] of the kept checkpoints in ``run_dir``, in step order."""
+    folder = Path(run_dir) / "checkpoints"
+    found = [(int(p.stem.split("-")[1]), p) for p in folder.glob("step-*.pt")] if folder.is_dir() else []
+    return sorted(found)

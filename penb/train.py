@@ -1,12 +1,10 @@
 """Training one experiment run: task + model + Adam + schedule, checkpoints, resume, final test.
 
-A run is a flat dict of fields (``penb.run_config``: ``DEFAULTS``, ``normalize``). Settings
-follow the paper and its official code (REFERENCE_NOTES.md): Adam with eps 1e-9 and no weight decay,
-lr 1e-3 with linear warm-up from 0 over 1,000 updates, then cosine decay to 0; gradient-norm
-clipping at 1.0; batch 512; mean cross-entropy over the scored (output-phase) steps.
-
-Betas: the paper text (Sec. 3.3) says (0.9, 0.999); the official training script passes (0.9, 0.98).
-The default is the official code's (0.9, 0.98); ``betas`` chooses.
+A run is a flat dict of fields (``penb.run_config``: ``DEFAULTS``, ``normalize``). Settings follow the paper and
+its official code (REFERENCE_NOTES.md): Adam with eps 1e-9 and no weight decay, lr 1e-3 with linear warm-up from 0
+over 1,000 updates, then cosine decay to 0; gradient-norm clipping at 1.0; batch 512; mean cross-entropy over the
+scored (output-phase) steps. Betas: the paper's text (Sec. 3.3) says (0.9, 0.999), the official training script
+passes (0.9, 0.98), the default here; ``betas`` chooses.
 
 Schedule: update ``s`` (0-based) uses lr * s / warmup while s < warmup, then
 lr * (1 + cos(pi (s - warmup) / (steps - warmup))) / 2. (The original timm scheduler, with
@@ -16,13 +14,11 @@ differ by under 0.6% of lr at any step at the paper's 300,000 steps.)
 ``schedule="wsd"``: the warm-up, then lr until ``D = steps - round(decay * steps)``, then linear to 0 at
 ``steps``. Before ``D`` the rate does not depend on ``steps``: budgets share one trunk (``penb.trunks``).
 
-Seeding: one run seed gives three independent streams (``derive_seed``): the model's initial
-weights, the held-out set, and the training batches. The held-out set is drawn first and excluded
-from training. A checkpoint (every ``checkpoint_every`` updates, kept) stores the model, the
-optimiser, the schedule position, the training-data generator's state and the loss history, so a
-resumed run continues bit for bit (on the CPU) where it stopped. Checkpoints load with
-``weights_only=True`` (a stored file cannot run code); an unreadable last checkpoint falls back to the one
-before it.
+Seeding: one run seed gives three independent streams (``derive_seed``): the model's initial weights, the held-out
+set (drawn first and excluded from training), and the training batches. A checkpoint (every ``checkpoint_every``
+updates, kept) stores the model, the optimiser, the schedule position, the training-data generator's state and the
+loss history, so a resumed run continues bit for bit (on the CPU) where it stopped. Checkpoints load with
+``weights_only=True`` (a stored file cannot run code); an unreadable last checkpoint falls back to the one before.
 
 Divergence: every update counts whether its loss or gradient norm was non-finite; at every logging
 interval a non-zero count stops the run with :class:`Diverged`, and ``train`` stores it as a diverged
@@ -46,7 +42,9 @@ from penb import atomic, models, trunks
 from penb.metrics import summarize  # noqa: F401 (re-exported: train.summarize)
 from penb.identity import STORE_VERSION, environment
 from penb.run_config import AMP, DEFAULTS, RunConfig, decay_start, derive_seed, normalize  # noqa: F401 (re-exported)
+from penb.paths import checkpoint_path, checkpoints  # noqa: F401 (re-exported: train.checkpoint_path)
 from penb.tasks import IGNORE, Batch, make_task
+
 
 class Diverged(RuntimeError):
     """Training produced a non-finite loss or gradient norm between updates ``since`` and ``step``."""
@@ -259,17 +257,6 @@ class Trainer:
         return {k: v.cpu().numpy() for k, v in out.items()}
 
 
-def checkpoint_path(run_dir: Path, step: int) -> Path:
-    return Path(run_dir) / "checkpoints" / f"step-{step:09d}.pt"
-
-
-def checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
-    """[(step, path)] of the kept checkpoints in ``run_dir``, in step order."""
-    folder = Path(run_dir) / "checkpoints"
-    found = [(int(p.stem.split("-")[1]), p) for p in folder.glob("step-*.pt")] if folder.is_dir() else []
-    return sorted(found)
-
-
 def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[[Trainer], None]] = None,
           progress: bool = True, trunk: Optional[Path] = None) -> dict:
     """Train (or resume) the run ``config`` in ``run_dir``, test it, and write its results there.
@@ -283,15 +270,25 @@ def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[
     start = time.time()
     trainer = Trainer(config)
     atomic.write_json(run_dir / "config.json", trainer.config)
-    result = {"config": trainer.config, "environment": environment(trainer.config["device"])}
     try:
         trainer.run(run_dir, callback, progress, trunk=trunk)
     except Diverged as d:
-        result.update(status="diverged", diverged=d.as_dict(), metrics={}, history=trainer.history)
+        return finish(trainer, run_dir, start, d)
+    return finish(trainer, run_dir, start)
+
+
+def finish(trainer: Trainer, run_dir: Path, start: float, diverged: Optional[Diverged] = None,
+           **extra: Any) -> dict:
+    """Test a trained run (unless it ``diverged``) and write its ``predictions.npz`` and ``result.json`` (see
+    :func:`train`; ``wall_s`` counts from ``start``, a ``time.time()``; ``extra`` fields are added at the end)."""
+    result = {"config": trainer.config, "environment": environment(trainer.config["device"])}
+    if diverged is not None:
+        result.update(status="diverged", diverged=diverged.as_dict(), metrics={}, history=trainer.history)
     else:
         pred = trainer.evaluate()
-        atomic.write_npz(run_dir / "predictions.npz", pred)
+        atomic.write_npz(Path(run_dir) / "predictions.npz", pred)
         result.update(status="done", metrics=summarize(pred), history=trainer.history)
     result["wall_s"] = round(time.time() - start, 2)
-    atomic.write_json(run_dir / "result.json", result)
+    result.update(extra)
+    atomic.write_json(Path(run_dir) / "result.json", result)
     return json.loads(json.dumps(result, default=str))
