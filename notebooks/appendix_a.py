@@ -105,7 +105,10 @@ display(report.config_table(cfg))
 # in the key-findings chapter: an embedding of $V + 1$ rows (row $V$ is the learnable
 # command fed when a step has no input token), the sinusoidal encoding of the positions
 # concatenated to it or not, a single-layer core and a linear readout, Adam with warm-up
-# and cosine decay, fresh random sequences every update with the held-out ones excluded.
+# then the preset's schedule (the paper's cosine decay; at `quick`, `smoke` and `gpu` a
+# stable rate, then a linear decay over the last 20%, so that each run's half budget is
+# a short branch of the same trunk, for protocol 4's doubling test), fresh random
+# sequences every update with the held-out ones excluded.
 # In the delayed-addition task the output phase is fed the second sequence instead of
 # the command; in the predecessor query the sequence has $L + 1$ steps and only the last
 # one is scored. For the sorting claim the chapter also trains (or finds in the run

@@ -111,7 +111,10 @@ glue("br_seeds", ", ".join(map(str, cfg.seeds)), display=False)
 # preset sizes each from the pilot runs, and a comparison pairs the seeds both share).
 # The variants are listed by `beyond_rnn.analysis.variants`; their encodings are keys of
 # the registry `penb.encodings` (`sinusoidal_high`, `unit_normal`, ...). Runs already in
-# the store are reused.
+# the store are reused. Each run is also trained at half its updates (a short decay
+# branch of the same warm-up / stable trunk): the doubling test of protocol 4 reads
+# each hypothesis at both budgets, and decides it only where doubling the updates did
+# not move its gap by the smallest effect of interest.
 
 # %%
 frame = beyond_rnn.analysis.run(cfg)
@@ -198,7 +201,9 @@ display(pd.DataFrame({"floor": floor,
 # ## Verdict
 #
 # Every hypothesis graded by its registered rule; `ours` gives the seed-level numbers,
-# `why` the rule's reason.
+# `why` the rule's reason. The mark beside each badge says whether doubling the updates
+# *settled* the verdict or *moved* its gap (then the verdict waits for more updates);
+# the folded part gives both budgets and the move.
 
 # %%
 grades = beyond_rnn.analysis.grade(frame, cfg, floor)

@@ -39,11 +39,12 @@
 # scaling does next to the embedding. The views and figures are in
 # `penb.chapters.encodings` (`analysis`, `plots`). The formulas are checked in
 # `tests/test_encodings.py` against independent loops. Whether the encodings help the
-# RNNs is graded in the training chapters. Two statements of the blog are about the
+# RNNs is graded in the training chapters. Three statements of the blog are about the
 # tables themselves, so they are graded here (`encodings.blog_claims`,
 # {ref}`below <blog-table-claims>`): that a linear map shifts an encoding by a fixed
-# offset (a requirement the blog says seems to hold and does not test), and that the
-# normal encoding is a multivariate normal with no covariance between its components.
+# offset (a requirement the blog says seems to hold and does not test), that the
+# normal encoding is a multivariate normal with no covariance between its components,
+# and that adding an encoding to the embedding generalises concatenating the two.
 
 # %% tags=["hide-input"]
 from myst_nb import glue
@@ -311,7 +312,7 @@ print(report.provenance(cfg, dim=D, vocab=cfg.vocab))
 # D's random vectors are unit-norm like the sinusoid.
 #
 # (blog-table-claims)=
-# ## Two statements of the blog, checked on its tables
+# ## Three statements of the blog, checked on tables
 #
 # **Relative positions.** The blog asks of an encoding that a linear map carry the
 # encoding of position $t$ to that of $t+k$, and says this seems to hold in general
@@ -357,7 +358,17 @@ display(claims.table(table_grades))
 # land right at some offset), while sincos (a rotation per frequency) and the linear
 # encodings (a line spaced evenly, offset by the bias) shift exactly. direct1 and
 # directN fail only for want of a bias: an affine map shifts them exactly
-# (`affine_correct`).
+# (`affine_correct`). The verdict reads the blog's "in general" as every encoding it
+# compares (the sentence names none); the row's detail gives each encoding's own
+# outcome (holds, holds only with a bias, fails), so a reader who takes the sentence
+# to mean sincos alone can read that it holds there.
+#
+# **Sum and concatenation.** The blog calls the usual sum of encoding and embedding a
+# generalisation of concatenation. On random tables the check confirms both halves: a
+# concatenation is exactly the sum of the two tables padded with zeros to the joint
+# width, and a sum of dense tables of that width mixes token and position in the same
+# directions, which no concatenation does in any basis (the row's detail gives the
+# shared dimensions).
 #
 # ## Explorer
 #

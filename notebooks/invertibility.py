@@ -30,8 +30,9 @@
 # sincos passes every other encoding by about step {glue:text}`inv_blog_over`; that
 # normal and normal_learned reach a near-horizontal asymptote by about
 # {glue:text}`inv_blog_plateau` steps; that learned parameters and normal draws speed
-# the inversion up; that the curves end together; and that the most direct encodings
-# are the worst performers. Two exact floors of the setup, derived
+# the inversion up; that the curves end together; that the most direct encodings
+# are the worst performers; and that sincos does well both in how fast it is inverted
+# and in where it ends. Two exact floors of the setup, derived
 # {ref}`below <inv-floors>` from the blog's code, serve as the book's own sanity checks
 # and are not counted among the blog's claims. Every claim, with its measure and rule as
 # written in `penb.claims` before the confirmation runs:
@@ -296,7 +297,10 @@ glue("inv_preset", cfg.preset, display=False)
 # the direct encodings, **{glue:text}`inv_v_converge_direct`**; the learned linear
 # encodings peaking sooner than sincos and ending with the direct ones,
 # **{glue:text}`inv_v_learned_linear_peak`**; the direct encodings the worst over the
-# run and ending together, **{glue:text}`inv_v_direct_worst`**. The book's sanity
+# run and ending together, **{glue:text}`inv_v_direct_worst`**; sincos in the better
+# half of the nine both by its loss over the run and by its final loss,
+# **{glue:text}`inv_v_sincos_both`** (a sentence of the blog's Discussion that the
+# curves-end-together sentence contradicts). The book's sanity
 # checks (not claims of the blog): the affine floor,
 # **{glue:text}`inv_s_floor_affine`**; the normal floor,
 # **{glue:text}`inv_s_floor_normal`**. The end points are not properties of the

@@ -10,6 +10,7 @@
                                                 one step of a GPU lease (penb.lease); again to resume
     python -m penb archive key_findings --from lease_out
                                                 the archived execution of a finished lease
+    python -m penb plan --preset gpu            runs, updates and estimated H100 hours per chapter
 """
 from __future__ import annotations
 
@@ -58,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     ar.add_argument("chapter")
     ar.add_argument("--from", dest="source", required=True, help="the folder the lease steps wrote (--out)")
     ar.add_argument("--dest", help="default: book/archived/<chapter>-<preset>")
+    pl = sub.add_parser("plan", help="what a preset would train, per chapter, before anything trains (penb.plan)")
+    pl.add_argument("chapters", nargs="*", help="default: every chapter of the book")
+    pl.add_argument("--preset", default="gpu")
     args = ap.parse_args(argv)
 
     try:
@@ -92,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
                                 step_min=args.step_min, out=args.out, source=args.source, progress=not args.quiet)
             print(lease.describe(result), flush=True)
             return result["code"]
+        elif args.cmd == "plan":
+            from penb import plan
+
+            print(plan.describe(plan.book(args.preset, args.chapters or None)))
         elif args.cmd == "archive":
             from penb import lease
 

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -53,6 +54,9 @@ def key(config: Mapping[str, Any]) -> str:
     """sha256 (16 hex digits) of the canonical JSON of :func:`key_fields`."""
     blob = json.dumps(key_fields(config), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+CLEAN_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")    # a commit a reader can check out (no "+dirty")
 
 
 @lru_cache(maxsize=1)

@@ -44,9 +44,29 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from penb import atomic, paths, presets, runs, train
+from penb.identity import CLEAN_COMMIT
 
 DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
 KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.runs.key)
+
+
+COMMIT = CLEAN_COMMIT                      # a clean commit (no "+dirty"): penb.identity
+
+
+def source_commit() -> str:
+    """The clean commit whose code a step runs: ``$PENB_COMMIT`` where the user names one (a GPU machine's copy of
+    the tree can carry a stale .git), else the checkout's. ``ValueError`` for a tree with uncommitted changes or no
+    commit at all: an archive must name a tree that a reader can check out (issue 36)."""
+    from penb import identity
+
+    named = os.environ.get("PENB_COMMIT", "").strip()
+    commit = named or identity.git_commit()
+    if not COMMIT.match(commit):
+        where = "$PENB_COMMIT" if named else "this checkout"
+        raise ValueError(f"refusing a lease step from {where} at {commit or 'no commit'!r}: commit the tree first "
+                         f"(or name the clean commit of main it is in PENB_COMMIT), so that the archive names code a "
+                         f"reader can check out")
+    return commit
 
 
 class TimeUp(Exception):
@@ -95,6 +115,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
     if not 0 < step_min <= budget_min:
         raise ValueError(f"need 0 < step-min <= budget-min, got {step_min} and {budget_min}")
     overrides = dict(overrides or {})
+    commit = source_commit()                       # before anything trains
     cfg, configs = plan(chapter, preset, overrides)
     if preset in presets.OPTIONAL and "device" not in overrides and any(c["device"] == "cpu" for c in configs):
         raise ValueError(f"{chapter}: the {preset} preset trains paper-sized models and this machine has no CUDA "
@@ -129,7 +150,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
     left = sum(runs.status(c) != "done" for c in configs)
     code = DONE if not left else AGAIN if book["spent_s"] < budget_min * 60 else SPENT
     if out is not None:
-        collect(cfg, configs, Path(out), book, overrides, budget_min)
+        collect(cfg, configs, Path(out), book, overrides, budget_min, commit)
     return dict(chapter=chapter, preset=cfg.preset, code=code, runs=len(configs), left=left,
                 spent_min=book["spent_s"] / 60, budget_min=budget_min, trained=list(trained.values()))
 
@@ -160,8 +181,10 @@ def describe(status: dict) -> str:
     return "\n".join(["this step trained:", *lines, head] if lines else [head])
 
 
-def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_min: float) -> Path:
-    """Write the finished runs of ``configs`` into folder ``out`` (see the module's docstring); no checkpoints."""
+def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_min: float,
+            commit: str = "") -> Path:
+    """Write the finished runs of ``configs`` into folder ``out`` (see the module's docstring); no checkpoints.
+    ``commit``: the clean commit the step ran (:func:`source_commit`)."""
     out.mkdir(parents=True, exist_ok=True)
     results, members = {}, []
     for c in configs:
@@ -187,9 +210,9 @@ def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_
         "diverged": sum(r.get("status") == "diverged" for r in results.values()),
         "device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
         "device_name": distinct("device_name"), "torch": distinct("torch"),
-        # the commit $PENB_COMMIT names, where the user gave one (a GPU machine's copy of the tree can carry a
-        # stale .git: seen on the first lease, whose runs recorded the session's starting commit), else the runs'
-        "commit": [c for c in [os.environ.get("PENB_COMMIT", "")] if c] or distinct("git_commit"),
+        # the clean commit the step ran (source_commit: $PENB_COMMIT where the user gave one, as a GPU machine's
+        # copy of the tree can carry a stale .git: seen on the first lease), else the runs'
+        "commit": [commit] if commit else distinct("git_commit"),
         "runs_commit": distinct("git_commit"),
         "date": _now(), "seeds": sorted({c["seed"] for c in configs}),
         "updates": {c["core"]: c["steps"] for c in configs}, "budget_min": budget_min,
@@ -247,6 +270,10 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     if not man["complete"]:
         raise ValueError(f"{source} holds {man['finished']} of the {man['runs']} runs of preset {man['preset']!r}: "
                          f"run another lease step first")
+    bad = [c for c in man.get("commit") or [""] if not COMMIT.match(c)]
+    if bad:
+        raise ValueError(f"{source} names the commit {bad[0] or 'none'!r}, a tree no reader can check out: archive "
+                         f"only steps run from a clean commit")
     dest = Path(dest) if dest is not None else paths.REPO / "book" / "archived" / f"{chapter}-{man['preset']}"
     if dest.exists() and any(dest.iterdir()) and not (dest / "manifest.json").exists():
         raise ValueError(f"{dest} is not empty and holds no archived execution: choose another --dest")

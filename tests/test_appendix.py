@@ -651,3 +651,25 @@ def test_a_run_that_diverged_in_training_is_flagged_counted_and_not_summarised(
     assert 1002 not in g.evidence["seeds"] and g.verdict == grading.INCONCLUSIVE
     assert "at " in common.run_table(frame).loc[
         ("Reverse, lengths 2-4, LSTM", 16, "position-encoded", 1002), "diverged"]
+
+
+@pytest.mark.real_doubling
+def test_an_appendix_grades_its_claims_with_the_half_budget_runs(tmp_path, executed):
+    """Protocol 4 on real runs (issue 34): an appendix trains each run at N and N/2 (a WSD branch of its trunk),
+    and its claim reads the per-seed move of its gap between the budgets, from the two tables."""
+    cfg = presets.resolve("appendix_b", "smoke", seeds=(2001, 2002, 2003))
+    assert cfg.schedule == "wsd" and cfg.doubling
+    frame = appendix_b.run(cfg, store=tmp_path, progress=False)
+    half = common.half_frame(frame, cfg)
+    assert len(half) == len(frame) and set(half["key"]).isdisjoint(frame["key"])
+    assert (half["steps"] == frame["steps"] // 2).all()
+    [g] = analysis.grade_b(frame, cfg)
+    rec = g.detail["doubling"]
+    assert rec["budgets"] == [cfg.steps // 2, cfg.steps]
+
+    def gap(f):
+        acc = f.set_index(["variant", "seed"])["token_accuracy"]
+        return acc["sinusoidal"] - acc["vanilla"]
+
+    assert rec["moves"]["gap"]["mean"] == pytest.approx((gap(frame) - gap(half)).mean())
+    assert common.half_frame(frame, cfg.replace(doubling=False)) is None

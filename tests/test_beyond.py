@@ -254,3 +254,24 @@ def test_morita_sec5_2_reads_the_slopes_of_the_same_runs():
     assert g.verdict == claims.INCONCLUSIVE            # [-0.03, +0.07]: neither under nor over 0.02 per doubling
     flat = slope_evidence({**trend, "gaps": [[0.1, 0.1, 0.1], [0.2, 0.2, 0.21], [0.0, 0.0, 0.005]]})
     assert claims.grade("morita.sec5_2.attention", flat, half=flat, budgets=(1, 2)).verdict == claims.REPRODUCED
+
+
+@pytest.mark.real_doubling
+def test_beyond_rnn_grades_its_hypotheses_with_half_budget_runs(tmp_path, executed):
+    """Protocol 4 on real runs (issue 34): each variant also trains at N/2 (a WSD branch of its trunk), and a
+    hypothesis about trained models reads the per-seed move of its gap between the two budgets."""
+    cfg = presets.resolve("beyond_rnn", "smoke", bands=("high",), blog=(), onehot=False, add=False,
+                          seeds=presets.confirmation(3))
+    frame = beyond_rnn.analysis.run(cfg, store=tmp_path, progress=False)
+    half = beyond_rnn.analysis.half_frame(frame, cfg)
+    assert len(half) == len(frame) and set(half["key"]).isdisjoint(frame["key"])
+    g = {x.claim: x for x in beyond_rnn.analysis.grade(frame, cfg)}["beyond.bands.high"]
+    rec = g.detail["doubling"]
+    assert rec["budgets"] == [cfg.steps // 2, cfg.steps]
+
+    def gap(f):                                   # high minus vanilla, per seed, from each frame
+        acc = f.set_index(["variant", "seed"])["token_accuracy"]
+        return acc["high"] - acc["vanilla"]
+
+    assert rec["moves"]["gap"]["mean"] == pytest.approx((gap(frame) - gap(half)).mean())
+    assert beyond_rnn.analysis.half_frame(frame, cfg.replace(doubling=False)) is None

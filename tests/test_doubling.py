@@ -193,3 +193,24 @@ def test_fig2s_95_percent_is_a_level_that_can_fail():
     # the gap half no longer carries the level: PE ahead at 0.70 is reproduced (on models that held still)
     ahead = _ev([0.70, 0.71, 0.69], [0.30, 0.31, 0.30])
     assert claims.grade("morita.fig2.gru", ahead, half=ahead, budgets=(1, 2)).verdict == claims.REPRODUCED
+
+
+def test_fig5_speaks_of_the_course_of_training_so_no_doubling_test_holds_it_back():
+    """Issue 34, item 3: Fig. 5 monitors the score at checkpoints ('decreased gradually ... or rapidly'), a
+    statement about the course of training. Its verdict is read at the budget shown, with no N/2 runs and no
+    doubling gate, while a claim about trained models (fig2) with the same evidence stays inconclusive."""
+    from penb.claims.recorded import doubling_words, training_mark
+
+    # vanilla's drop 0.30 +- 0.01 against PE's 0.02: far apart on every seed (t interval well above 0)
+    ev = {"a": [0.30, 0.31, 0.29], "b": [0.02, 0.03, 0.01], "seeds": SEEDS, "a_name": "vanilla drop",
+          "b_name": "PE drop"}
+    course = claims.grade("morita.fig5.gru", ev)
+    assert claims.get("morita.fig5.gru").about == "course"
+    assert course.verdict == claims.REPRODUCED
+    assert "doubling" not in course.detail
+    assert "course of training" in doubling_words(course.detail)
+    assert 'data-doubling="course"' in training_mark(course.detail)
+    trained = claims.grade("morita.fig2.gru", _ev([0.9, 0.91, 0.89], [0.5, 0.51, 0.49]))
+    assert trained.verdict == claims.INCONCLUSIVE and 'data-doubling="no N/2"' in training_mark(trained.detail)
+    # a row at a fixed budget (Table 1) says why it is read there
+    assert "fixed budget" in doubling_words({"about": "budget"})

@@ -303,7 +303,8 @@ def _cfg(**kw):
 def test_grading_hand_built_runs():
     """Vanilla loses 0.3-0.4 to RARE disturbants in every seed, PE about nothing: both GRU claims hold (every
     seed's paired difference is positive, so any bootstrap interval of the mean lies above 0); the reverse
-    pattern does not; the models not run are not graded, and the exception is recorded as untested."""
+    pattern does not; the models not run are not graded, and the exception has no near-perfect model to stand
+    out from."""
     acc = {}
     for i, s in enumerate(SEEDS):
         acc["gru", "vanilla", s] = {("frequent", "frequent"): 0.8, ("rare", "frequent"): 0.7,
@@ -315,15 +316,19 @@ def test_grading_hand_built_runs():
     assert g["morita.fig3.pe_robust.gru"].verdict == claims.REPRODUCED
     ev = g["morita.fig3.harm.gru"].evidence
     assert ev["seeds"] == list(SEEDS) and ev["baseline"] == pytest.approx(1 / 32)
-    assert ev["a"] == pytest.approx([0.75] * 5) and ev["b"][0] == pytest.approx(0.375)
+    # issue 35: the GRU's harm reads FREQUENT targets (0.8 with FREQUENT, 0.4 + 0.02 i with RARE disturbants)
+    assert ev["a"] == pytest.approx([0.8] * 5)
+    assert ev["b"] == pytest.approx([round((0.4 + 0.02 * i) * 40) / 40 for i in range(5)])   # 40 per cell
     assert "5/5" in g["morita.fig3.harm.gru"].ours
     for core in ("lstm", "s4d"):
         assert g[f"morita.fig3.harm.{core}"].verdict == claims.NOT_TESTED
         assert g[f"morita.fig3.harm.{core}"].reason.startswith("not at this preset")
-    assert g[analysis.EXCEPTION].verdict == claims.NOT_TESTED and "300,000" in g[analysis.EXCEPTION].reason
-    # issue 28: a RARE target among FREQUENT disturbants, 0.1 behind a FREQUENT one in every seed
+    # the exception is graded at any budget (issue 34): a PE GRU at 0.86-0.9 everywhere is near perfect nowhere,
+    # so there is nothing for an exception to stand out from
+    assert g[analysis.EXCEPTION].verdict == claims.INCONCLUSIVE and "near perfect in only" in g[analysis.EXCEPTION].reason
+    # issue 35: RARE targets among FREQUENT disturbants at 0.7 in every seed: below the 0.95 of "successfully"
     rare = g["morita.fig3.rare_target.gru"]
-    assert rare.evidence["a"] == pytest.approx([0.8] * 5) and rare.evidence["b"] == pytest.approx([0.7] * 5)
+    assert rare.evidence["a"] == pytest.approx([0.7] * 5) and "b" not in rare.evidence
     assert rare.verdict == claims.NOT_REPRODUCED
     flipped = {(m, "position-encoded" if v == "vanilla" else "vanilla", s): a for (m, v, s), a in acc.items()}
     g = _grades(_cfg(), synthetic_cells(flipped))
@@ -459,13 +464,17 @@ def test_level_check_counts_conditions_against_the_level():
     assert "inconclusive" in level_check(high.iloc[:2], 0.95, "most")         # two seeds: no interval
 
 
-def test_level_claims_are_not_tested_far_below_the_papers_updates():
+def test_level_claims_are_graded_at_any_budget_with_their_levels():
+    """Issue 34 item 3 / issue 35: the level claims speak of trained models, so protocol 4's doubling test (here
+    held still, conftest) decides them at any budget; the gate at 10% of the paper's updates is gone. 0.9 in every
+    condition: not near perfect. The evidence names the per-seed level the doubling test reads."""
     acc = {("gru", v, s): {c: 0.9 for c in analysis.CONDITIONS} for v in ("vanilla", "position-encoded")
            for s in SEEDS}
     g = _grades(_cfg(), synthetic_cells(acc))["morita.fig3.pe_near_perfect.gru"]
-    assert g.verdict == claims.NOT_TESTED and "300,000" in g.reason
-    g = _grades(_cfg(steps=40_000, warmup=5), synthetic_cells(acc))["morita.fig3.pe_near_perfect.gru"]
     assert g.verdict == claims.NOT_REPRODUCED                                # 0.9 in every condition
+    assert claims.get("morita.fig3.pe_near_perfect.gru").about == "trained"
+    (levels,) = g.evidence["levels"].values()
+    assert levels == pytest.approx([0.9] * 5) and g.evidence["level_seeds"] == list(SEEDS)
 
 
 def test_where_the_vanilla_lstm_is_hurt_most():
@@ -491,9 +500,9 @@ def test_where_the_vanilla_lstm_is_hurt_most():
 
 # -- the rest of Sec. 4.2 (issue 28): the RARE target among FREQUENT disturbants, the GRU's exception --------
 def test_rare_target_among_frequent_disturbants():
-    """Sec. 4.2: RARE targets retrieved among FREQUENT disturbants. Equal accuracies (0.8 and 0.79-0.81): no gain
-    of the FREQUENT target beyond 0.02, reproduced; a RARE target retrieved better is no contradiction; a vanilla
-    model at chance decides nothing."""
+    """Sec. 4.2: RARE targets "successfully retrieved" among FREQUENT disturbants, a level (issue 35): 0.79-0.81,
+    as well as the FREQUENT targets' 0.8, is still short of 95%; 0.975 is above it, whatever the FREQUENT targets
+    do; a vanilla model at chance decides nothing."""
     def grid(rare_acc, freq_dist=0.8):
         return {("gru", "vanilla", s): {("frequent", "frequent"): freq_dist, ("rare", "frequent"): rare_acc(i),
                                         ("frequent", "rare"): 0.4, ("rare", "rare"): 0.4}
@@ -501,8 +510,8 @@ def test_rare_target_among_frequent_disturbants():
 
     key = "morita.fig3.rare_target.gru"
     g = _grades(_cfg(encodings=("none",)), synthetic_cells(grid(lambda i: 0.8 + 0.025 * (i % 2) - 0.0125)))
-    assert g[key].verdict == claims.REPRODUCED, g[key].reason
-    assert _grades(_cfg(encodings=("none",)), synthetic_cells(grid(lambda i: 0.95)))[key].verdict == \
+    assert g[key].verdict == claims.NOT_REPRODUCED, g[key].reason
+    assert _grades(_cfg(encodings=("none",)), synthetic_cells(grid(lambda i: 0.975), 80))[key].verdict == \
         claims.REPRODUCED
     g = _grades(_cfg(encodings=("none",)), synthetic_cells(grid(lambda i: 1 / 32, freq_dist=1 / 32)))
     assert g[key].verdict == claims.INCONCLUSIVE and "baseline" in g[key].reason
@@ -537,12 +546,14 @@ def test_gru_exception_check_on_hand_built_conditions():
     assert "inconclusive" in straddle
 
 
-def test_gru_exception_is_graded_only_near_the_papers_updates():
+def test_gru_exception_is_graded_at_any_budget():
+    """Issue 34 item 3: no gate at 10% of the paper's updates. Near perfect everywhere: no exception (not
+    reproduced); the first half of the all-RARE conditions at 0.5: the text's pattern."""
     acc = {("gru", v, s): {c: 0.99 for c in analysis.CONDITIONS} for v in ("vanilla", "position-encoded")
            for s in SEEDS}
-    g = _grades(_cfg(), synthetic_cells(acc))[analysis.EXCEPTION]
-    assert g.verdict == claims.NOT_TESTED and "300,000" in g.reason
-    cfg = _cfg(steps=40_000, warmup=5, length=8)
+    g = _grades(_cfg(length=8), synthetic_cells(acc, length=8))[analysis.EXCEPTION]
+    assert g.verdict == claims.NOT_REPRODUCED and "near perfect where" in g.reason
+    cfg = _cfg(length=8)
     cells = synthetic_cells(acc, length=8)
     first_half = (cells["variant"] == "position-encoded") & (cells["target"] == "rare") & \
         (cells["disturbants"] == "rare") & (cells["position"] <= 4)

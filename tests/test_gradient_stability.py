@@ -92,7 +92,9 @@ def test_grading_hand_built_scores():
     (0.55 - 0.01 i) is above the PE drop (0.05 + 0.005 i) in every seed and both claims hold; swapped, the
     difference of the drops lies below 0."""
     g = _grade(_cfg(), hand_runs(0.9, 0.4))
-    assert set(g) == {*sc.CLAIMS.values(), *sc.STAYS.values(), sc.S4D_CLAIM}
+    assert set(g) == {*sc.CLAIMS.values(), *sc.STAYS.values(), sc.S4D_CLAIM, *sc.sec4_3.KEYS}
+    for key in sc.sec4_3.KEYS:                                    # no S4D at this config
+        assert g[key].verdict == claims.NOT_TESTED and g[key].reason.startswith("not at this preset")
     assert {c.key for c in claims.of_chapter("gradient_stability")} <= set(g)
     for core in ("gru", "lstm"):
         ev = g[f"morita.fig5.{core}"].evidence

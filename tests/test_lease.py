@@ -32,10 +32,38 @@ class FakeClock:
         return self.t
 
 
+CLEAN = "0123456789abcdef0123456789abcdef01234567"     # a clean commit, as a step from main would name
+
+
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("PENB_COMMIT", CLEAN)         # the tests run from a working tree that may be dirty
     return tmp_path / "store"
+
+
+@pytest.mark.parametrize("commit", ["3a2a3dd+dirty", "", "not-a-commit"])
+def test_a_step_from_a_dirty_tree_is_refused_before_anything_trains(store, monkeypatch, commit):
+    """Issue 36: an archive must name a tree a reader can check out; the one archive before named
+    '3a2a3dd+dirty'."""
+    from penb import identity
+
+    monkeypatch.delenv("PENB_COMMIT")
+    monkeypatch.setattr(identity, "git_commit", lambda: commit)
+    with pytest.raises(ValueError, match="refusing a lease step"):
+        lease.step("key_findings", "smoke", GRU_ONLY, budget_min=30, step_min=20, progress=False, clock=FakeClock())
+    assert not store.exists() or not list(store.rglob("result.json"))
+
+
+def test_an_archive_of_a_dirty_tree_is_refused(store, tmp_path):
+    out = tmp_path / "out"
+    lease.step("key_findings", "smoke", GRU_ONLY, budget_min=30, step_min=20, out=out, progress=False,
+               clock=FakeClock())
+    assert json.loads((out / "manifest.json").read_text())["commit"] == [CLEAN]
+    man = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**man, "commit": ["3a2a3dd+dirty"]}))
+    with pytest.raises(ValueError, match="no reader can check out"):
+        lease.archive("key_findings", out, tmp_path / "dest")
 
 
 def _files(folder: Path) -> set:
@@ -219,3 +247,13 @@ def test_archive_executes_the_chapter_on_cuda_runs_without_cuda(store, tmp_path,
     assert len(summary) == 2 and set(summary["seeds"]) == {2}
     assert "morita.fig2.gru" in verdicts.index
     assert archived.load(folder=tmp_path / "absent")["tables"] == []
+    assert "uncommitted tree" not in shown["header"]
+
+
+def test_the_committed_archive_says_its_tree_cannot_be_checked_out():
+    """The one archive before issue 36 names '3a2a3dd+dirty': the page says so beside its verdicts."""
+    from penb.chapters.key_findings import archived
+
+    man = json.loads((archived.FOLDER / "manifest.json").read_text())
+    shown = archived.load(folder=archived.FOLDER)
+    assert any("+dirty" in c for c in man["commit"]) == ("uncommitted tree" in shown["header"])

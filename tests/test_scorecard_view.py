@@ -174,3 +174,22 @@ def test_config_table_lists_the_differences_and_never_an_empty_table():
     assert soup.find("table").find_parent("details") is not None     # the only table is the folded list
     assert "Config[" not in str(soup) and re.search(r"every one of its \d+ settings", soup.text)
     json.dumps(str(soup))
+
+
+def test_archived_gpu_executions_stand_beside_this_builds_verdicts(tmp_path):
+    """Issue 36: each archive under book/archived is listed with device, commit, date and its largest budget, and
+    its recorded verdicts stand beside this build's; an uncommitted tree is said to be one."""
+    from penb.claims import archives
+
+    a = tmp_path / "key_findings-lease"
+    a.mkdir()
+    (a / "manifest.json").write_text(json.dumps({
+        "chapter": "key_findings", "preset": "lease", "device": "cuda", "device_name": ["NVIDIA H100"],
+        "commit": ["3a2a3dd+dirty"], "date": "2026-11-25T14:27:47+00:00", "updates": {"gru": 4000, "lstm": 2500}}))
+    (a / "key_findings.grades.json").write_text(json.dumps({"morita.fig2.gru": {"verdict": "inconclusive"}}))
+    table = [{"key": "morita.fig2.gru", "verdict": "reproduced", "preset": "quick"}]
+    text = "\n".join(archives.section(table, tmp_path))
+    assert "NVIDIA H100" in text and "3a2a3dd+dirty" in text and "2026-11-25" in text
+    assert "largest budget 4,000 updates" in text and "uncommitted tree" in text
+    assert "| morita.fig2.gru | reproduced (quick) | inconclusive (lease) |" in text
+    assert archives.section(table, tmp_path / "none") == []

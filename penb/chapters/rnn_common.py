@@ -97,6 +97,23 @@ def load_half(configs: list[dict], cfg, store=None) -> list | None:
         return None
 
 
+def half_of(frame, cfg) -> list | None:
+    """The finished half-budget runs of the full-budget runs in ``frame`` (a chapter's table with a ``path`` per
+    run), in its order, from the run store beside them; None when ``cfg`` trains none (``doubling``), the table
+    names no stored runs (a hand-built one), or one is missing (protocol 4's doubling test then reads undecided)."""
+    from pathlib import Path
+
+    from penb import runs
+
+    if not cfg.get("doubling") or not len(frame) or "path" not in frame:
+        return None
+    try:
+        configs = [runs.RunResult.from_dir(Path(p)).config for p in frame["path"]]
+    except (OSError, ValueError):
+        return None
+    return load_half(configs, cfg, Path(frame["path"].iloc[0]).parent)
+
+
 def check_budgets(cfg, cores) -> None:
     """``ValueError`` for an impossible :data:`BUDGETS` setting: an unknown schedule, a non-bool ``doubling``, or
     a half budget too short for its warm-up (the WSD decay must start after it)."""

@@ -7,8 +7,8 @@ why (``not_tested``). Chapters compute *evidence* (one number per seed) and call
 verdict comes from the one vocabulary of :mod:`penb.claims.grading`, and :func:`record` keeps it for the
 scorecard. No chapter writes a verdict word itself.
 
-Data: :mod:`penb.claims.morita`, :mod:`penb.claims.irie`, :mod:`penb.claims.hansen`; the book's own
-hypotheses: :mod:`penb.claims.beyond`.
+Data: :mod:`penb.claims.morita` (Sec. 4.2-4.3: :mod:`penb.claims.morita_sec4`), :mod:`penb.claims.irie`,
+:mod:`penb.claims.hansen`; the book's own hypotheses: :mod:`penb.claims.beyond`.
 """
 from __future__ import annotations
 
@@ -24,9 +24,12 @@ from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 # What models a claim speaks about (Claim.about): "trained" (protocol 4's doubling test decides whether more training
 # could change the verdict), "budget" (a comparison the text makes at a fixed budget once the curves have met, as
 # Table 1 and App. E: read at that budget, its rule's own gate deciding whether the curves have met), "early" (early
-# training, or a named point of it: any state decides it), "none" (no training involved)
-ABOUT = ("trained", "budget", "early", "none")
-P3_GATED = ("trained", "budget")          # the claims protocol 3's training gate held back (kept beside protocol 4)
+# training, or a named point of it: any state decides it), "course" (the course of training, as Fig. 5 monitors it at
+# checkpoints: the verdict speaks of the path up to the budget it was read at, shown beside the text's; neither the
+# doubling test nor a training gate applies, issue 34), "none" (no training involved)
+ABOUT = ("trained", "budget", "early", "course", "none")
+NOT_DOUBLED = ("budget", "course", "early")  # comparisons that protocol 4's doubling test does not apply to (why: ABOUT)
+P3_GATED = ("trained", "budget", "course")  # the claims protocol 3's training gate held back (kept beside protocol 4)
 
 
 @dataclass(frozen=True)
@@ -70,14 +73,23 @@ class Claim:
 
 
 def _load() -> dict[str, Claim]:
-    from penb.claims import beyond, hansen, irie, morita, morita_appendix
+    from penb.claims import beyond, hansen, irie, morita, morita_appendix, morita_sec4
 
     out: dict[str, Claim] = {}
-    for c in [*morita.CLAIMS, *morita_appendix.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS, *beyond.CLAIMS]:
+    for c in [*_morita(morita.CLAIMS, morita_sec4), *morita_appendix.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS,
+              *beyond.CLAIMS]:
         if c.key in out:
             raise ValueError(f"claim {c.key} is defined twice")
         out[c.key] = c
     return out
+
+
+def _morita(main: list, sec4) -> list:
+    """Morita's main-text claims in the text's order: Sec. 4.2's (``sec4.FIG3``) before Fig. 5's, Sec. 4.3's S4D
+    half (``sec4.SEC4_3``) after them (:mod:`penb.claims.morita_sec4` keeps :mod:`penb.claims.morita` small)."""
+    fig5 = [i for i, c in enumerate(main) if c.key.startswith("morita.fig5.")]
+    first, last = (fig5[0], fig5[-1] + 1) if fig5 else (len(main), len(main))
+    return [*main[:first], *sec4.FIG3, *main[first:last], *sec4.SEC4_3, *main[last:]]
 
 
 CLAIMS: dict[str, Claim] = _load()
@@ -141,7 +153,9 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
                 f"({reason}), but a claim about trained models stands only where more training would not change "
                 f"it. Deciding it needs: {doubling.next_step(rec)}")
     if training is not None:
-        detail = {**detail, "training": training, "about": c.about}
+        detail = {**detail, "training": training}
+    if training is not None or c.about in NOT_DOUBLED:
+        detail = {**detail, "about": c.about}
     previous = {}
     for protocol in sorted(grading.PROTOCOLS):
         if protocol == 3:

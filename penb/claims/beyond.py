@@ -87,8 +87,14 @@ CLAIMS = [
                   "ceiling plus 4 binomial standard deviations of the test set",
           rule=Rule("check", "reproduced when at every vocabulary every valid seed is at or below the ceiling "
                              "plus the margin; inconclusive with fewer than 3 valid seeds at a vocabulary or a "
-                             "diverged run", {}),
-          baseline=BLIND),
+                             "diverged run. An upper bound that a model which learned nothing passes too (issue 34, "
+                             "2026-11-26, after its verdicts had been seen; both additions can only hold a verdict "
+                             "back): inconclusive when the model's mean accuracy at a vocabulary sits within 0.02 of "
+                             "chance 1/V; and, about trained models, decided only where the doubling test (protocol "
+                             "4, the same seeds trained again at half the updates) finds the per-seed move of the "
+                             "accuracy at every vocabulary within +-0.02 (its Student-t interval over seeds)",
+                    {"min_seeds": 3, "baseline_margin": 0.02}),
+          baseline=BLIND + "; chance 1/V, which the model must have left", about="trained"),
     Claim("beyond.tf.two_layer_no_pe", BEYOND, "Irie Q3-Q4 x Morita Fig. 2",
           "A two-layer causal Transformer needs no PE on reversal: with sinusoidal PE added it is not more than "
           "0.02 more accurate than without, at the chapter's largest vocabulary.", kind=H, chapter=TF,

@@ -223,7 +223,7 @@ def verdict_html(grades) -> HTML:
         t = (g.detail or {}).get("training")
         if t:
             pairs.insert(3, ("Training", training.words(t)))
-        if (g.detail or {}).get("doubling"):
+        if doubling_words(g.detail):
             pairs.insert(3, ("Doubling", doubling_words(g.detail)))
         out.append(_row(cells, more_html(pairs, curves_svg(t)), titles, g.claim))
     return HTML("".join(out + ["</div>"]))

@@ -30,6 +30,12 @@ TREND_WHY = ("the texts print no rate of growth; 0.02 per doubling of V is the a
 # the length (Fig. 2 caption) and the training of Sec. 3.3 only (issue 28)
 S4D_SCALE = {"length": 64, "hidden": 512, "updates": 300_000}
 
+# Fig. 5 monitors the gradients "at training checkpoints" and says how the score moved over them ("decreased
+# gradually (GRU) or rapidly (LSTM)"): a statement about the course of training, not about trained models (issue 34,
+# item 3). Read at the last checkpoint of the budget it was run at, shown beside the paper's 300,000 updates; no
+# doubling test (written 2026-11-26; the rows had read inconclusive under protocols 3 and 4, held back by training)
+FIG5_ABOUT = "course"
+
 CLAIMS = [
     Claim("morita.settings", MORITA, "Sec. 3.3",
           "Single-layer GRU/LSTM/S4D, hidden = embedding = 512, Adam, lr warm-up to 1e-3 over 1,000 steps "
@@ -129,113 +135,8 @@ CLAIMS = [
             sesoi_why="the text prints no size; the protocol's default, 0.02 of accuracy",
             about="none")                    # it is itself the test of more training: no gate on top
       for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
-    # --- Sec. 4.2, Fig. 3 -------------------------------------------------------------------------------
-    *[Claim(f"morita.fig3.harm.{core}", MORITA, "Fig. 3 / Sec. 4.2",
-            f"RARE disturbants lower the vanilla {name}'s accuracy.", None, "",
-            {"vocab": {"gru": 64, "lstm": 1024, "s4d": 2048}, "rare_probability": 1 / 8,
-             "length": 64, "test_sequences_per_condition_position": 16},
-            chapter="frequency",
-            measure=f"vanilla {name} accuracy over all targets, per seed: FREQUENT disturbants minus RARE ones",
-            rule=better(f"vanilla {name} more accurate with FREQUENT than with RARE disturbants"),
-            baseline=CHANCE)
-      for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
-    *[Claim(f"morita.fig3.pe_robust.{core}", MORITA, "Fig. 3 / Sec. 4.2",
-            f"The position-encoded {name} is hurt less by RARE disturbants than the vanilla one.", None, "", {},
-            chapter="frequency", measure=f"harm (accuracy with FREQUENT minus with RARE disturbants, all "
-                                         f"targets) per seed: vanilla {name} vs PE {name}",
-            rule=Rule("better", better(
-                f"vanilla harm above PE harm ({name}); also inconclusive unless the PE {name} learned the task at "
-                f"least as well as the vanilla one where nothing disturbs it: its accuracy with FREQUENT disturbants "
-                f"above chance (by 0.02) and not more than 0.02 below the vanilla model's (non-inferiority with a "
-                f"margin of 0.02, protocol 3: near the ceiling both sit near 1 and noise must not decide; "
-                f"protocols 1-2 asked for strictly above the vanilla model's): a poor model has little to "
-                f"lose").text, {**_P, "noninferiority": 0.02}),
-            baseline="no vanilla harm (0: nothing to reduce); the vanilla model's accuracy with FREQUENT "
-                     "disturbants for the PE model's")
-      for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
-    # Sec. 4.2's other statements (issue 22, item 7)
-    *[Claim(f"morita.fig3.disturbants.{core}", MORITA, "Fig. 3 / Sec. 4.2",
-            f"For the vanilla {name} it is the disturbants' frequency, not the target's, that matters: RARE "
-            f"disturbants lower accuracy more than a RARE target does (the RARE target among FREQUENT "
-            f"disturbants: morita.fig3.rare_target.{core}).", None, "", {}, chapter="frequency",
-            measure=f"vanilla {name}, per seed: the disturbant effect (accuracy with FREQUENT minus with RARE "
-                    f"disturbants, averaged over both target groups) vs the target effect (accuracy of FREQUENT "
-                    f"minus RARE targets, averaged over both disturbant groups)",
-            rule=better(f"disturbant effect above target effect ({name}); an absent disturbant effect is graded "
-                        f"(it contradicts the claim); inconclusive when the vanilla {name}'s accuracy with "
-                        f"FREQUENT disturbants sits within 0.02 of chance"),
-            baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants")
-      for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
-    # the first half of Sec. 4.2's sentence pair that fig3.disturbants grades (issue 28, written 2026-11-25
-    # before any result of these measures was read): a RARE target among FREQUENT disturbants
-    *[Claim(f"morita.fig3.rare_target.{core}", MORITA, "Fig. 3 / Sec. 4.2",
-            f"Among FREQUENT disturbants the vanilla {name} retrieves a RARE target as well as a FREQUENT one "
-            f"(our reading of Sec. 4.2's RARE targets \"successfully retrieved\" as long as FREQUENT disturbants "
-            f"surround them: within 0.02).", None, "", {}, chapter="frequency",
-            measure=f"vanilla {name}, per seed, test sequences with FREQUENT disturbants (all positions): accuracy "
-                    f"on FREQUENT targets minus accuracy on RARE targets",
-            rule=Rule("no_gain", f"FREQUENT minus RARE target accuracy of the vanilla {name} among FREQUENT "
-                                 f"disturbants, paired by seed: reproduced when the seed-level 95% interval stays "
-                                 f"below +0.02; not reproduced when it lies above +0.02 (the RARE target clearly "
-                                 f"worse retrieved); otherwise inconclusive. A RARE target retrieved better than a "
-                                 f"FREQUENT one agrees with the claim (no control branch); inconclusive when the "
-                                 f"vanilla {name}'s accuracy with FREQUENT disturbants sits within 0.02 of chance, a "
-                                 f"run diverged or fewer than 3 seeds are valid",
-                      {**_P, "margin": 0.02, "control": False}),
-            baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants")
-      for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
-    Claim("morita.fig3.where.lstm", MORITA, "Fig. 3 / Sec. 4.2",
-          "The vanilla LSTM's loss under RARE disturbants is largest when the target lies in the first quarter "
-          "of the sequence (t = 1-16 of 64).", None, "", {}, chapter="frequency",
-          measure="vanilla LSTM, per seed: the harm of RARE disturbants (FREQUENT minus RARE disturbants, both "
-                  "target groups) in the first quarter of target positions vs its mean over the other three",
-          rule=better("first-quarter harm above the other quarters' harm; inconclusive when the vanilla LSTM's "
-                      "accuracy with FREQUENT disturbants sits within 0.02 of chance"),
-          baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants"),
-    Claim("morita.fig3.where.s4d", MORITA, "Fig. 3 / Sec. 4.2",
-          "Under RARE disturbants the vanilla S4D is least accurate when the target lies in the second quarter "
-          "(t = 17-32 of 64).", None, "", {}, chapter="frequency",
-          measure="vanilla S4D with RARE disturbants, per seed: the lowest accuracy among the other three quarters "
-                  "vs the second quarter's (worst means below every other quarter)",
-          rule=better("second quarter below the worst other quarter; inconclusive when the vanilla S4D's accuracy "
-                      "with FREQUENT disturbants sits within 0.02 of chance"),
-          baseline="chance 1/V for the vanilla model's accuracy with FREQUENT disturbants"),
-    *[Claim(f"morita.fig3.pe_near_perfect.{core}", MORITA, "Fig. 3 / Sec. 4.2",
-            f"The position-encoded {name} is nearly perfect in most of the test grid's conditions.", 0.95,
-            "accuracy (our reading of 'nearly perfect')", {"steps": 300_000}, chapter="frequency",
-            measure=f"PE {name}: per condition (target group x disturbant group x quarter of positions, 16 "
-                    f"conditions), the mean over seeds and its Student-t interval",
-            rule=Rule("check", "a level claim, graded only where the preset trains at least 10% of the paper's "
-                               "300,000 updates (else not tested at this preset): reproduced when more than half "
-                               "of the conditions have a mean of at least 0.95; not reproduced when more than half "
-                               "have an interval whose upper end is below 0.95; otherwise inconclusive",
-                      {"level": 0.95, "min_fraction_of_paper_steps": 0.1}), baseline=CHANCE)
-      for core, name in (("gru", "GRU"), ("lstm", "LSTM"))],
-    Claim("morita.sec4_3.s4d_t1", MORITA, "Sec. 4.3",
-          "Both S4Ds, vanilla and position-encoded, retrieve a target at t = 1 with accuracy above 96% whatever "
-          "the frequency of target and disturbants.", 0.96, "accuracy", {"steps": 300_000}, chapter="frequency",
-          measure="S4D (both variants), per condition (target group x disturbant group) at t = 1: the mean over "
-                  "seeds and its Student-t interval",
-          rule=Rule("check", "a level claim, graded only where the S4D trains at least 10% of the paper's 300,000 "
-                             "updates (else not tested at this preset): reproduced when every condition's mean is "
-                             "above 0.96; not reproduced when some condition's interval lies wholly below 0.96; "
-                             "otherwise inconclusive", {"level": 0.96, "min_fraction_of_paper_steps": 0.1}),
-          baseline=CHANCE),
-    Claim("morita.fig3.gru_exception", MORITA, "Fig. 3 / Sec. 4.2",
-          "The one exception to near-perfect PE models: the GRU on all-RARE data with the target in the first "
-          "half.", 0.95, "accuracy (our reading of 'nearly perfect', as morita.fig3.pe_near_perfect)",
-          {"steps": 300_000}, chapter="frequency",
-          measure="PE GRU: per condition (target group x disturbant group x quarter of positions, 16 conditions), "
-                  "the mean over seeds and its Student-t interval; the exception is RARE target x RARE "
-                  "disturbants in the first two quarters (t = 1-32 of 64), the rest the other 14 conditions",
-          rule=Rule("check", "a level claim, graded only where the GRU trains at least 10% of the paper's 300,000 "
-                             "updates (else not tested at this preset; issue 28: as pe_near_perfect): reproduced "
-                             "when both exception conditions have an interval whose upper end is below 0.95 and "
-                             "more than half of the other 14 have a mean of at least 0.95; not reproduced when "
-                             "an exception condition's interval lies at or above 0.95 (near perfect there too); "
-                             "inconclusive otherwise, when more than half of the others are below 0.95 (no "
-                             "near-perfect model to be an exception to), or with fewer than 3 seeds",
-                    {"level": 0.95, "min_fraction_of_paper_steps": 0.1}), baseline=CHANCE),
+    # --- Sec. 4.2, Fig. 3, and Sec. 4.3's S4D half: penb.claims.morita_sec4 (FIG3 is placed here, SEC4_3 after
+    # Fig. 5's claims, by penb.claims._load) ----------------------------------------------------------
     # --- Sec. 4.3, Fig. 5 -------------------------------------------------------------------------------
     *[Claim(f"morita.fig5.{core}", MORITA, "Fig. 5 / Sec. 4.3",
             f"RARE disturbants lower the vanilla {name}'s gradient-stability score ({speed}) more than the "
@@ -246,7 +147,7 @@ CLAIMS = [
             rule=better(f"vanilla {name}'s drop above PE {name}'s drop; a vanilla model that loses nothing is "
                         f"graded (it contradicts the claim); inconclusive when the vanilla {name}'s accuracy sits "
                         f"within 0.02 of chance"),
-            baseline="chance 1/V for the vanilla model's accuracy")
+            baseline="chance 1/V for the vanilla model's accuracy", about=FIG5_ABOUT)
       for core, name, speed in (("gru", "GRU", "gradually"), ("lstm", "LSTM", "rapidly"))],
     # the same sentence's "stays high" (issue 28, written 2026-11-25 before any score of this measure was read)
     *[Claim(f"morita.fig5.pe_stays.{core}", MORITA, "Fig. 5 / Sec. 4.3",
@@ -265,7 +166,7 @@ CLAIMS = [
                       {**_P, "margin": 0.02, "control": False}),
             baseline="0 for the PE model's score with FREQUENT disturbants (gradients that agree on nothing)",
             sesoi=0.02, sesoi_why="the text prints no size; the protocol's default, 0.02 of the score (a "
-                                  "similarity between -1 and 1)")
+                                  "similarity between -1 and 1)", about=FIG5_ABOUT)
       for core, name in (("gru", "GRU"), ("lstm", "LSTM"))],
     Claim("morita.fig5.s4d", MORITA, "Fig. 5 / Sec. 4.3",
           "For S4D the effect of PE on gradient stability is marginal; an early destabilisation of the vanilla "

@@ -21,7 +21,8 @@ import math
 
 from penb.claims import Claim
 from penb.claims.grading import Rule
-from penb.claims.morita import _GATE, _P, ACC, CHANCE, TREND_SESOI, TREND_WHY, better
+from penb.claims.intervals import DEFAULT_SESOI
+from penb.claims.morita import _GATE, _P, ACC, CHANCE, TREND_SESOI, better
 from penb.claims.sources import MORITA
 
 GAP_CLOSED = 30_000     # Fig. 15: the training curves meet by 10,000-30,000 updates; the later end, to be safe
@@ -52,6 +53,19 @@ DIST = "minus the mean Damerau-Levenshtein distance per seed divided by L (highe
 # in Fig. 15's early phase
 FIG7_SCALE = {"vocab": (896, 960, 1024, 1088), "length": 16, "hidden": 512, "updates": 600_000}
 LM_SCALE = {"vocab": 32_768, "length": 1024, "hidden": 512, "updates": 300_000}
+# Fig. 7's span is V 896-1,088: log2(1088 / 896) = 0.280 doublings. Issue 35 (2026-11-26): its smallest growth of
+# interest is one smallest accuracy effect (0.02) gained over that whole span, so 0.02 / 0.280 = 0.071 per doubling.
+# It was TREND_SESOI, 0.02 per doubling, justified by the three doublings of key findings' V 32-256: over Fig. 7's
+# span that asks for a widening of 0.006, under a third of the smallest accuracy effect the book counts
+FIG7_SPAN = math.log2(max(FIG7_SCALE["vocab"]) / min(FIG7_SCALE["vocab"]))
+FIG7_TREND_SESOI = DEFAULT_SESOI / FIG7_SPAN
+FIG7_TREND_WHY = (f"the text prints no rate of growth; its span, V 896-1,088, is {FIG7_SPAN:.2f} doublings, so a gap "
+                  f"that widens by the protocol's smallest accuracy effect ({DEFAULT_SESOI:g}) across the whole span "
+                  f"grows by {DEFAULT_SESOI:g} / {FIG7_SPAN:.2f} = {FIG7_TREND_SESOI:.3f} per doubling of V; a slower "
+                  f"growth adds less than one smallest effect over the vocabularies the claim speaks of. Until "
+                  f"2026-11-26 (issue 35) it was {TREND_SESOI:g} per doubling, from the three doublings of V 32-256 in "
+                  f"key findings, a widening of only {TREND_SESOI * FIG7_SPAN:.3f} over Fig. 7's span (exploratory: "
+                  f"changed after quick builds had graded this claim under the old value)")
 
 
 def _sort(core: str, name: str) -> list[Claim]:
@@ -120,7 +134,7 @@ CLAIMS = [
           chapter="appendix_a", measure="PE minus vanilla accuracy per seed at each vocabulary",
           rule=Rule("trend", "slope of the per-seed gap against log2 V with a seed-level interval above 0; "
                              "at least 3 vocabularies and 3 seeds, else inconclusive", {"min_seeds": 3}),
-          baseline="none", scale=FIG7_SCALE, sesoi=TREND_SESOI, sesoi_why=TREND_WHY),
+          baseline="none", scale=FIG7_SCALE, sesoi=FIG7_TREND_SESOI, sesoi_why=FIG7_TREND_WHY),
     Claim("morita.appA1.gru", MORITA, "App. A.1",
           "Reverse + delayed addition was too hard for the GRU, even at L=16, so only the LSTM is reported.",
           None, not_tested="the text gives no GRU number, vocabulary or criterion for 'too hard', only that the "

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -64,6 +65,14 @@ def scale_words(r: dict) -> str:
 MARK_COLORS = {"trained": "#2e7d32", "still learning": "#b26a00", "not recorded": "#757575"}
 # protocol 4's doubling test, beside the badge of a claim about trained models
 DOUBLING_MARKS = {True: ("settled", "#2e7d32"), False: ("moved", "#b26a00"), None: ("no N/2", "#757575")}
+# why a comparison has no doubling test (Claim.about, penb.claims.ABOUT): its mark and its words
+NOT_DOUBLED = {
+    "budget": ("at its budget", "no doubling test: the text compares at a fixed budget, read there once the "
+                                "training curves have met"),
+    "course": ("course", "no doubling test: the text speaks of the course of training, read at the checkpoints "
+                         "of the budget shown"),
+    "early": ("early", "no doubling test: the text speaks of early training"),
+}
 CURVE_COLORS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f")
 
 
@@ -88,10 +97,18 @@ def doubling_words(detail: Optional[dict]) -> str:
     """'budgets 1,000 and 2,000 updates: gap moved +0.012 [...] ...' for a row's folded part ('' without)."""
     rec = (detail or {}).get("doubling")
     if not rec:
-        return ""
+        return NOT_DOUBLED.get((detail or {}).get("about"), ("", ""))[1]
     n_half, n = rec["budgets"]
     head = f"budgets {n_half:,} and {n:,} updates, smallest effect {rec['sesoi']:g}: " if n else ""
     return head + (rec.get("why") or "") + (" (settled)" if rec["decided"] else " (not settled)")
+
+
+def not_doubled_words(table: list[dict]) -> str:
+    """' N comparisons are not about trained models (...): ...' ('' when there is none)."""
+    about = Counter((r.get("detail") or {}).get("about") for r in table if r["verdict"] != "not tested")
+    parts = [f"{about[a]} {NOT_DOUBLED[a][0]}" for a in NOT_DOUBLED if about.get(a)]
+    return (f" Not about trained models, so read without it: {', '.join(parts)} (the texts' words: a fixed budget, "
+            "the course of training, or early training)." if parts else "")
 
 
 def training_mark(detail: Optional[dict]) -> str:
@@ -102,6 +119,10 @@ def training_mark(detail: Optional[dict]) -> str:
         word, color = DOUBLING_MARKS[doubling_state(detail)]
         out += (f'<span class="penb-train" data-doubling="{html.escape(word)}" style="color:{color}" '
                 f'title="protocol 4: doubling the updates">{html.escape(word)}</span>')
+    elif (detail or {}).get("about") in NOT_DOUBLED:
+        word, why = NOT_DOUBLED[detail["about"]]
+        out += (f'<span class="penb-train" data-doubling="{html.escape(word)}" style="color:#757575" '
+                f'title="{html.escape(why)}">{html.escape(word)}</span>')
     state = training_state(detail)
     if not state:
         return out

@@ -94,11 +94,19 @@ def rows(out_dir: Optional[Path] = None) -> list[dict]:
         g = found.get(c.key)
         if g is None:
             why = c.not_tested or f"its chapter ({c.chapter}) has not run in this build"
-            g = {"verdict": NOT_TESTED, "ours": "", "reason": why, "chapter": c.chapter}
+            g = {"verdict": NOT_TESTED, "ours": "", "reason": why + against(c, found), "chapter": c.chapter}
         paper = "" if c.value is None else f"{c.value} {c.unit}".strip()
         out.append({"key": c.key, "source": c.source, "where": c.where, "statement": c.statement, "paper": paper,
                     "kind": c.kind, **g})
     return out
+
+
+def against(c, found: dict) -> str:
+    """For an untested claim that the registry sets other rows against (``extra["against"]``: Irie's view of PEs
+    in RNNs against Morita's Fig. 2), those rows' verdicts in this build ('' when it names none)."""
+    keys = (c.extra or {}).get("against") or ()
+    words = [f"{k} {found[k]['verdict']}" if k in found else f"{k} not graded in this build" for k in keys]
+    return f" Set against it in this build: {'; '.join(words)}." if words else ""
 
 
 FOREST = "scorecard_forest.svg"     # the forest plot, written beside scorecard.md
@@ -186,7 +194,7 @@ def training_line(table: list[dict]) -> str:
 def doubling_line(table: list[dict]) -> str:
     """Protocol 4: how many of the texts' claims about trained models the doubling test settled, and how the
     rest stand (moved by doubling, or no runs at half the budget)."""
-    from penb.claims.recorded import doubling_state
+    from penb.claims.recorded import doubling_state, not_doubled_words
 
     graded = [r for r in table if r["verdict"] != "not tested" and (r.get("detail") or {}).get("doubling")]
     if not graded:
@@ -195,7 +203,7 @@ def doubling_line(table: list[dict]) -> str:
     return (f"**The doubling test** (protocol 4; {len(graded)} of the texts' claims about trained models graded): "
             f"{by.get(True, 0)} settled, their verdicts decided; {by.get(False, 0)} moved by more than their "
             f"smallest effect when the updates doubled, so inconclusive; {by.get(None, 0)} without runs at half the "
-            "budget, so inconclusive.")
+            "budget, so inconclusive." + not_doubled_words(table))
 
 
 def render(out_dir: Optional[Path] = None) -> str:
@@ -245,7 +253,8 @@ def render(out_dir: Optional[Path] = None) -> str:
         for r in part:
             lines += _row(r)
         lines += ["</div>", ""]
-    return "\n".join(lines + _protocol_section(table))
+    from penb.claims.archives import section as archived          # issue 36: GPU executions beside this build's
+    return "\n".join(lines + archived(table) + _protocol_section(table))
 
 
 SHORT = {"reproduced": "R", "direction only": "D", "not reproduced": "N", "inconclusive": "I", "not tested": "-"}

@@ -120,6 +120,26 @@ def state(frame, by: str, variants: Sequence[str], names: Optional[Mapping[str, 
     return _record(models, metric, limit)
 
 
+def of_frame(frame, by: str, variants: Sequence[str], names: Optional[Mapping[str, str]] = None, *,
+             where: Optional[Mapping] = None, cells: Optional[Mapping[str, Mapping]] = None,
+             metric: str = "accuracy", limit: float = RISE_LIMIT) -> dict:
+    """The one place a chapter reads a comparison's training state from its table of runs (issue 35: three
+    chapters had a helper of their own around :func:`state`). ``where`` ({column: value}) keeps the rows of the
+    comparison (e.g. ``{"model": "gru"}``); ``cells`` ({label: {column: value}}) splits them into the cells a
+    trend reads (e.g. ``{"V 256": {"vocab": 256}}``), each cell's models named with its label, joined by
+    :func:`combine`. ``by``, ``variants``, ``names``, ``metric`` and ``limit`` as :func:`state`."""
+    def pick(rows, conditions):
+        for column, value in dict(conditions or {}).items():
+            rows = rows[rows[column] == value]
+        return rows
+
+    rows = pick(frame, where)
+    if not cells:
+        return state(rows, by, variants, names, metric=metric, limit=limit)
+    return combine(state(pick(rows, at), by, variants, names, metric=metric, limit=limit, cell=label)
+                   for label, at in cells.items())
+
+
 def of_results(named: Mapping[str, Sequence], metric: str = "accuracy", limit: float = RISE_LIMIT) -> dict:
     """The training state of a comparison from finished runs (``penb.runs.RunResult``, diverged ones left out
     by the caller): {model name: its runs}."""

@@ -16,7 +16,8 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
-from penb.encodings import BlogEncoding, PositionalEncoding, TableEncoding, _check_sizes, blog
+from penb.encodings import blog
+from penb.encodings.base import BlogEncoding, PositionalEncoding, TableEncoding, _check_sizes
 
 BANDS = ("high", "low", "spread", "full")
 

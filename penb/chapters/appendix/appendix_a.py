@@ -112,7 +112,9 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     checkpoint_every=1000,          # two checkpoints per run
     bootstrap=2000,                 # a fifth of the paper's resamples: faster
     workers=2,                      # one run per core of the 2-core machine
-    doubling=common.QUICK_REGIME["doubling"],  # no N/2 runs yet (common.QUICK_REGIME)
+    schedule=common.QUICK_REGIME["schedule"],  # WSD, probed here (common.QUICK_REGIME):
+                                    # the GRU reversal runs are key findings' own again
+    doubling=common.QUICK_REGIME["doubling"],  # each run also at N/2 (protocol 4)
 )
 # Paper-sized models on a shortened schedule for one GPU: appendices B-D's GPU regime
 # (common.GPU_REGIME: key findings' GPU settings) with updates per section. Only a

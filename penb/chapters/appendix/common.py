@@ -72,7 +72,15 @@ QUICK_REGIME = dict(
     checkpoint_every=1000,          # two checkpoints per run
     bootstrap=2000,                 # a fifth of the paper's resamples: faster
     workers=2,                      # one run per core of the 2-core machine
-    doubling=False,                 # no N/2 runs (undecided) until WSD is probed here
+    # protocol 4 (issue 34): every run also at N/2, both budgets one WSD trunk (~1.1 N
+    # updates). scripts/schedule_probe.py --chapter appendix_a on search seeds 0-2, fp32
+    # (schedule_probe.csv beside this module), at each panel's graded cell (A.1 LSTM
+    # V64, sorting GRU V32 and LSTM V256, the LSTM reversal V256 of appendices A, C and
+    # D): WSD at N beat the cosine at N in all 24 pairs, by +0.033 to +0.093 (e.g. the
+    # LSTM reversal +0.037 [+0.014, +0.060] vanilla, +0.083 PE), as at key findings'
+    # cells: it does not fall short, so quick adopts it. N/2 cost 10% of N
+    schedule="wsd",
+    doubling=True,
 )
 # The GPU regime that the gpu presets of appendices B-D share (paper-sized models on a
 # shortened schedule for one GPU; appendix A takes it with its own updates per section).
@@ -252,13 +260,7 @@ def _rows(owners: list[tuple[str, str]], results, before) -> pd.DataFrame:
 def half_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
     """The runs of ``frame`` (:func:`run`'s) at half their updates, from the store, as :func:`run` gives
     them; None when ``cfg`` trains none (``doubling``) or one is missing (protocol 4's doubling test)."""
-    if not cfg.get("doubling") or not len(frame):
-        return None
-    try:                                # a hand-built table names no stored runs
-        configs = [runs.RunResult.from_dir(Path(p)).config for p in frame["path"]]
-    except (OSError, ValueError):
-        return None
-    found = rnn_common.load_half(configs, cfg, Path(frame["path"].iloc[0]).parent)
+    found = rnn_common.half_of(frame, cfg)
     if found is None:
         return None
     return _rows(list(zip(frame["panel"], frame["title"])), found, [True] * len(found))

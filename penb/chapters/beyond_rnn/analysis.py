@@ -71,9 +71,23 @@ def label_of(config: dict) -> str:
 
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
         progress: bool = True) -> pd.DataFrame:
-    """Train or reuse every run of ``cfg``; their :func:`frame`."""
-    results, _ = runs.chapter_sweep(run_configs(cfg), cfg, "beyond_rnn runs", executor, store, progress)
-    return frame(results)
+    """Train or reuse every run of ``cfg`` (and, with ``doubling``, each at half its updates: protocol 4);
+    the :func:`frame` of the full-budget runs."""
+    from penb.chapters import rnn_common
+
+    configs = run_configs(cfg)
+    todo = configs + rnn_common.half_budgets(configs, cfg)
+    results, _ = runs.chapter_sweep(todo, cfg, "beyond_rnn runs", executor, store, progress)
+    return frame(results[:len(configs)])
+
+
+def half_frame(frame_: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
+    """The runs of ``frame_`` at half their updates, from the store (:func:`frame`'s table); None when ``cfg``
+    trains none or one is missing (then the hypotheses about trained models read undecided)."""
+    from penb.chapters import rnn_common
+
+    found = rnn_common.half_of(frame_, cfg)
+    return None if found is None else frame(found)
 
 
 def frame(results: Iterable[runs.RunResult]) -> pd.DataFrame:
@@ -154,7 +168,12 @@ RANK = "beyond.hansen.invertibility"
 
 def grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[claims.Grade]:
     """Every hypothesis of the chapter, in registry order, graded on ``frame`` (``not tested`` where this
-    config lacks a variant it needs)."""
+    config lacks a variant it needs), under protocol 4: the same grading first on the runs at half the updates
+    (:func:`half_frame`), whose evidence the doubling test reads."""
+    return claims.graded_with_half(_grade, frame, half_frame(frame, cfg), cfg, floor, steps=cfg.get("steps"))
+
+
+def _grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[claims.Grade]:
     present = set(frame[BY])
     out = []
     for c in claims.of_chapter(CHAPTER):

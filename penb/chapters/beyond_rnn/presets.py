@@ -28,7 +28,7 @@ from penb.presets import QUICK_SEEDS, Config, confirmation, require
 
 # The training settings shared with key_findings: read from its presets, never restated here.
 SHARED = ("device", "length", "hidden", "batch_size", "steps", "warmup", "lr", "betas", "held_out",
-          "checkpoint_every", "amp", "workers", "per_core", "schedule")
+          "checkpoint_every", "amp", "workers", "per_core", "schedule", "doubling")
 BANDS = ("high", "low", "spread", "phase")
 
 
@@ -52,6 +52,9 @@ PAPER = dict(
 )
 QUICK = dict(
     _shared(kf.QUICK),                  # key_findings' quick regime (shares its runs)
+    doubling=kf.PAPER["doubling"],      # protocol 4: each run also at N/2, a WSD branch of
+                                        # its trunk (~10% more; key_findings' own N/2 runs
+                                        # for vanilla and PE)
     # graded on confirmation seeds, 3 for every variant (why: penb.presets.QUICK_SEEDS;
     # the pilot's 4 for vanilla and high, below, served protocol 2's power)
     seeds=confirmation(QUICK_SEEDS),
@@ -84,6 +87,7 @@ QUICK = dict(
 )
 SMOKE = dict(
     _shared(kf.SMOKE),                  # key_findings' smoke regime (shares its runs)
+    doubling=kf.PAPER["doubling"],      # exercises protocol 4's N/2 branches
     seeds=kf.SMOKE["seeds"],            # two seeds: per-seed code runs, rules decline
     cores=("gru",),                     # as QUICK
     vocab=16,                           # key_findings' smoke GRU vocabulary

@@ -4,10 +4,13 @@
   :data:`~penb.chapters.beyond_transformers.presets.MODELS` is (layers, encoding) of Irie's causal
   Transformer (``core="transformer"``, the encoding added). ``lstm_configs(cfg)``: key_findings' own
   PE-LSTM runs at the smallest vocabulary (the length study's bridge), made by key_findings' code.
+* ``half_configs(cfg)``: the runs of ``cfg.half_models`` again at half their updates (protocol 4's doubling test);
+  ``half_frame(frame, cfg)``: those runs, from the store, as :func:`frame` gives them.
 * ``frame(results)``: one row per run; ``summary``: mean over seeds with its interval per (model, V);
   ``ceilings(cfg)``: the order-blind ceiling per vocabulary (``penb.chapters.irie.ceiling.blind_ceiling``).
 * ``length_frame(...)``: every run of the length study scored at L (its own test) and at test_factor x L.
-* ``grade(frame, lengths, cfg)``: every hypothesis of the chapter through ``penb.claims``.
+* ``grade(frame, lengths, cfg)``: every hypothesis of the chapter through ``penb.claims``, the ones about trained
+  models against their evidence at half the updates (``claims.graded_with_half``).
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, presets, runs
+from penb.chapters.irie.budgets import half, next_cost
 from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)
 from penb.chapters.irie.ceiling import blind_ceiling
 from penb.claims import evidence, training
@@ -50,6 +54,12 @@ def run_configs(cfg) -> list[dict]:
     return out
 
 
+def half_configs(cfg) -> list[dict]:
+    """The runs of the models in ``cfg.half_models`` at half their updates, same seeds and vocabularies (the
+    cosine schedule ends at its own budget, so each is a run of its own)."""
+    return half(c for c in run_configs(cfg) if model_of(c) in cfg.half_models)
+
+
 def lstm_configs(cfg) -> list[dict]:
     """key_findings' PE-LSTM runs at (L, smallest vocabulary, seeds), from its own preset of this name."""
     from penb.chapters.key_findings import analysis as kfa
@@ -68,14 +78,32 @@ def model_of(config: dict) -> str:
 
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
         progress: bool = True) -> tuple[pd.DataFrame, list]:
-    """Train or reuse every Transformer run and the LSTM runs; (:func:`frame` of all, their RunResults)."""
+    """Train or reuse every Transformer run, the LSTM runs and the runs at half the updates (:func:`half_configs`);
+    (:func:`frame` of the full-budget runs, their RunResults). :func:`half_frame` reads the others."""
     configs = run_configs(cfg) + (lstm_configs(cfg) if cfg.lstm else [])
-    results, _ = runs.chapter_sweep(configs, cfg, "beyond_transformers runs", executor, store, progress)
-    return frame(results), results
+    results, _ = runs.chapter_sweep(configs + half_configs(cfg), cfg, "beyond_transformers runs", executor, store,
+                                    progress)
+    return frame(results[:len(configs)]), results[:len(configs)]
+
+
+def half_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
+    """The runs of :func:`half_configs` from the store that holds ``frame``'s runs, as :func:`frame` gives them;
+    None when ``cfg`` trains none, ``frame`` names no stored run (a hand-built table) or one is missing."""
+    configs = half_configs(cfg)
+    if not configs or not len(frame) or "path" not in frame or not str(frame["path"].iloc[0]):
+        return None
+    try:
+        return _frame_of([runs.load(c, Path(frame["path"].iloc[0]).parent) for c in configs])
+    except (FileNotFoundError, OSError, ValueError):
+        return None
 
 
 def frame(results) -> pd.DataFrame:
     """One row per run: model, vocab, seed, diverged, diverged_at, token_accuracy, wall_s, key, path."""
+    return _frame_of(results)
+
+
+def _frame_of(results) -> pd.DataFrame:
     rows = []
     for o in runs.outcomes(results):
         r = o["result"]
@@ -130,24 +158,49 @@ def length_frame(frame: pd.DataFrame, results, cfg, progress: bool = True) -> tu
 
 # --- grading ---------------------------------------------------------------------------------------------
 def blind_evidence(frame: pd.DataFrame, cfg) -> dict:
-    """Evidence of ``beyond.tf.one_layer_blind`` (rule ``check``)."""
+    """Evidence of ``beyond.tf.one_layer_blind`` (rule ``check``): per vocabulary, every valid seed of the one-layer
+    NoPE model against the order-blind ceiling plus its test-noise margin; inconclusive for a diverged run, fewer
+    than ``min_seeds`` valid seeds at a vocabulary, or a mean accuracy within ``baseline_margin`` of chance 1/V
+    there (a model that learned nothing is under any ceiling); ``levels``, each vocabulary's accuracy on the seeds
+    valid at every vocabulary, is what protocol 4's doubling test reads."""
+    p = claims.get("beyond.tf.one_layer_blind").rule.params
     at = frame[frame[BY] == "1-layer NoPE"]
-    rows, ok, short = [], True, []
+    ok_rows = at[~at["diverged"].astype(bool)]
+    common = sorted(set.intersection(*(set(ok_rows[ok_rows["vocab"] == v]["seed"].astype(int))
+                                       for v in cfg.vocab))) if len(ok_rows) else []
+    rows, ok, short, idle, levels = [], True, [], [], {}
     for v, c in ceilings(cfg).items():
-        g = at[(at["vocab"] == v) & ~at["diverged"].astype(bool)]["token_accuracy"]
+        cell = ok_rows[ok_rows["vocab"] == v]
+        g = cell["token_accuracy"]
         m = margin(c, cfg.held_out * cfg.length)
         above = int((g > c + m).sum())
         ok &= above == 0
-        if len(g) < 3:
+        if len(g) < p["min_seeds"]:
             short.append(v)
-        rows.append(f"V {v}: max {g.max():.3f} vs ceiling {c:.3f} + {m:.3f} ({above}/{len(g)} above)")
-    ev = {"passed": ok, "detail": "; ".join(rows),
+        elif not g.mean() > 1 / v + p["baseline_margin"]:
+            idle.append(v)
+        by_seed = dict(zip(cell["seed"].astype(int), g.astype(float)))
+        levels[f"1-layer NoPE accuracy, V {v}"] = [by_seed[s] for s in common]
+        rows.append(f"V {v}: max {g.max():.3f} vs ceiling {c:.3f} + {m:.3f} ({above}/{len(g)} above; chance "
+                    f"{1 / v:.4f})")
+    ev = {"passed": ok, "detail": "; ".join(rows), "levels": levels, "level_seeds": common,
           "why": "a one-layer NoPE model beat the order-blind ceiling at some vocabulary"}
     if int(at["diverged"].sum()):
         ev["inconclusive"] = f"{int(at['diverged'].sum())} diverged run(s)"
     elif short:
-        ev["inconclusive"] = f"fewer than 3 valid seeds at V {short}"
+        ev["inconclusive"] = f"fewer than {p['min_seeds']} valid seeds at V {short}"
+    elif idle:
+        ev["inconclusive"] = (f"the model sits within {p['baseline_margin']} of chance at V {idle}: a model that "
+                              "learned nothing is under any ceiling")
     return ev
+
+
+def blind_cost(frame: pd.DataFrame, cfg) -> dict:
+    """What the next doubling of the one-layer NoPE runs in ``frame`` would cost (``budgets.next_cost``)."""
+    rows = frame[frame[BY] == "1-layer NoPE"]
+    configs = [dict(core="transformer", steps=cfg.steps, batch_size=cfg.batch_size, length=cfg.length,
+                    hidden=cfg.dim, vocab_size=int(v)) for v in rows["vocab"]]
+    return next_cost(configs, rows["wall_s"] if "wall_s" in rows else [])
 
 
 def trend_evidence(frame: pd.DataFrame, cfg) -> dict:
@@ -169,8 +222,17 @@ def slope_evidence(trend: dict) -> dict:
             "b_name": "no growth"}
 
 
-def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[claims.Grade]:
-    """Every hypothesis of the chapter, in registry order (``not tested`` where this config lacks a model)."""
+def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg,
+          half: Optional[pd.DataFrame] = None) -> list[claims.Grade]:
+    """Every hypothesis of the chapter, in registry order (``not tested`` where this config lacks a model), under
+    protocol 4: those about trained models against the same evidence on the runs at half the updates (``half``,
+    by default :func:`half_frame`; the length study is scored at the full budget only)."""
+    half = half_frame(frame, cfg) if half is None else half
+    return claims.graded_with_half(lambda f, c: _grade(f, lengths if f is frame else None, c), frame, half, cfg,
+                                   steps=cfg.steps)
+
+
+def _grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[claims.Grade]:
     have = set(frame[BY])
     vmax, v0 = max(cfg.vocab), min(cfg.vocab)
     long_ceiling = blind_ceiling(v0, cfg.test_factor * cfg.length)
@@ -180,14 +242,18 @@ def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[cla
                 "beyond.tf.vocab_effect": {"2-layer PE", "2-layer NoPE"}, "beyond.length.nope": {"2-layer PE", "2-layer NoPE"},
                 "morita.sec5_2.attention": {"2-layer PE", "2-layer NoPE"},
                 "beyond.length.lstm": {"2-layer NoPE", LSTM}}[c.key]
-        pool = set(lengths[BY]) if c.key.startswith("beyond.length") and lengths is not None else have
+        if c.key.startswith("beyond.length"):
+            pool = set(lengths[BY]) if lengths is not None else set()
+        else:
+            pool = have
         if not need <= pool:
             out.append(claims.not_tested(c.key, f"not at this preset: needs {', '.join(sorted(need))}", cfg))
             continue
         if c.key == "beyond.tf.one_layer_blind":
             t = training.combine(training.state(frame[frame["vocab"] == v], BY, ["1-layer NoPE"], cell=f"V {v}")
                                  for v in sorted(cfg.vocab))
-            g = claims.grade(c.key, blind_evidence(frame, cfg), cfg, training=t, vocab=list(cfg.vocab))
+            g = claims.grade(c.key, blind_evidence(frame, cfg), cfg, training=t, next_cost=blind_cost(frame, cfg),
+                             vocab=list(cfg.vocab))
         elif c.key == "beyond.tf.two_layer_no_pe":
             ev = evidence.paired(frame[frame["vocab"] == vmax], BY, "2-layer PE", "2-layer NoPE",
                                  baseline=blind_ceiling(vmax, cfg.length), vocab=vmax)

@@ -40,6 +40,16 @@ key_findings' two LSTM vocabularies (256, 512), so 12 + 6 runs, about two thirds
 vocabulary trend, which needs three, is left to the gpu preset. The PE-LSTM runs are
 key_findings' own at the smallest vocabulary and the same seeds (``analysis.lstm_configs`` builds them from
 key_findings' preset), reused from the store when key_findings' quick cell trains these seeds.
+
+Protocol 4 (issue 34, ``half_models``): the hypotheses about trained models stand only where doubling the updates
+did not move what could overturn them, so the models named train again at half their updates on the same seeds
+(a cosine run of its own). Quick names the one-layer NoPE model, whose upper bound (``beyond.tf.one_layer_blind``)
+an untrained model would pass too: one more run per vocabulary and seed, of about 12 s (half of the 25 s above):
+with key_findings' quick vocabularies when this was written (512 alone; 256 and 512 before), 3 runs and about 40
+CPU-s (6 and 75 with two vocabularies). Since key_findings' quick vocabulary is 512 alone, quick names the
+two-layer models too (2 x 3 runs of about 22 s: ~130 CPU-s, about a minute on two cores), so that every
+comparison of trained models here has its doubling move; the length study reads its runs at 2L, which have no
+half-budget twin, so its rows stay undecided.
 """
 from penb.chapters import rnn_common
 from penb.chapters.irie import presets as irie
@@ -64,6 +74,9 @@ PAPER = dict(
     seeds=kf.PAPER["seeds"],            # Fig. 2's official seeds
     models=MODELS,                      # the three models of the question
     one_layer_seeds=5,                  # seeds (the first n) of the one-layer NoPE model
+    half_models=MODELS,                 # protocol 4: models also trained at half their updates (same
+                                        # seeds), which the doubling test of the hypotheses about
+                                        # trained models reads; () trains none
     encoding="sinusoidal",              # the PE added in "2-layer PE"
     test_factor=2,                      # the length study tests at test_factor x L
     lstm=True,                          # the length study includes key_findings' PE-LSTM
@@ -82,6 +95,11 @@ QUICK = dict(
                                         # pilot: see the docstring)
     one_layer_seeds=3,                  # the check rule's minimum: the model is held under
                                         # an exact bound
+    half_models=MODELS,                 # protocol 4 for every hypothesis about trained models:
+                                        # the one-layer bound (an untrained model passes it
+                                        # too) and the two-layer comparisons (issue 34: every
+                                        # comparative row shows its doubling move); ~130 CPU-s
+                                        # more at one vocabulary (docstring)
     bootstrap=2000,                     # as key_findings' quick
 )
 SMOKE = dict(
@@ -91,6 +109,7 @@ SMOKE = dict(
     vocab=kf.SMOKE["lstm_vocab"],       # three vocabularies: the trend code runs
     seeds=kf.SMOKE["seeds"],            # two seeds: per-seed code runs, rules decline
     one_layer_seeds=2,                  # both seeds
+    half_models=("1-layer NoPE",),      # as quick
     held_out=16,                        # key_findings' smoke test set: shared LSTM runs
     bootstrap=200,                      # fast intervals
     workers=1,                          # in-process
@@ -124,3 +143,9 @@ def check(cfg):
             and 1 <= cfg.one_layer_seeds <= len(cfg.seeds),
             f"one_layer_seeds must be an int in 1..{len(cfg.seeds)} (the seeds), got {cfg.one_layer_seeds!r}")
     require(isinstance(cfg.lstm, bool), f"lstm must be True or False, got {cfg.lstm!r}")
+    require(isinstance(cfg.half_models, (tuple, list)) and set(cfg.half_models) <= set(cfg.models)
+            and len(set(cfg.half_models)) == len(cfg.half_models),
+            f"half_models must be distinct among models ({', '.join(cfg.models)}), got {cfg.half_models!r}")
+    if cfg.half_models:                      # the half budgets keep their warm-up inside them
+        require(cfg.warmup <= cfg.steps // 2, f"half_models trains runs of {cfg.steps // 2} updates, shorter than "
+                                              f"the {cfg.warmup}-update warm-up; shorten it or set half_models=()")

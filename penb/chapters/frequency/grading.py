@@ -16,11 +16,11 @@ from penb import claims
 from penb.chapters import rnn_common
 from penb.claims import training
 from penb.claims.intervals import t_interval
-from penb.chapters.frequency.grid import per_seed, quarter_cells, quarters
+from penb.chapters.frequency.grid import majority_level, per_seed, quarter_cells, quarters
 from penb.chapters.frequency import sec4_2
-from penb.chapters.frequency.gates import (PAPER_STEPS, absent as _absent, learned as _learned,  # noqa: F401
-                                          of as _of, short as _short, vanilla_control as _vanilla_control)
-from penb.chapters.frequency.harm import PE, VANILLA, paired
+from penb.chapters.frequency.gates import (absent as _absent, learned as _learned,  # noqa: F401
+                                          of as _of, vanilla_control as _vanilla_control)
+from penb.chapters.frequency.harm import PE, VANILLA, paired, seed_harm
 from penb.names import model_name
 
 # The claims this chapter grades (penb.claims.morita), by kind and model.
@@ -41,13 +41,24 @@ def diverged_counts(frame: pd.DataFrame) -> dict[tuple[str, str], int]:
 
 
 def harm_evidence(sh: pd.DataFrame, model: str, vocab: int, diverged: dict) -> dict:
-    """``morita.fig3.harm.<model>``: per valid vanilla seed, the accuracy over all targets with FREQUENT
-    (``a``) and with RARE (``b``) disturbants; baseline chance 1/V."""
+    """``morita.fig3.harm.<model>``: per valid vanilla seed, the accuracy with FREQUENT (``a``) and with RARE
+    (``b``) disturbants, over the target group of ``sh`` (``seed_harm``'s ``target``: the registry's
+    ``extra["targets"]``, :func:`harm_of`); baseline chance 1/V."""
     v = _of(sh, model, VANILLA).sort_values("seed")
+    group = str(v["target"].iloc[0]) if len(v) and "target" in v else "all"
+    targets = "" if group == "all" else f", {group.upper()} targets"
     return dict(a=v["acc_frequent"].tolist(), b=v["acc_rare"].tolist(), baseline=1 / vocab,
                 diverged={VANILLA: int(diverged.get((model, VANILLA), 0))},
-                a_name=f"vanilla {model_name(model)}, FREQUENT disturbants", b_name="RARE disturbants",
+                a_name=f"vanilla {model_name(model)}{targets}, FREQUENT disturbants", b_name="RARE disturbants",
                 seeds=v["seed"].tolist())
+
+
+def harm_of(key: str, sh: pd.DataFrame, cells_: pd.DataFrame) -> pd.DataFrame:
+    """The per-seed harm that claim ``key`` reads: ``sh`` (all targets) unless the registry names a target group
+    (``extra["targets"]``: the GRU's FREQUENT targets, issue 35), then :func:`~penb.chapters.frequency.harm.seed_harm`
+    of that group."""
+    group = claims.get(key).extra.get("targets", "all")
+    return sh if group == "all" else seed_harm(cells_, target=group)
 
 
 def robust_evidence(sh: pd.DataFrame, model: str, diverged: dict, cells_=None, vocab=None) -> dict:
@@ -111,11 +122,13 @@ def where_evidence(cells_: pd.DataFrame, model: str, quarter: int, length: int, 
                 seeds=list(w.index))
 
 
-def level_check(values: pd.DataFrame, level: float, rule: str) -> dict:
+def level_check(values: pd.DataFrame, level: float, rule: str, levels: Optional[dict] = None) -> dict:
     """A level claim on per-condition seed values (``values``: one column per condition, one row per seed):
     each condition's mean over seeds and its Student-t interval against ``level``. ``rule`` "most": more than
     half of the conditions at or above (reproduced) or wholly below (not reproduced) the level; "all": every
-    condition's mean above it (reproduced), or some interval wholly below it (not reproduced)."""
+    condition's mean above it (reproduced), or some interval wholly below it (not reproduced). ``levels``
+    ({name: per-seed Series, in ``values``' row order}) are the per-seed levels protocol 4's doubling test
+    reads (``levels`` and ``level_seeds`` of the evidence)."""
     rows = {c: claims.seed_interval(values[c].dropna().to_numpy(float)) for c in values.columns}
     above = [c for c, (m, lo, hi) in rows.items() if m >= level]
     below = [c for c, (m, lo, hi) in rows.items() if hi < level]
@@ -124,19 +137,21 @@ def level_check(values: pd.DataFrame, level: float, rule: str) -> dict:
               f"interval wholly below it; lowest: " + ", ".join(
                   f"{c} {m:.3f} [{lo:.3f}, {hi:.3f}]" for c, (m, lo, hi) in sorted(rows.items(),
                                                                                   key=lambda x: x[1][0])[:3]))
+    out = dict(detail=detail, levels={name: v.tolist() for name, v in (levels or {}).items()},
+               level_seeds=[int(s) for s in values.index])
     if len(values) < 3:
-        return dict(passed=False, detail=detail, inconclusive=f"{len(values)} seeds: the intervals need 3")
+        return dict(out, passed=False, inconclusive=f"{len(values)} seeds: the intervals need 3")
     if rule == "most":
         if len(above) > k / 2:
-            return dict(passed=True, detail=detail)
+            return dict(out, passed=True)
         if len(below) > k / 2:
-            return dict(passed=False, detail=detail, why=f"more than half of the conditions lie below {level}")
+            return dict(out, passed=False, why=f"more than half of the conditions lie below {level}")
     else:
         if len(above) == k:
-            return dict(passed=True, detail=detail)
+            return dict(out, passed=True)
         if below:
-            return dict(passed=False, detail=detail, why=f"some condition lies wholly below {level}")
-    return dict(passed=False, detail=detail, inconclusive=f"the intervals straddle {level}: more seeds would tell")
+            return dict(out, passed=False, why=f"some condition lies wholly below {level}")
+    return dict(out, passed=False, inconclusive=f"the intervals straddle {level}: more seeds would tell")
 
 
 def near_perfect_evidence(cells_: pd.DataFrame, model: str, length: int, level: float) -> dict:
@@ -145,7 +160,8 @@ def near_perfect_evidence(cells_: pd.DataFrame, model: str, length: int, level: 
     s = per_seed(quarter_cells(_of(cells_, model, PE), length), ["target", "disturbants", "quarter"])
     w = s.pivot_table(index="seed", columns=["target", "disturbants", "quarter"], values="accuracy")
     w.columns = [f"target {t}/{d} t {q}" for t, d, q in w.columns]
-    return level_check(w, level, "most")
+    name = f"the accuracy more than half of the PE {model_name(model)}'s conditions reach"
+    return level_check(w, level, "most", {name: majority_level(w)})
 
 
 def s4d_t1_evidence(cells_: pd.DataFrame, level: float) -> dict:
@@ -154,8 +170,10 @@ def s4d_t1_evidence(cells_: pd.DataFrame, level: float) -> dict:
     at = cells_[(cells_["model"] == "s4d") & (cells_["position"] == 1)]
     s = per_seed(at, ["target", "disturbants"])
     w = s.pivot_table(index="seed", columns=["variant", "target", "disturbants"], values="accuracy")
+    lowest = {f"the {v} S4D's lowest condition at t = 1": w[v].min(axis=1) for v in dict.fromkeys(
+        w.columns.get_level_values(0))}
     w.columns = [f"{v} target {t}/{d}" for v, t, d in w.columns]
-    return level_check(w, level, "all")
+    return level_check(w, level, "all", lowest)
 
 
 def _claim_evidence(cfg, key: str, frame, sh, cells_, diverged) -> tuple[str, str, dict | None]:
@@ -171,7 +189,7 @@ def _claim_evidence(cfg, key: str, frame, sh, cells_, diverged) -> tuple[str, st
             return model, why, None
         vocab = int(cfg[f"{model}_vocab"])
         if table is HARM:
-            return model, "", harm_evidence(sh, model, vocab, diverged)
+            return model, "", harm_evidence(harm_of(key, sh, cells_), model, vocab, diverged)
         if table is ROBUST:
             return model, "", robust_evidence(sh, model, diverged, cells_, vocab)
         return model, "", disturbant_evidence(cells_, model, diverged, vocab)
@@ -180,19 +198,13 @@ def _claim_evidence(cfg, key: str, frame, sh, cells_, diverged) -> tuple[str, st
             why = _absent(cfg, model, (VANILLA,))
             return model, why, None if why else where_evidence(cells_, model, quarter, cfg.length, diverged,
                                                                int(cfg[f"{model}_vocab"]))
-    level = claims.get(key).rule.params
+    level = claims.get(key).rule.params["level"]              # a level claim about trained models (protocol 4)
     if key == S4D_T1:
-        why = _absent(cfg, "s4d", (VANILLA, PE)) or _short(cfg, "s4d", level["min_fraction_of_paper_steps"])
-        return "s4d", why, None if why else s4d_t1_evidence(cells_, level["level"])
+        why = _absent(cfg, "s4d", (VANILLA, PE))
+        return "s4d", why, None if why else s4d_t1_evidence(cells_, level)
     model = next(m for m, k in NEAR_PERFECT.items() if k == key)
-    why = _absent(cfg, model, (PE,)) or _short(cfg, model, level["min_fraction_of_paper_steps"])
-    return model, why, None if why else near_perfect_evidence(cells_, model, cfg.length, level["level"])
-
-
-def training_of(frame: pd.DataFrame, model: str, variants: tuple) -> dict:
-    """The training state of ``model``'s ``variants`` (:func:`penb.claims.training.state`)."""
-    names = {v: f"{v} {model_name(model)}" for v in variants}
-    return training.state(frame[frame["model"] == model], "variant", variants, names)
+    why = _absent(cfg, model, (PE,))
+    return model, why, None if why else near_perfect_evidence(cells_, model, cfg.length, level)
 
 
 def vanilla_harm_premise(sh: pd.DataFrame, model: str) -> dict:
@@ -224,7 +236,9 @@ VARIANTS = {**{k: ((VANILLA,), False) for k in HARM.values()},
             **{k: ((VANILLA, PE), True) for k in ROBUST.values()},
             **{k: ((VANILLA,), True) for k in DISTURBANTS.values()},
             **{k: ((VANILLA,), True) for k, _ in WHERE.values()},
-            **{f"morita.fig3.rare_target.{m}": ((VANILLA,), False) for m in MODELS}, EXCEPTION: ((PE,), False)}
+            **{k: ((VANILLA,), False) for k in sec4_2.RARE_TARGET.values()},
+            **{k: ((PE,), False) for k in (*sec4_2.PE_TARGET.values(), *NEAR_PERFECT.values())},
+            EXCEPTION: ((PE,), False)}
 
 
 def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame,
@@ -249,7 +263,8 @@ def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFram
         variants, premise = VARIANTS.get(c.key, ((VANILLA, PE), False))
         if premise:
             ev = {**ev, "premise": vanilla_harm_premise(sh, model)}
-        state = training_of(frame, model, variants)
+        state = training.of_frame(frame, "variant", variants, {v: f"{v} {model_name(model)}" for v in variants},
+                                  where={"model": model})
         ev_half = _claim_evidence(cfg, c.key, *at_half)[2] if at_half else None
         out.append(claims.grade(c.key, ev, cfg, training=state, half=ev_half,
                                 budgets=rnn_common.budgets(cfg, model), vocab=vocab,

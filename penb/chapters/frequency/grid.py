@@ -161,3 +161,13 @@ def by_position(cells_: pd.DataFrame, n_resamples: int = 10_000,
                 seed: int = 0) -> pd.DataFrame:
     """As :func:`by_quarter`, per target position (1-based) instead of quarter."""
     return _by(cells_, ["position"], n_resamples, seed)
+
+
+def majority_level(values: pd.DataFrame) -> pd.Series:
+    """Per seed (row) of per-condition accuracies ``values`` (one column per condition): the accuracy that more
+    than half of the conditions reach, i.e. the (floor(k/2) + 1)-th highest of the k conditions. "More than half
+    of the conditions at or above a level" holds for a seed exactly when this is at or above it, so it is the
+    per-seed level protocol 4's doubling test reads for the level claims of "most conditions"."""
+    k = values.shape[1]
+    ranked = -np.sort(-values.to_numpy(float), axis=1)          # each row from highest to lowest
+    return pd.Series(ranked[:, k // 2] if k else np.full(len(values), np.nan), index=values.index)

@@ -11,11 +11,12 @@ than in position-encoded ones, over training (Fig. 5), scored on the dual-freque
   scored), the scoring of every kept checkpoint (cached in each run's folder), seed-level summaries, each
   run's score at its last checkpoint (``seed_scores``), and the check of the readings on a trained model;
 * ``grading``: the claims' evidence and their grading through ``penb.claims`` (``grade_claims``, re-exported by
-  ``analysis``);
+  ``analysis``); ``sec4_3``: the S4D half of Sec. 4.3, read over every checkpoint;
 * ``similarity``: the method, i.e. the readings of Eq. 3-4 (``METHODS``), the dual-frequency pairs, the
   scoring of one checkpoint and of a run's checkpoints;
 * ``jacobians``: the latent-to-latent Jacobians of the GRU, LSTM and S4D through the trained weights;
 * ``plots``: Fig. 5's layout (similarity over training per model and variant, seed by seed) and the
   graded measure per seed (``last_points``).
 """
-from penb.chapters.gradient_stability import analysis, grading, jacobians, plots, presets, similarity  # noqa: F401
+from penb.chapters.gradient_stability import (analysis, grading, jacobians, plots, presets, sec4_3,  # noqa: F401
+                                              similarity)

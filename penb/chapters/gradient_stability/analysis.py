@@ -30,7 +30,7 @@ import torch
 
 from penb import atomic, claims, runs
 from penb.chapters import frequency, rnn_common
-from penb.chapters.gradient_stability import similarity
+from penb.chapters.gradient_stability import sec4_3, similarity  # noqa: F401 (sec4_3: the S4D half of Sec. 4.3)
 from penb.executors import Executor, LocalExecutor, ProcessExecutor
 from penb.names import model_name, variant_label
 

@@ -5,7 +5,9 @@ drop, each run at its last checkpoint):
 * ``morita.fig5.<core>``: the vanilla model's drop from FREQUENT to RARE disturbants above the PE model's
   (:func:`evidence`, a difference of differences);
 * ``morita.fig5.pe_stays.<core>`` (issue 28: the sentence's "stays high"): the PE model's own drop within the
-  claim's margin (:func:`stays_evidence`).
+  claim's margin (:func:`stays_evidence`);
+* ``morita.sec4_3.s4d_marginal`` and ``.s4d_stable`` (issue 35: the S4D half of Sec. 4.3), on every checkpoint's
+  scores (:mod:`penb.chapters.gradient_stability.sec4_3`).
 """
 from __future__ import annotations
 
@@ -14,13 +16,16 @@ from typing import Optional
 import pandas as pd
 
 from penb import claims
+from penb.claims import training
 from penb.chapters import frequency
+from penb.chapters.gradient_stability import sec4_3
 from penb.names import model_name, variant_label
 
 VANILLA, PE = variant_label("none"), variant_label("sinusoidal")
 CLAIMS = {core: f"morita.fig5.{core}" for core in ("gru", "lstm")}   # graded (penb.claims.morita)
 STAYS = {core: f"morita.fig5.pe_stays.{core}" for core in ("gru", "lstm")}   # issue 28
 S4D_CLAIM = "morita.fig5.s4d"                                      # no rule in the registry
+S4D_HALF = {"s4d": sec4_3.KEYS}                                    # Sec. 4.3's S4D half (issue 35)
 
 
 def evidence(scores: pd.DataFrame, core: str, diverged: dict, frame: Optional[pd.DataFrame] = None) -> dict:
@@ -62,35 +67,45 @@ def stays_evidence(scores: pd.DataFrame, core: str, diverged: dict) -> dict:
     return ev
 
 
-def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame) -> list:
-    """Grade the chapter's claims (``penb.claims.of_chapter("gradient_stability")``) on
-    :func:`seed_scores` of ``cfg.method``, and record the S4D claim that the registry leaves
-    untested; returns the ``penb.claims.Grade`` list. frame: the runs (diverged included)."""
+def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame, curves_: Optional[pd.DataFrame] = None) -> list:
+    """Grade the chapter's claims (``penb.claims.of_chapter("gradient_stability")``) on :func:`seed_scores` of
+    ``cfg.method`` (the S4D half of Sec. 4.3 on ``curves_``, every checkpoint's scores, :mod:`sec4_3`), and record
+    the S4D claim that the registry leaves untested; returns the ``penb.claims.Grade`` list. frame: the runs
+    (diverged included)."""
     diverged = frequency.grading.diverged_counts(frame)
     encodings = {variant_label(e) for e in cfg.encodings}
+    per_ckpt = sec4_3.checkpoint_scores(curves_, cfg.method) if curves_ is not None else None
     out = []
     for c in claims.of_chapter("gradient_stability"):
-        core = next((k for table in (CLAIMS, STAYS) for k, key in table.items() if key == c.key), None)
+        core = next((k for table in (CLAIMS, STAYS, S4D_HALF) for k, keys in table.items()
+                     if c.key in (keys if isinstance(keys, tuple) else (keys,))), None)
         if core is None:
             raise ValueError(f"claim {c.key} is registered for this chapter but not graded here")
         if core not in cfg.cores:
             why = f"not at this preset: the {model_name(core)} is not among its models"
         elif not {VANILLA, PE} <= encodings:
             why = "not at this preset: it needs vanilla and position-encoded runs"
+        elif c.key in sec4_3.KEYS and per_ckpt is None:
+            why = "not graded here: it reads every checkpoint's scores, and none were passed (curves_)"
         else:
             why = ""
         if why:
             out.append(claims.not_tested(c.key, why, cfg))
             continue
+        variants = (PE,) if c.key in STAYS.values() else (VANILLA, PE)
+        names = {v: f"{v} {model_name(core)}" for v in variants}
+        t = training.of_frame(frame, "variant", variants, names, where={"model": core})
+        if c.key in sec4_3.KEYS:
+            ev = (sec4_3.marginal_evidence if c.key == sec4_3.MARGINAL else sec4_3.stable_evidence)(
+                per_ckpt, diverged, frame)
+            out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
+                                    checkpoints=ev["checkpoints"]))
+            continue
         if c.key in STAYS.values():
             ev = stays_evidence(scores, core, diverged)
-            t = frequency.grading.training_of(frame, core, (PE,))
-            out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
-                                    checkpoint=ev["step"]))
-            continue
-        ev = evidence(scores, core, diverged, frame)
-        ev["premise"] = frequency.grading.harm_premise_of_runs(frame, core)    # the harm Fig. 5 explains
-        t = frequency.grading.training_of(frame, core, (VANILLA, PE))
+        else:
+            ev = evidence(scores, core, diverged, frame)
+            ev["premise"] = frequency.grading.harm_premise_of_runs(frame, core)    # the harm Fig. 5 explains
         out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
                                 checkpoint=ev["step"]))
     out.append(claims.not_tested(S4D_CLAIM, claims.get(S4D_CLAIM).not_tested, cfg))

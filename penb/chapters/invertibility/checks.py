@@ -193,6 +193,7 @@ def evidence(m: dict[str, float], per_seed: Optional[pd.DataFrame] = None,
                   "why": ("only the first part holds (the four are the worst over the run)" if worst else
                           "only the second part holds (the four end together)" if same else
                           "neither part holds")}
+    out["hansen.sincos_both"] = sincos_both(m)
     if nonfinite:
         for ev in out.values():
             if "passed" in ev:
@@ -200,6 +201,24 @@ def evidence(m: dict[str, float], per_seed: Optional[pd.DataFrame] = None,
                                       "of the means)")
             ev["diverged"] = nonfinite
     return out
+
+
+def sincos_both(m: dict[str, float]) -> dict:
+    """Evidence of ``hansen.sincos_both`` (issue 35): sincos's rank among the encodings of ``m`` (1 = best) by
+    the step-averaged log10 loss (speed) and by the final loss (the long run), each against the registered
+    better half (``extra["rank"]``)."""
+    top = claims.get("hansen.sincos_both").extra["rank"]
+    ranks = {}
+    for what, prefix in (("speed", "logmean:"), ("long run", "final:")):
+        values = {k[len(prefix):]: v for k, v in m.items() if k.startswith(prefix)}
+        ranks[what] = 1 + sum(v < values["sincos"] for k, v in values.items() if k != "sincos")
+    n = sum(k.startswith("final:") for k in m)
+    good = [w for w, r in ranks.items() if r <= top]
+    return {"passed": len(good) == 2, "partial": len(good) == 1,
+            "detail": (f"sincos ranks {ranks['speed']} of {n} by the step-averaged log10 loss (speed) and "
+                       f"{ranks['long run']} of {n} by the final loss (long run); the better half is rank {top} "
+                       "or better"),
+            "why": (f"in the better half only for {good[0]}" if good else "in the better half in neither")}
 
 
 SANITY = ("hansen.floor_affine", "hansen.floor_normal")        # the book's own checks (settings)

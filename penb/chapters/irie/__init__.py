@@ -15,8 +15,11 @@ The claims are ``irie.*`` in ``penb.claims``.
 * ``analysis``: the chapter's tables for Questions 1, 3 and 5, Sec. 4 and Fig. 1, built from ``probes``;
   the exact claims per seed (``exact_table``) and the grading of every ``irie.*`` claim (``grades``);
 * ``q4``: Question 4's runs (``cells``: the graded cells on every seed, the others as ``q4_context``
-  says; ``order_configs``, ``lm_configs``, ``run``) and the evidence of ``irie.q4`` (``evidence``,
-  ``grade``); ``q4_tables``: their tables over seeds, the order-use probe and the run table;
+  says; ``order_configs``, ``lm_configs``, ``half_configs``, ``run``); ``q4_grading``: the grades of
+  ``irie.q4`` (the language models, at their budget once the curves have met), ``irie.q4.order`` and the
+  claims about trained models under protocol 4 (``grade_trained``); ``budgets``: the runs at half the
+  updates and the next doubling's cost; ``q4_tables``: their tables over seeds, the order-use probe and the
+  run table;
   ``ceiling``: the order-blind ceiling of ``reverse`` and its test-noise margin;
 * ``plots``: Fig. 1 recomputed (``context_sets``), the exact claims per seed (``exact_checks``) and the
   Question 4 figures (``results``, ``exploratory``, ``training``).
@@ -24,6 +27,6 @@ The claims are ``irie.*`` in ``penb.claims``.
 The Transformer itself is the shared core ``penb.transformer`` (the random models here) and
 ``penb.models`` (the trained ones, ``core="transformer"``).
 """
-from penb.chapters.irie import analysis, ceiling, plots, presets, probes, q4, q4_tables
+from penb.chapters.irie import analysis, budgets, ceiling, plots, presets, probes, q4, q4_grading, q4_tables
 
-__all__ = ["analysis", "ceiling", "plots", "presets", "probes", "q4", "q4_tables"]
+__all__ = ["analysis", "budgets", "ceiling", "plots", "presets", "probes", "q4", "q4_grading", "q4_tables"]

@@ -15,7 +15,7 @@ seed (``seed``, default the first of ``cfg.seeds``; it draws the weights, tokens
   one-layer model's earlier positions, Sec. 4's linear models) on it (the registered rule: a
   largest deviation under ``extra["max_deviation"]``, 1e-9).
 
-Question 4 (trained models) is in ``penb.chapters.irie.q4``.
+Question 4 (trained models) is in ``penb.chapters.irie.q4`` (runs) and ``.q4_grading`` (grades).
 """
 from __future__ import annotations
 
@@ -268,16 +268,15 @@ def grade_exact(table: pd.DataFrame, cfg) -> list[claims.Grade]:
 
 
 def grades(exact: pd.DataFrame, q4_runs: dict, cfg) -> list[claims.Grade]:
-    """Every ``irie.*`` claim of the registry, in its order: the exact claims graded on
-    :func:`exact_table`, ``irie.one_layer``, ``irie.q4`` and ``irie.q4.attention`` on the runs of ``q4.run``
-    (``penb.chapters.irie.one_layer``, ``.q4`` and ``.attention``), and
-    the claims no chapter tests recorded with the registry's reason."""
-    from penb.chapters.irie import attention, one_layer, q4
+    """Every ``irie.*`` claim of the registry, in its order: the exact claims graded on :func:`exact_table`;
+    on the runs of ``q4.run``, the claims about trained models (``irie.one_layer``, ``irie.q4.order``,
+    ``irie.q4.attention``) under protocol 4's doubling test and the language models' ``irie.q4`` at their budget
+    (``penb.chapters.irie.q4_grading``); the claims no chapter tests recorded with the registry's reason."""
+    from penb.chapters.irie import q4_grading
 
     out = {g.claim: g for g in grade_exact(exact, cfg)}
-    out[one_layer.CLAIM] = one_layer.grade(q4_runs, cfg)
-    out[q4.CLAIM] = q4.grade(q4_runs, cfg)
-    out[attention.CLAIM] = attention.grade(q4_runs, cfg)
+    out.update({g.claim: g for g in q4_grading.grade_trained(q4_runs, cfg)})
+    out[q4_grading.CLAIM] = q4_grading.grade_lm(q4_runs, cfg)
     for key, c in claims.CLAIMS.items():
         if key.startswith("irie.") and c.kind == "claim" and c.not_tested:
             out[key] = claims.not_tested(key, c.not_tested, cfg)

@@ -3,7 +3,9 @@
 Irie reports (of Irie et al., 2019) that the first attention layer of such models mainly attends to the
 newest input and the second roughly uniformly to the context. The runs are the two-layer language models
 without PE that ``irie.q4`` grades (``penb.chapters.irie.q4``); :func:`maps` reads each layer's attention
-weights on held-out test paragraphs, :func:`summary` reduces them to the two numbers the rule reads.
+weights on held-out test paragraphs, :func:`summary` reduces them to the two numbers the rule reads. A claim
+about trained models: the two numbers are the levels protocol 4's doubling test reads, on the same model
+trained again at half the updates (``q4.half_configs``, graded by ``q4_grading.grade_trained``).
 
 Shapes: inputs LongTensor[B, T]; weights per layer Tensor[B, H, T, T] (query, key), causal, rows summing to 1.
 """
@@ -16,6 +18,7 @@ import torch
 
 from penb import claims
 from penb.chapters.irie import q4
+from penb.chapters.irie.budgets import run_cost
 from penb.transformer import attention_mask
 
 CLAIM = "irie.q4.attention"
@@ -108,16 +111,18 @@ def evidence(results: dict, cfg) -> dict:
 
 
 def grade(results: dict, cfg) -> claims.Grade:
-    """``irie.q4.attention`` graded on the language-model runs of ``q4.run`` (not tested where ``irie.q4``
-    cannot be), with the models' training state on their training loss."""
+    """``irie.q4.attention`` graded on the language-model runs of ``q4.run`` (not tested where ``cfg`` has no
+    two-layer models, or no such language model without PE ran), with the models' training state on their
+    training loss (protocol 3's record); ``steps`` gives protocol 4 its budgets (lm_steps / 2, lm_steps)."""
     from penb.claims import training
 
-    why = q4.missing(cfg)
-    if why:
-        return claims.not_tested(CLAIM, f"not at this preset: {why}", cfg)
+    why = q4.lm_missing(cfg)
     n = claims.get("irie.q4").extra["layers"]
-    runs = [r for r in results["lm"] if r.config["layers"] == n and r.config["encoding"] == q4.NONE
-            and not r.diverged]
-    state = training.of_results({f"{n}-layer LM without PE": runs}, metric="loss")
-    return claims.grade(CLAIM, evidence(results, cfg), cfg, training=state, lm_seeds=list(cfg.lm_seeds),
-                        lm_steps=cfg.lm_steps)
+    mine = [r for r in results["lm"] if r.config["layers"] == n and r.config["encoding"] == q4.NONE]
+    if why or not mine:
+        return claims.not_tested(CLAIM, f"not at this preset: {why or 'no two-layer language model without PE'}",
+                                 cfg)
+    valid = q4.split(mine)[0]
+    state = training.of_results({f"{n}-layer LM without PE": valid}, metric="loss")
+    return claims.grade(CLAIM, evidence(results, cfg), cfg, training=state, next_cost=run_cost(valid),
+                        lm_seeds=list(cfg.lm_seeds), lm_steps=cfg.lm_steps, steps=cfg.lm_steps)

@@ -3,8 +3,11 @@
 The order study of Question 4 (``penb.chapters.irie.q4``) trains a one-layer causal Transformer without PE on
 reversal; at an output step such a model sees only the multiset of the tokens so far, so no training can
 take it above the order-blind ceiling (``penb.chapters.irie.ceiling``). :func:`cells` (``q4.one_layer_cells``, which the
-order study reads) makes that cell run on every order seed; :func:`evidence` checks each seed against the ceiling plus four binomial standard deviations
-of the test set, with the control that the model learned something (above chance).
+order study reads) makes that cell run on every order seed; :func:`evidence` checks each seed against the ceiling plus
+four binomial standard deviations of the test set, with the control that the model learned something (above chance).
+An upper bound that an untrained model passes too, so the claim is about trained models (issue 34): its evidence
+names the per-seed accuracy as the level protocol 4's doubling test reads (``levels``), and the chapter trains the
+cell again at half the updates (``q4.half_configs``; graded by ``q4_grading.grade_trained``).
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import numpy as np
 
 from penb import claims
 from penb.chapters.irie import q4
+from penb.chapters.irie.budgets import run_cost
 from penb.chapters.irie.q4 import one_layer_cells as cells, one_layer_missing as missing  # noqa: F401
 
 CLAIM = "irie.one_layer"
@@ -31,6 +35,8 @@ def evidence(results: dict, cfg) -> dict:
     ev = {"passed": bool(acc) and not any(above), "order_accuracy": acc,
           "seeds": [int(r.config["seed"]) for r in valid], "ceiling": ceiling, "margin": margin,
           "diverged": len(dead), "baseline": chance,
+          # what protocol 4's doubling test reads of a check (penb.claims.doubling): the per-seed level
+          "levels": {"one-layer accuracy without PE": acc}, "level_seeds": [int(r.config["seed"]) for r in valid],
           "detail": (f"one layer without PE on {cfg.q4_task}: token accuracy {mean:.3f} over {len(acc)} seeds "
                      f"(largest {max(acc, default=float('nan')):.3f}) against the order-blind ceiling "
                      f"{ceiling:.3f} + {margin:.3f} test noise; chance {chance:.3f}"),
@@ -50,4 +56,6 @@ def grade(results: dict, cfg) -> claims.Grade:
     why = missing(cfg)
     if why:
         return claims.not_tested(CLAIM, f"not at this preset: {why}", cfg)
-    return claims.grade(CLAIM, evidence(results, cfg), cfg, q4_seeds=list(cfg.q4_seeds), q4_steps=cfg.q4_steps)
+    valid, _ = q4.split([r for r in results["order"] if r.config["layers"] == 1 and r.config["encoding"] == q4.NONE])
+    return claims.grade(CLAIM, evidence(results, cfg), cfg, next_cost=run_cost(valid), q4_seeds=list(cfg.q4_seeds),
+                        q4_steps=cfg.q4_steps, steps=cfg.q4_steps)

@@ -11,8 +11,9 @@ no configuration, so the "paper" preset is only a longer, larger version of the 
 Seeds: Irie publishes none, so every preset draws from ``penb.presets.CONFIRMATION_SEEDS`` (2001-2010,
 ``confirmation(k)``), which no regime search and no pilot used; 1001-1005 (``PILOT_SEEDS``) were the
 pilot (issue 22). Pilot verdicts at quick: irie.q1, q3, q5 and linear reproduced (exact checks), irie.q4
-not reproduced (its check rule). The claim ``irie.q4`` grades three cells: the two-layer model without
-PE on the order task, and the two-layer models without and with PE as language models; the other cells
+not reproduced (its check rule). Question 4's claims grade three cells: the two-layer model without
+PE on the order task (``irie.q4.order``), and the two-layer models without and with PE as language models
+(``irie.q4``; until 2026-11-26 one claim graded all three); the other cells
 (the one-layer models, the two-layer PE order model) are context that no claim grades, run on every seed
 (``q4_context="all"``), the first seed only ("first") or not at all ("none").
 
@@ -26,6 +27,14 @@ CPU-s, about 2.1 minutes; the chapter, 3.3 minutes in the pilot build, about 1.1
 checks, before the training, take about 5-9 s per seed: 9 s measured with the two cores shared).
 Since issue 28, ``irie.one_layer`` grades the one-layer order model without PE on every seed: 16 runs,
 two more one-layer order runs of about 10 s each.
+
+Protocol 4 (issue 34, ``doubling``): the cells of the claims about trained models train again at half their
+updates, on every seed (the cosine schedule runs to 0 at its own end, so N/2 is a run of its own): the one-layer
+and the two-layer order models without PE (``irie.one_layer``, ``irie.q4.order``) and the two-layer language
+model without PE (``irie.q4.attention``). At quick: 9 more runs, 3 x 750 updates x 0.014 s (two-layer order,
+about 32 CPU-s) + 3 x 750 x 0.0065 s (one-layer order, about 15 CPU-s) + 3 x 375 x 0.028 s (language model,
+about 32 CPU-s): about 80 CPU-s, 40 s on the two workers. ``irie.q4`` (the language models) is a comparison at
+a fixed budget, read once the runs' curves have met, and needs no half budget.
 """
 from penb import encodings
 from penb.presets import confirmation, require
@@ -78,6 +87,9 @@ PAPER = dict(
     lm_seeds=confirmation(3),  # seeds of the language models; three, as each run makes 20,000
                              # updates on 64-token windows
     lm_held_out=0,           # test paragraphs scored (first lm_length + 1 tokens); 0: all, the largest test set
+    doubling=True,           # protocol 4: also train the cells of the claims about trained models at half
+                             # their updates (same seeds), so that the doubling test can read them; False:
+                             # those claims read inconclusive ("no runs at half the budget")
     q4_context="all",        # the cells no claim grades (one-layer models, two-layer PE order model):
                              # "all" seeds, the "first" seed only, or "none"
     workers=2,               # processes training side by side (one torch thread each): one per core of
@@ -92,12 +104,12 @@ QUICK = dict(
     q4_steps=1500,           # a short CPU run; PAPER trains 10,000 to see whether the gaps close
     lm_length=16,            # shorter windows: a quarter of the tokens per update
     lm_steps=750,            # half the order task's updates (set when the graded cells ran five seeds)
-    q4_seeds=confirmation(3),  # irie.q4 is a check (every seed above the ceiling; the seed means'
-    lm_seeds=confirmation(3),  # perplexity ratio within 5.7%), with no interval for the power
-                             # calculation to size; its rule needs 2 seeds. Three (pilot: five) keep
-                             # a seed to spare and save 2 order and 4 language-model runs, about 1.1
-                             # minutes, which the 11-minute budget of the chapters irie,
-                             # invertibility and beyond_transformers needs (issue 22)
+    q4_seeds=confirmation(3),  # three (pilot: five), set when irie.q4 was a check with no interval
+    lm_seeds=confirmation(3),  # (issue 22: saves 2 order and 4 language-model runs, about 1.1 minutes).
+                             # Since 2026-11-26 (issue 35) both arms read Student-t intervals and need
+                             # 3 seeds, as the doubling test does: the order arm's quick spread (0.871
+                             # [0.855, 0.886]) decides it at three; the language-model arm has no
+                             # margin, so no seed count is sized for it (more seeds narrow it)
     q4_context="first",      # the ungraded cells on the first seed only: they show the one-layer contrasts
 )
 SMOKE = dict(                # every cell runs in seconds; the numbers mean nothing
@@ -179,5 +191,10 @@ def check_q4(cfg):
     require(cfg.lm_vocab >= 8, f"lm_vocab must be >= 8 (SentencePiece), got {cfg.lm_vocab}")
     require(cfg.lm_crop in CROPS, f"unknown lm_crop {cfg.lm_crop!r}; valid: {', '.join(CROPS)}")
     require(cfg.q4_context in CONTEXT, f"unknown q4_context {cfg.q4_context!r}; valid: {', '.join(CONTEXT)}")
+    require(isinstance(cfg.doubling, bool), f"doubling must be True or False, got {cfg.doubling!r}")
+    if cfg.doubling:                         # the half budgets keep their warm-up inside them
+        require(cfg.q4_warmup <= min(cfg.q4_steps, cfg.lm_steps) // 2,
+                f"doubling trains runs of {min(cfg.q4_steps, cfg.lm_steps) // 2} updates, shorter than the "
+                f"{cfg.q4_warmup}-update warm-up (q4_warmup); shorten it or set doubling=False")
     require(isinstance(cfg.lm_held_out, int) and cfg.lm_held_out >= 0,
             f"lm_held_out must be an int >= 0 (0: all test paragraphs), got {cfg.lm_held_out!r}")

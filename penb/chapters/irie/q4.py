@@ -12,22 +12,24 @@ and reused by ``penb.runs.sweep``:
 * **lm**: small language models on the ``lm`` task (``penb.tasks.lm``): trained on the WikiText
   split ``lm_train_split``, perplexity on the split ``lm_test_split``.
 
-This module holds the cells and their run configs (``cells``, ``order_configs``, ``lm_configs``, ``run``),
-the grouping of runs by cell (``label``, ``groups``, ``split``) and the grading of ``irie.q4``
-(``evidence``, ``grade``); the tables shown of the runs are ``penb.chapters.irie.q4_tables``.
+This module holds the cells and their run configs (``cells``, ``order_configs``, ``lm_configs``, ``run``;
+``half_configs``: the cells of the claims about trained models again at half their updates, protocol 4's
+doubling test), the grouping of runs by cell (``label``, ``groups``, ``split``) and what a config can grade
+(``graded``, ``missing``, ``lm_missing``, ``ceiling_margin``); the grading of ``irie.q4`` and ``irie.q4.order``
+is ``penb.chapters.irie.q4_grading``, the tables shown of the runs ``penb.chapters.irie.q4_tables``.
 Functions return plain data (lists of run configs, RunResults, DataFrames).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from penb import claims, runs
+from penb.chapters.irie.budgets import half
 from penb.chapters.irie.ceiling import binomial_margin, blind_ceiling
 from penb.executors import LocalExecutor, ProcessExecutor
 
 ORDER_TASKS = ("reverse", "sort", "predecessor", "reverse_add")
 NONE = "none"
-CLAIM = "irie.q4"
+CLAIM = "irie.q4"                 # the language models (a fixed budget, once the curves have met)
+ORDER = "irie.q4.order"           # the order task (trained models)
 
 
 def _common(cfg, layers: int, encoding: str, seed: int) -> dict:
@@ -41,8 +43,9 @@ def variants(cfg) -> list[tuple[int, str]]:
 
 
 def graded(cfg, study: str) -> list[tuple[int, str]]:
-    """The (layers, encoding) cells of ``study`` ("order" or "lm") that the claim ``irie.q4`` grades:
-    the two-layer model without PE on the order task; without and with PE as language models."""
+    """The (layers, encoding) cells of ``study`` ("order" or "lm") that Question 4's claims grade: the two-layer
+    model without PE on the order task (``irie.q4.order``); without and with PE as language models
+    (``irie.q4``)."""
     n = claims.get(CLAIM).extra["layers"]
     if n not in cfg.q4_layers:
         return []
@@ -111,16 +114,40 @@ def lm_configs(cfg) -> list[dict]:
             for n, e, seeds in cells(cfg, "lm") for s in seeds]
 
 
+def half_cells(cfg) -> dict[str, list[tuple[int, str]]]:
+    """{study: the (layers, encoding) cells trained again at half their updates}: the cells of the claims about
+    trained models, whose verdicts protocol 4's doubling test reads (``irie.one_layer``: the one-layer order model
+    without PE; ``irie.q4.order``: the two-layer one; ``irie.q4.attention``: the two-layer language model without
+    PE); none when ``cfg.doubling`` is off."""
+    if not cfg.doubling:
+        return {"order": [], "lm": []}
+    n = claims.get(ORDER).extra["layers"]
+    order = one_layer_cells(cfg) + ([] if missing(cfg) else [(n, NONE)])
+    return {"order": order, "lm": [] if lm_missing(cfg) else [(n, NONE)]}
+
+
+def half_configs(cfg, study: str) -> list[dict]:
+    """The run configs of ``study``'s :func:`half_cells`, each at half its updates, on every seed of the cell."""
+    keep = half_cells(cfg)[study]
+    full = order_configs(cfg) if study == "order" else lm_configs(cfg)
+    return half(c for c in full if (c["layers"], c["encoding"]) in keep)
+
+
 def run(cfg, progress: bool = True) -> dict[str, list]:
-    """Train (or reuse) every run of both studies in one sweep; {"order": [...], "lm": [...]} RunResults.
+    """Train (or reuse) every run of both studies in one sweep: {"order": [...], "lm": [...], "order_half": [...],
+    "lm_half": [...]} RunResults (the last two: :func:`half_configs`, protocol 4's runs at half the updates).
 
     ``cfg.workers`` > 1 runs them in that many processes with one torch thread each; 1 runs them here.
     The language-model runs go first (they are the longest), so the pool stays busy to the end.
     """
-    order, lm = order_configs(cfg), lm_configs(cfg)
+    parts = {"lm": lm_configs(cfg), "lm_half": half_configs(cfg, "lm"), "order": order_configs(cfg),
+             "order_half": half_configs(cfg, "order")}
     executor = ProcessExecutor(workers=cfg.workers, threads=1) if cfg.workers > 1 else LocalExecutor(threads=1)
-    results = runs.sweep(lm + order, executor=executor, progress=progress)
-    return {"lm": results[:len(lm)], "order": results[len(lm):]}
+    results = runs.sweep([c for configs in parts.values() for c in configs], executor=executor, progress=progress)
+    out, i = {}, 0
+    for name, configs in parts.items():
+        out[name], i = results[i:i + len(configs)], i + len(configs)
+    return out
 
 
 def label(layers: int, encoding: str) -> str:
@@ -141,10 +168,10 @@ def split(rs) -> tuple[list, list]:
     return runs.split_diverged(sorted(rs, key=lambda r: r.config["seed"]))
 
 
-# -- grading -----------------------------------------------------------------------------------
+# -- what a config can grade -----------------------------------------------------------------------------------
 def missing(cfg) -> str:
-    """Why ``cfg`` cannot test ``irie.q4`` ("" when it can)."""
-    n = claims.get(CLAIM).extra["layers"]
+    """Why ``cfg`` cannot test ``irie.q4.order`` ("" when it can)."""
+    n = claims.get(ORDER).extra["layers"]
     if n not in cfg.q4_layers:
         return f"the claim compares {n}-layer models, and q4_layers is {cfg.q4_layers}"
     if cfg.q4_task != "reverse":
@@ -160,77 +187,7 @@ def ceiling_margin(cfg) -> tuple[float, float]:
     return c, binomial_margin(c, cfg.q4_held_out * cfg.q4_length)
 
 
-def evidence(results: dict, cfg) -> dict:
-    """The evidence of ``irie.q4``'s "check" rule from the runs of :func:`run`: per seed, the
-    two-layer model without PE's order-task token accuracy against the order-blind ceiling, and the
-    two-layer language models' perplexities without and with PE (seeds valid in both); diverged
-    runs of these cells, fewer than ``min_seeds`` valid seeds, or a language model with PE at the
-    uniform model's perplexity (the claim's trivial baseline, within ``baseline_margin``) make it
-    inconclusive."""
-    c = claims.get(CLAIM)
-    n, limit, need = c.extra["layers"], c.extra["ppl_ratio"], c.extra["min_seeds"]
-    mine: dict = {}
-    for s in ("order", "lm"):
-        for r in results[s]:
-            mine.setdefault((s, r.config["layers"], r.config["encoding"]), []).append(r)
-    diverged = {f"{s} {label(n_, e)}": len(split(mine.get((s, n_, e), []))[1])
-                for s in ("order", "lm") for n_, e in graded(cfg, s)}
-    order = split(mine.get(("order", n, NONE), []))[0]
-    acc = {r.config["seed"]: r.metrics["token_accuracy"] for r in order}
-    lm = {e: {r.config["seed"]: r.metrics["perplexity"] for r in split(mine.get(("lm", n, e), []))[0]}
-          for e in (NONE, cfg.encoding)}
-    paired = sorted(set(lm[NONE]) & set(lm[cfg.encoding]))
-    none_, pe = [lm[NONE][s] for s in paired], [lm[cfg.encoding][s] for s in paired]
-    ceiling, margin = ceiling_margin(cfg)
-    above = [a > ceiling + margin for a in acc.values()]
-    m_none, m_pe = (float(np.mean(none_)), float(np.mean(pe))) if paired else (np.nan, np.nan)
-    ratio = m_none / m_pe
-    order_ok, lm_ok = bool(acc) and all(above), ratio <= limit
-    mean, lo, hi = claims.seed_interval(list(acc.values()))
-    ev = {"passed": order_ok and lm_ok, "order_accuracy": list(acc.values()), "order_seeds": list(acc),
-          "ceiling": ceiling, "margin": margin, "ppl_none": none_, "ppl_pe": pe, "lm_seeds": paired,
-          "diverged": diverged,
-          "detail": (f"order task, {n} layers without PE: token accuracy {claims.fmt(mean, lo, hi)} over "
-                     f"{len(acc)} seeds, above the order-blind ceiling {ceiling:.3f} (+{margin:.3f} test "
-                     f"noise) in {sum(above)}; language model, {n} layers: perplexity without PE "
-                     f"{m_none:.2f}, with PE {m_pe:.2f} (ratio {ratio:.3f}, rule <= "
-                     f"{limit:.3f}; under the earlier, unsourced 10% margin: "
-                     f"{'within' if ratio <= 1.10 else 'beyond'}) over {len(paired)} seeds"),
-          "why": "; ".join(w for w, bad in (
-              (f"only {sum(above)} of {len(acc)} seeds above the ceiling on the order task", not order_ok),
-              (f"perplexity without PE {ratio - 1:+.1%} against PE, beyond {limit - 1:.1%}", not lm_ok)) if bad)}
-    uniform = float(cfg.lm_vocab)                  # the trivial baseline: a uniform model's perplexity
-    if any(diverged.values()):
-        ev["inconclusive"] = "diverged runs: " + ", ".join(f"{k} {v}" for k, v in diverged.items() if v)
-    elif min(len(acc), len(paired)) < need:
-        ev["inconclusive"] = (f"{min(len(acc), len(paired))} valid seeds, fewer than the {need} the rule "
-                              "needs")
-    elif m_pe >= uniform * (1 - c.extra["baseline_margin"]):
-        ev["inconclusive"] = (f"the language model with PE sits at the uniform model's perplexity "
-                              f"({uniform:.0f}): nothing was learned, so 'within {limit - 1:.1%}' decides "
-                              "nothing")
-    ev["baseline"] = uniform
-    return ev
-
-
-def training_state(results: dict, cfg) -> dict:
-    """The training state of the models ``irie.q4`` reads: the order-task model without PE (training
-    accuracy) and the language models with and without PE (training loss, nats), joined."""
-    from penb.claims import training
-
+def lm_missing(cfg) -> str:
+    """Why ``cfg`` cannot test ``irie.q4`` and ``irie.q4.attention`` ("" when it can)."""
     n = claims.get(CLAIM).extra["layers"]
-    ok = lambda s, e: [r for r in split([r for r in results[s] if r.config["layers"] == n  # noqa: E731
-                                         and r.config["encoding"] == e])[0]]
-    order = training.of_results({f"order task, {label(n, NONE)}": ok("order", NONE)})
-    lm = training.of_results({f"LM, {label(n, e)}": ok("lm", e) for e in (NONE, cfg.encoding)}, metric="loss")
-    return training.combine([order, lm])
-
-
-def grade(results: dict, cfg) -> claims.Grade:
-    """``irie.q4`` graded on the runs of :func:`run` (or not tested where ``cfg`` cannot test it)."""
-    why = missing(cfg)
-    if why:
-        return claims.not_tested(CLAIM, f"not at this preset: {why}", cfg)
-    return claims.grade(CLAIM, evidence(results, cfg), cfg, training=training_state(results, cfg),
-                        q4_seeds=list(cfg.q4_seeds),
-                        lm_seeds=list(cfg.lm_seeds), q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps)
+    return "" if n in cfg.q4_layers else f"the claim compares {n}-layer models, and q4_layers is {cfg.q4_layers}"

@@ -20,6 +20,9 @@ from penb.chapters.key_findings import analysis
 from penb.names import model_name
 
 FOLDER = paths.REPO / "book" / "archived" / "key_findings-lease"
+DIRTY = (" **Its code is an uncommitted tree** that no reader can check out: read "
+         "it as a record, not as a result anyone can rerun (lease steps from such a "
+         "tree are now refused).")
 
 
 def load(cfg=None, folder: Optional[Path] = None) -> dict:
@@ -63,5 +66,7 @@ def load(cfg=None, folder: Optional[Path] = None) -> dict:
               f"Its grades, status and results are in {where}/; the executed notebook "
               f"that `penb archive` writes beside them is not committed (no .ipynb is)."
               + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note")
-                        if man.get(k)))
+                        if man.get(k))
+              + (DIRTY if any(not lease.COMMIT.match(c) for c in man["commit"] or [""])
+                 else ""))
     return {"header": header, "tables": [summary, verdicts]}

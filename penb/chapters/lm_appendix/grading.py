@@ -23,12 +23,6 @@ from penb.claims import training
 from penb.names import variant_label
 
 
-def training_state(frame: pd.DataFrame) -> dict:
-    """The training state of the PE and vanilla LSTMs, on their training loss (nats)."""
-    names = {"sinusoidal": "PE LSTM", "none": "vanilla LSTM"}
-    return training.state(frame, "encoding", ("sinusoidal", "none"), names, metric="loss")
-
-
 def table1_evidence(frame: pd.DataFrame) -> dict:
     """Evidence of ``morita.table1`` (rule "better"): per seed, the position-encoded
     LSTM's test log perplexity (a; nats per token, the mean test loss) and the vanilla
@@ -115,7 +109,8 @@ def grade(frame: pd.DataFrame, cfg) -> list:
     gap per seed; Table 1 (PE worse) and "no advantage" (vanilla minus PE test
     log perplexity) per seed where the runs' own training curves have met (:func:`not_met`), else
     ``claims.not_tested`` with the reason."""
-    state = training_state(frame)
+    state = training.of_frame(frame, "encoding", ("sinusoidal", "none"),      # on the training loss (nats)
+                              {"sinusoidal": "PE LSTM", "none": "vanilla LSTM"}, metric="loss")
     out = [claims.grade("morita.fig15.early", early_evidence(frame, cfg), cfg, training=state)]
     why = too_short(MEET, cfg)
     out.append(claims.not_tested(MEET, why, cfg) if why else

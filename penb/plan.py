@@ -1,0 +1,123 @@
+"""What a preset would train, per chapter, before anything trains (``python -m penb plan --preset gpu``).
+
+For each chapter of the book: its runs at the preset the book would execute it at (``run-all``'s choice: a
+chapter without a ``gpu`` preset runs ``quick``), each run counted once over the whole book (chapters share runs
+through the store), the updates they make and an estimate of the GPU-hours one H100 needs, one run at a time
+(``penb.executors.cost.step_seconds``, from the step times measured at paper size). Runs on the warm-up / stable /
+decay schedule that share a trunk (``penb.trunks``) count the trunk once and each shorter budget's decay branch.
+An estimate to plan a GPU session with, not a measurement: the chapter's own status page gives the real times.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Callable, Iterable, Optional
+
+# chapter -> the functions (module, name, *extra arguments after cfg) that list its run configs, where they are not
+# the chapter's ``analysis.run_configs``
+LISTS = {
+    "irie": (("penb.chapters.irie.q4", "order_configs"), ("penb.chapters.irie.q4", "lm_configs"),
+             ("penb.chapters.irie.q4", "half_configs", "order"), ("penb.chapters.irie.q4", "half_configs", "lm")),
+    "beyond_transformers": (("penb.chapters.beyond_transformers.analysis", "run_configs"),
+                            ("penb.chapters.beyond_transformers.analysis", "lstm_configs"),
+                            ("penb.chapters.beyond_transformers.analysis", "half_configs")),
+    **{f"appendix_{x}": ((f"penb.chapters.appendix.appendix_{x}", "run_configs"),) for x in "abcd"},
+}
+OWN_HALF = ("irie", "beyond_transformers")   # chapters that list their half budgets themselves (cosine runs of
+                                             # the models protocol 4 reads), not every run's (rnn_common)
+
+
+def _listers(chapter: str) -> list[Callable]:
+    found = LISTS.get(chapter, ((f"penb.chapters.{chapter}.analysis", "run_configs"),))
+    out = []
+    for module, name, *args in found:
+        try:
+            fn = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            fn = None
+        if fn is not None:
+            out.append(lambda cfg, fn=fn, args=args: fn(cfg, *args))
+    return out
+
+
+def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str]:
+    """(the preset the book runs ``chapter`` at, its normalised run configs with protocol 4's half budgets, a
+    note: why it runs another preset, or that it trains nothing of its own)."""
+    from penb import presets, runs
+    from penb.chapters.rnn_common import half_budgets
+
+    chosen, overrides, note = presets.book_preset(chapter, preset)
+    if "device" in presets.table(chapter)[chosen]:
+        overrides = {**overrides, "device": "cpu"}     # planned here, not trained: CUDA need not be present
+    cfg = presets.resolve(chapter, chosen, **overrides)
+    listers = _listers(chapter)
+    if not listers:
+        return chosen, [], note or "no runs of its own (its computation is not a run of the store)"
+    full = [c for fn in listers for c in fn(cfg)]
+    half = [] if chapter in OWN_HALF else half_budgets(full, cfg)
+    return chosen, runs.settle(full + half), note
+
+
+def _trunks(configs: list[dict]) -> tuple[list[dict], list[list[dict]]]:
+    """(the runs that share no trunk, the WSD runs grouped by trunk)."""
+    from penb.trunks import shares_trunk, trunk_key
+
+    alone, groups = [], {}
+    for c in configs:
+        if shares_trunk(c):
+            groups.setdefault(trunk_key(c), []).append(c)
+        else:
+            alone.append(c)
+    return alone, list(groups.values())
+
+
+def _trunk_updates(group: list[dict]) -> int:
+    """A trunk's longest budget in full, plus the decay branch of each shorter budget."""
+    from penb.run_config import decay_start
+
+    longest = max(c["steps"] for c in group)
+    return longest + sum(c["steps"] - decay_start(c["steps"], c["decay"]) for c in group if c["steps"] != longest)
+
+
+def updates(configs: Iterable[dict]) -> int:
+    """The updates ``configs`` train: each group of WSD budgets as one trunk (:func:`_trunk_updates`), any other
+    run in full."""
+    alone, groups = _trunks(list(configs))
+    return sum(c["steps"] for c in alone) + sum(_trunk_updates(g) for g in groups)
+
+
+def gpu_hours(configs: Iterable[dict]) -> float:
+    """:func:`updates`, each at its run's estimated H100 step time (``penb.executors.cost.step_seconds``)."""
+    from penb.executors.cost import step_seconds
+
+    alone, groups = _trunks(list(configs))
+    seconds = sum(c["steps"] * step_seconds(c) for c in alone)
+    return (seconds + sum(_trunk_updates(g) * step_seconds(g[0]) for g in groups)) / 3600
+
+
+def book(preset: str, chapters: Optional[list[str]] = None) -> list[dict]:
+    """One row per chapter: chapter, preset, runs (new to the plan: a run an earlier chapter lists is counted
+    there), shared (runs listed by an earlier chapter), updates, gpu_hours, note."""
+    from penb import notebook, runs
+
+    seen: set = set()
+    rows = []
+    for name in chapters or notebook.book_chapters():
+        chosen, configs, note = chapter_configs(name, preset)
+        mine = [c for c in configs if runs.key(c) not in seen]
+        seen.update(runs.key(c) for c in configs)
+        rows.append(dict(chapter=name, preset=chosen, runs=len(mine), shared=len(configs) - len(mine),
+                         updates=updates(mine), gpu_hours=round(gpu_hours(mine), 2), note=note))
+    return rows
+
+
+def describe(rows: list[dict]) -> str:
+    """The plan as lines for the terminal, with the total."""
+    lines = [f"{'chapter':<22}{'preset':<8}{'runs':>6}{'shared':>8}{'updates':>13}{'H100 h':>9}"]
+    for r in rows:
+        lines.append(f"{r['chapter']:<22}{r['preset']:<8}{r['runs']:>6}{r['shared']:>8}{r['updates']:>13,}"
+                     f"{r['gpu_hours']:>9.2f}" + (f"  ({r['note']})" if r["note"] else ""))
+    lines.append(f"{'total':<30}{sum(r['runs'] for r in rows):>6}{'':>8}{sum(r['updates'] for r in rows):>13,}"
+                 f"{sum(r['gpu_hours'] for r in rows):>9.2f}")
+    lines.append("GPU-hours: estimated from step times measured at paper size on one H100, one run at a time "
+                 "(penb.executors.cost); runs shared between chapters count once.")
+    return "\n".join(lines)
