@@ -41,36 +41,35 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+def _timed(step, device, steps: int, warmup: int) -> tuple[float, float]:
+    """(updates/s, peak device MiB) of ``steps`` calls of ``step()`` after ``warmup`` untimed ones."""
+    for _ in range(warmup):
+        step()
+    _sync(device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    _sync(device)
+    return steps / (time.perf_counter() - start), _peak_mib(device)
+
+
 def single(config: dict, steps: int, warmup: int) -> tuple[float, float]:
     """(updates/s, peak device MiB) of one run trained alone."""
     t = train.Trainer(config)
-    for _ in range(warmup):
-        t.train_step()
-    _sync(t.device)
-    if t.device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(t.device)
-    start = time.perf_counter()
-    for _ in range(steps):
-        t.train_step()
-    _sync(t.device)
-    return steps / (time.perf_counter() - start), _peak_mib(t.device)
+    return _timed(t.train_step, t.device, steps, warmup)
 
 
 def batched(config: dict, k: int, steps: int, warmup: int) -> tuple[float, float]:
     """(updates/s of all K runs together, peak device MiB) of K seeds trained as one batch."""
     b = BatchedTrainer([train.Trainer({**config, "seed": s}) for s in range(k)])
-    for _ in range(warmup):
-        b.train_step()
-        b._log()
-    _sync(b.device)
-    if b.device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(b.device)
-    start = time.perf_counter()
-    for _ in range(steps):
+
+    def step():
         b.train_step()
         b._log()                                     # the logging sync every log_every, as a run alone
-    _sync(b.device)
-    return k * steps / (time.perf_counter() - start), _peak_mib(b.device)
+    rate, mib = _timed(step, b.device, steps, warmup)
+    return k * rate, mib
 
 
 def _peak_mib(device: torch.device) -> float:

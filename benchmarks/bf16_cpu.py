@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from penb import presets, runs
+from penb import presets
+from penb.store import runs
 from penb.chapters import key_findings
 from penb.claims import fmt, seed_interval
 from penb.device import cpu_bf16_native

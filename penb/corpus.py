@@ -8,7 +8,7 @@ Where a corpus comes from, in this order (``source="auto"``):
 1. ``data_dir``, a folder holding the split files directly (``wiki.valid.raw``, ``valid.txt``, ...);
 2. ``$PENB_WIKITEXT_DIR/<corpus>/``: a folder of corpus folders, laid out like the official zips
    (``wikitext-103-raw/wiki.train.raw``);
-3. the project's shared copy, ``penb.paths.shared_dir()/data/<corpus>/`` (WikiText-2 valid/test only);
+3. the project's shared copy, ``penb.store.paths.shared_dir()/data/<corpus>/`` (WikiText-2 valid/test only);
 4. the ``datasets`` library (``Salesforce/wikitext``), imported only here, when installed and online.
 
 An explicit ``data_dir`` that fails is an error (no fallback). Nothing is ever copied into the
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from penb.paths import shared_dir
+from penb.store.paths import shared_dir
 
 ENV_VAR = "PENB_WIKITEXT_DIR"
 SPLITS = ("train", "valid", "test")

@@ -7,7 +7,7 @@ Many users get a GPU in slices: a queue's debug partition, a card rented by the 
 
 trains the preset's runs in order (each model's largest vocabulary first, the variants of one seed side by side, so
 that a step cut short leaves whole pairs) until its S minutes are up, saves a checkpoint of the run in hand and
-exits; the next invocation resumes from the store the last one left (``penb.runs``: a partial run resumes from its
+exits; the next invocation resumes from the store the last one left (``penb.store.runs``: a partial run resumes from its
 last checkpoint). The minutes spent are kept in a ledger in the store, so all steps together train at most B
 minutes. Exit status: 0 every run done, 3 runs left and minutes left (invoke it again), 4 runs left but the budget
 is spent.
@@ -43,21 +43,22 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from penb import atomic, paths, presets, runs, train
-from penb.identity import CLEAN_COMMIT
+from penb import presets, train
+from penb.store import atomic, paths, runs
+from penb.store.identity import CLEAN_COMMIT
 
 DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
-KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.runs.key)
+KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.store.runs.key)
 
 
-COMMIT = CLEAN_COMMIT                      # a clean commit (no "+dirty"): penb.identity
+COMMIT = CLEAN_COMMIT                      # a clean commit (no "+dirty"): penb.store.identity
 
 
 def source_commit() -> str:
     """The clean commit whose code a step runs: ``$PENB_COMMIT`` where the user names one (a GPU machine's copy of
     the tree can carry a stale .git), else the checkout's. ``ValueError`` for a tree with uncommitted changes or no
     commit at all: an archive must name a tree that a reader can check out (issue 36)."""
-    from penb import identity
+    from penb.store import identity
 
     named = os.environ.get("PENB_COMMIT", "").strip()
     commit = named or identity.git_commit()
@@ -260,7 +261,8 @@ def _env(**values: str) -> Iterator[None]:
 def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     """Execute ``chapter`` against the runs collected in ``source`` (training nothing) and write the archived
     execution to ``dest`` (default ``book/archived/<chapter>-<preset>``); returns ``dest``."""
-    from penb import identity, notebook
+    from penb import notebook
+    from penb.store import identity
     from penb.device import ARCHIVED
 
     source = Path(source)
@@ -294,7 +296,7 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
 
 @contextlib.contextmanager
 def opened(folder: Path) -> Iterator[list]:
-    """The runs of an archived or collected ``folder`` as ``penb.runs.RunResult`` (results only, no predictions),
+    """The runs of an archived or collected ``folder`` as ``penb.store.runs.RunResult`` (results only, no predictions),
     valid inside the ``with`` block."""
     results = json.loads((Path(folder) / "results.json").read_text())
     with tempfile.TemporaryDirectory() as tmp:

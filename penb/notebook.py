@@ -20,7 +20,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from penb import atomic, paths, presets
+from penb import presets
+from penb.store import atomic, paths
 
 KERNEL = "penb"
 SMOKE_CELL_TIMEOUT = 300  # seconds: a smoke cell that runs longer is a hang (e.g. a lost kernel reply), not work
@@ -182,7 +183,7 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
     out_dir = Path(out_dir or paths.executed_dir())
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.time()
-    from penb.runs import USAGE_LOG
+    from penb.store.runs import USAGE_LOG
 
     from penb.claims import scorecard
 
@@ -228,7 +229,7 @@ def _env(name: str, value: str | None):
 
 
 def run_usage(log: Path) -> dict:
-    """What a chapter's sweeps returned (``penb.runs`` usage log): distinct runs ``used``, how many it
+    """What a chapter's sweeps returned (``penb.store.runs`` usage log): distinct runs ``used``, how many it
     ``trained`` itself, and ``training_s``, the training time of all of them where they were made."""
     rows = {}
     if log.exists():

@@ -42,7 +42,8 @@ def _listers(chapter: str) -> list[Callable]:
 def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str]:
     """(the preset the book runs ``chapter`` at, its normalised run configs with protocol 4's half budgets, a
     note: why it runs another preset, or that it trains nothing of its own)."""
-    from penb import presets, runs
+    from penb import presets
+    from penb.store import runs
     from penb.chapters.rnn_common import half_budgets
 
     chosen, overrides, note = presets.book_preset(chapter, preset)
@@ -97,7 +98,8 @@ def gpu_hours(configs: Iterable[dict]) -> float:
 def book(preset: str, chapters: Optional[list[str]] = None) -> list[dict]:
     """One row per chapter: chapter, preset, runs (new to the plan: a run an earlier chapter lists is counted
     there), shared (runs listed by an earlier chapter), updates, gpu_hours, note."""
-    from penb import notebook, runs
+    from penb import notebook
+    from penb.store import runs
 
     seen: set = set()
     rows = []

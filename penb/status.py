@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from penb import atomic, paths
+from penb.store import atomic, paths
 from penb.notebook import book_chapters
 
 

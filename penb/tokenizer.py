@@ -24,8 +24,8 @@ from typing import Iterable, Optional, Sequence
 
 import sentencepiece as spm
 
-from penb.atomic import atomic_write, write_json
-from penb.paths import store_dir
+from penb.store.atomic import atomic_write, write_json
+from penb.store.paths import store_dir
 
 MODEL_TYPES = ("unigram", "bpe")
 SEED = 0

@@ -38,11 +38,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from penb import atomic, models, trunks
+from penb import models, trunks
+from penb.store import atomic
 from penb.metrics import summarize  # noqa: F401 (re-exported: train.summarize)
-from penb.identity import STORE_VERSION, environment
+from penb.store.identity import STORE_VERSION, environment
 from penb.run_config import AMP, DEFAULTS, RunConfig, decay_start, derive_seed, normalize  # noqa: F401 (re-exported)
-from penb.paths import checkpoint_path, checkpoints  # noqa: F401 (re-exported: train.checkpoint_path)
+from penb.store.paths import checkpoint_path, checkpoints  # noqa: F401 (re-exported: train.checkpoint_path)
 from penb.tasks import IGNORE, Batch, make_task
 
 
@@ -157,7 +158,7 @@ class Trainer:
     def load_state_dict(self, state: dict, trunk: bool = False) -> None:
         if state.get("store_version") != STORE_VERSION:
             raise ValueError(f"checkpoint was written under store version {state.get('store_version')}, this code "
-                             f"is version {STORE_VERSION} (penb.identity): it will not resume a run under "
+                             f"is version {STORE_VERSION} (penb.store.identity): it will not resume a run under "
                              f"other code; delete the run folder to train it afresh")
         if trunk:
             limit = trunks.branch_limit(self.config)

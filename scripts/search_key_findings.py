@@ -3,7 +3,7 @@
 The paper's setting (hidden 512, batch 512, L = 64, 300,000 updates) needs a GPU. This script records how
 the CPU preset was chosen: every configuration tried is a *probe* below, grouped in rounds in the
 order they were run, and every probe trains vanilla and position-encoded models on the reversal task
-through the run store (``penb.runs.sweep``), so rerunning a round reuses finished runs.
+through the run store (``penb.store.runs.sweep``), so rerunning a round reuses finished runs.
 
     .venv/bin/python scripts/search_key_findings.py --list             # the rounds and their cost
     .venv/bin/python scripts/search_key_findings.py --round r1         # train one round (2 worker processes)
@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from penb import runs  # noqa: E402
+from penb.store import runs  # noqa: E402
 from penb.chapters.key_findings import analysis  # noqa: E402
 from penb.executors import ProcessExecutor  # noqa: E402
 
@@ -266,7 +266,8 @@ def _curve_job(args) -> dict:
 
     import torch
 
-    from penb import paths, train
+    from penb import train
+    from penb.store import paths
 
     config, every, horizon = args
     torch.set_num_threads(1)
@@ -306,7 +307,7 @@ def curve_rows() -> list[dict]:
     """CSV rows of the finished curve probes: one per probe, vocabulary and scoring step."""
     import json
 
-    from penb import paths
+    from penb.store import paths
 
     out = []
     for name, probes in CURVES.items():

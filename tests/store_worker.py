@@ -33,7 +33,7 @@ def main(argv):
     import torch
 
     torch.set_num_threads(1)
-    from penb import runs
+    from penb.store import runs
 
     for r in runs.sweep(configs(argv[1:]), store=argv[0], progress=False):
         print(json.dumps({"key": r.key, "metrics": r.metrics}), flush=True)
@@ -70,13 +70,14 @@ def wait_for(folder, x):
 
 
 def held_job(config, store, marker, hold_from=400):
-    """A submitit job of the requeue test: ``penb.runs._job``, but on its first attempt (no ``marker`` file yet)
+    """A submitit job of the requeue test: ``penb.store.runs._job``, but on its first attempt (no ``marker`` file yet)
     training stops at update ``hold_from`` (after a checkpoint) and waits there until the job's time limit ends
     it, so the requeue happens on a fast machine as on a slow one. The requeued attempt trains on and finishes."""
     import time
     from pathlib import Path
 
-    from penb import runs, train
+    from penb import train
+    from penb.store import runs
 
     first = not Path(marker).exists()
     original = train.train

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from penb import claims, presets, runs, train
+from penb import claims, presets, train
+from penb.store import runs
 from penb.chapters import key_findings
 from penb.chapters.appendix import (analysis, appendix_a, appendix_b, appendix_c,
                                     appendix_d, common, summary)

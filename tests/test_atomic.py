@@ -1,7 +1,7 @@
 """Atomic writes leave either the old file or the new one, never a half-written file."""
 import pytest
 
-from penb import atomic
+from penb.store import atomic
 
 
 def test_failed_write_keeps_old_content_and_leaves_no_temp(tmp_path):

@@ -12,7 +12,8 @@ invariant: a zero block adds exact zeros, so swapping a batch-mate changes no bi
 import pytest
 import torch
 
-from penb import runs, train
+from penb import train
+from penb.store import runs
 from penb.batched import BatchedTrainer, batchable, blocks, group_key
 from penb.executors import LocalExecutor
 from penb.executors.batched import BatchedExecutor, plan

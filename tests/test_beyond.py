@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 import torch
 
-from penb import claims, paths, presets, runs
+from penb import claims, presets
+from penb.store import paths, runs
 from penb.chapters import beyond_rnn, beyond_transformers
 from penb.chapters.irie.ceiling import blind_ceiling
 from penb.claims import evidence

@@ -14,7 +14,8 @@ import statistics
 import pytest
 import torch
 
-from penb import presets, runs, train
+from penb import presets, train
+from penb.store import runs
 
 # A small GRU on reversal: learns visibly within a few hundred updates (the loss falls well below ln V).
 SMALL = dict(task="reverse", core="gru", encoding="none", vocab_size=64, length=16, hidden=256,

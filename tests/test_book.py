@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from penb import notebook, paths, presets, status
+from penb import notebook, presets, status
+from penb.store import paths
 
 CHAPTERS = notebook.book_chapters()
 DRAFTS = notebook.draft_chapters()

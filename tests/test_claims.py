@@ -5,7 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from penb import claims, paths, presets
+from penb import claims, presets
+from penb.store import paths
 from penb.claims import grading
 from penb.claims.grading import Rule
 

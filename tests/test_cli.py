@@ -5,7 +5,8 @@ import sys
 import pytest
 from papermill.exceptions import PapermillExecutionError
 
-from penb import cli, paths
+from penb import cli
+from penb.store import paths
 
 
 def _penb(*args):

@@ -13,7 +13,7 @@ import torch
 
 from penb import corpus, tokenizer
 from tests import lm_reference as lm
-from penb.paths import shared_dir
+from penb.store.paths import shared_dir
 
 WIKI = """ 
  = Alpha Article = 
@@ -207,7 +207,7 @@ def test_tokenizer_is_deterministic_and_cached(tmp_path, monkeypatch):
 
 
 def test_tokenizer_default_cache_in_store_and_split_identity(wiki_dir):
-    from penb.paths import store_dir
+    from penb.store.paths import store_dir
 
     s = corpus.load_split("wikitext-2", "valid", data_dir=wiki_dir)
     assert s.digest == tokenizer.text_digest(s.paragraphs)

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from penb import cli, executors, notebook, presets, runs, status
+from penb import cli, executors, notebook, presets, status
+from penb.store import runs
 from penb.chapters import appendix, frequency, gradient_stability, key_findings, rnn_common
 from penb.executors import LocalExecutor, ProcessExecutor, SubmititExecutor
 
@@ -74,7 +75,7 @@ def test_for_config_follows_the_chapter_parameters(tmp_path):
 
 
 def presets_store():
-    from penb import paths
+    from penb.store import paths
 
     return paths.store_dir()
 

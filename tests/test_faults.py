@@ -9,7 +9,8 @@ from collections import namedtuple
 import pytest
 import torch
 
-from penb import limits, paths, runs, train
+from penb import limits, train
+from penb.store import paths, runs
 from penb.executors import SubmititExecutor
 from tests.store_worker import TINY
 

@@ -11,7 +11,8 @@ import pytest
 import torch
 from scipy import stats
 
-from penb import claims, presets, runs, train
+from penb import claims, presets, train
+from penb.store import runs
 from penb.chapters import frequency, gradient_stability
 from penb.chapters.frequency import analysis
 from penb.claims import scorecard

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from penb import claims, presets, runs, train
+from penb import claims, presets, train
+from penb.store import runs
 from penb.chapters import frequency
 from penb.chapters.gradient_stability import analysis as sc
 from tests.store_worker import poison_at

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from penb import claims, paths, presets, runs, train
+from penb import claims, presets, train
+from penb.store import paths, runs
 from penb.chapters.key_findings import analysis, plots
 from penb.claims import scorecard
 from tests.store_worker import TINY, poison_at

@@ -28,7 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from penb import paths, presets
+from penb import presets
+from penb.store import paths
 from tests import browser
 
 LAB = importlib.util.find_spec("jupyterlab") is not None

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from penb import lease, metrics, runs, train
+from penb import lease, metrics, train
+from penb.store import runs
 from penb.device import ARCHIVED
 
 # smoke: 1 vocabulary x 2 encodings x 2 seeds = 4 runs of 20 updates; these tests time the lease's steps, so
@@ -46,7 +47,7 @@ def store(tmp_path, monkeypatch):
 def test_a_step_from_a_dirty_tree_is_refused_before_anything_trains(store, monkeypatch, commit):
     """Issue 36: an archive must name a tree a reader can check out; the one archive before named
     '3a2a3dd+dirty'."""
-    from penb import identity
+    from penb.store import identity
 
     monkeypatch.delenv("PENB_COMMIT")
     monkeypatch.setattr(identity, "git_commit", lambda: commit)

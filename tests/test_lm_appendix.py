@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 import torch
 
-from penb import claims, corpus, presets, runs
+from penb import claims, corpus, presets
+from penb.store import runs
 from penb.chapters.lm_appendix import analysis as lm_appendix
 from penb.chapters.lm_appendix import grading as lm_grading
 from penb.claims import grading

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import corpus, runs, train
+from penb import corpus, train
+from penb.store import runs
 from tests import lm_reference as lm
 from penb.tasks import IGNORE, make_task
 from penb.tokenizer import train_tokenizer

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import runs, train
+from penb import train
+from penb.store import runs
 from penb.executors import LocalExecutor, ProcessExecutor, make_executor
 
 TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=12, warmup=3, held_out=8,
@@ -43,7 +44,7 @@ def test_key_leaves_out_bookkeeping_and_follows_the_store_version(monkeypatch):
     assert runs.key({**TINY, "log_every": 1}) == base                        # bookkeeping only
     fields = runs.key_fields(TINY)
     assert "log_every" not in fields and fields["device"] == "cpu" and fields["store_version"] >= 2
-    from penb import identity                                               # where the key is hashed
+    from penb.store import identity                                               # where the key is hashed
 
     monkeypatch.setattr(identity, "STORE_VERSION", fields["store_version"] + 1)
     assert runs.key(TINY) != base                                            # new code, new runs

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import presets, runs, train
+from penb import presets, train
+from penb.store import runs
 from penb.chapters.key_findings import analysis
 from penb.executors import SubmititExecutor
 from tests import slurm_jobs

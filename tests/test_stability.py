@@ -6,7 +6,8 @@ import math
 import pytest
 import torch
 
-from penb import models, runs
+from penb import models
+from penb.store import runs
 from penb.chapters.gradient_stability import similarity as st
 from penb.tasks import make_task
 

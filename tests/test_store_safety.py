@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import runs, train
+from penb import train
+from penb.store import runs
 from penb.executors import ProcessExecutor, RunFailed
 from tests.store_worker import TINY, configs, poison_at, wait_for
 

@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from penb import runs
+from penb.store import runs
 from penb.executors import SubmititExecutor, gpu_hours
 from tests.store_worker import held_job
 

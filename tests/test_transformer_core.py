@@ -10,7 +10,8 @@ import math
 import pytest
 import torch
 
-from penb import encodings, identity, models, runs, train
+from penb import encodings, models, train
+from penb.store import identity, runs
 from penb.chapters.irie import ceiling, q4, q4_tables
 from tests.util import gen
 
@@ -96,7 +97,7 @@ def test_seeded_initialisation_with_default_distributions():
 
 def canonical_key(config: dict) -> str:
     """The run key computed by hand: sha256 of the canonical JSON of the store version and the old field set
-    without the bookkeeping ``log_every`` (penb.identity, since store version 2), the device as its type."""
+    without the bookkeeping ``log_every`` (penb.store.identity, since store version 2), the device as its type."""
     full = {"store_version": identity.STORE_VERSION, **ORIGINAL_FIELDS, **config}
     del full["log_every"]
     full["device"] = full["device"].split(":")[0]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import runs, train, trunks
+from penb import train, trunks
+from penb.store import runs
 from penb.run_config import normalize
 
 TINY = dict(vocab_size=6, length=3, core="gru", hidden=8, batch_size=8, warmup=4, steps=40, held_out=8,

@@ -16,7 +16,7 @@ from penb.presets import require, require_ints, require_names
 KEYS = ("hidden", "batch_size", "steps", "lr", "warmup", "amp")     # what ``per_core`` may override
 
 # Where a chapter's runs execute (``penb.executors.for_config``), defined once and merged into the PAPER
-# preset of every chapter that trains through ``penb.runs.chapter_sweep`` (key findings, frequency,
+# preset of every chapter that trains through ``penb.store.runs.chapter_sweep`` (key findings, frequency,
 # gradient stability, appendices A-D, language modelling), so every preset inherits them. None of these
 # keys enters a run's config: they decide where runs train, never what a run is (run keys do not move).
 EXECUTION = dict(
@@ -88,7 +88,7 @@ def load_half(configs: list[dict], cfg, store=None) -> list | None:
     """The finished half-budget runs of ``configs`` (:func:`half_budgets`) from the run store, or None when the
     chapter trains none or one of them is missing (grading then reads the claims about trained models as
     undecided)."""
-    from penb import runs
+    from penb.store import runs
 
     half = half_budgets(configs, cfg)
     try:
@@ -103,7 +103,7 @@ def half_of(frame, cfg) -> list | None:
     names no stored runs (a hand-built one), or one is missing (protocol 4's doubling test then reads undecided)."""
     from pathlib import Path
 
-    from penb import runs
+    from penb.store import runs
 
     if not cfg.get("doubling") or not len(frame) or "path" not in frame:
         return None
@@ -203,7 +203,7 @@ def check_execution(cfg) -> None:
     require(cfg.cluster != "slurm" or shutil.which("sbatch") is not None,
             "cluster='slurm' needs Slurm, but there is no sbatch on this machine's PATH; run from the "
             "cluster's login node, or use cluster=None or 'local'")
-    # the jobs' device, not this node's: "auto" becomes "cpu" in jobs without a GPU (penb.runs.settle)
+    # the jobs' device, not this node's: "auto" becomes "cpu" in jobs without a GPU (penb.store.runs.settle)
     if cfg.gpus_per_job == 0 and "device" in cfg:
         require(str(cfg.device).split(":")[0] != "cuda",
                 f"gpus_per_job=0 gives the submitit jobs no GPU, but device={cfg.device!r} asks for CUDA; give "

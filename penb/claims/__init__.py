@@ -8,109 +8,19 @@ verdict comes from the one vocabulary of :mod:`penb.claims.grading`, and :func:`
 scorecard. No chapter writes a verdict word itself.
 
 Data: :mod:`penb.claims.morita` (Sec. 4.2-4.3: :mod:`penb.claims.morita_sec4`), :mod:`penb.claims.irie`,
-:mod:`penb.claims.hansen`; the book's own hypotheses: :mod:`penb.claims.beyond`.
+:mod:`penb.claims.hansen`; the book's own hypotheses: :mod:`penb.claims.beyond`. :class:`Claim` is defined in
+:mod:`penb.claims.claim`, the registry in :mod:`penb.claims.catalog` (neither imports this package).
 """
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
+from penb.claims.catalog import CLAIMS, get, graded, of_chapter  # noqa: F401 (re-exported)
+from penb.claims.claim import ABOUT, NOT_DOUBLED, P3_GATED, Claim  # noqa: F401 (re-exported)
 from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
                                  VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval)
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
-
-
-# What models a claim speaks about (Claim.about): "trained" (protocol 4's doubling test decides whether more training
-# could change the verdict), "budget" (a comparison the text makes at a fixed budget once the curves have met, as
-# Table 1 and App. E: read at that budget, its rule's own gate deciding whether the curves have met), "early" (early
-# training, or a named point of it: any state decides it), "course" (the course of training, as Fig. 5 monitors it at
-# checkpoints: the verdict speaks of the path up to the budget it was read at, shown beside the text's; neither the
-# doubling test nor a training gate applies, issue 34), "none" (no training involved)
-ABOUT = ("trained", "budget", "early", "course", "none")
-NOT_DOUBLED = ("budget", "course", "early")  # comparisons that protocol 4's doubling test does not apply to (why: ABOUT)
-P3_GATED = ("trained", "budget", "course")  # the claims protocol 3's training gate held back (kept beside protocol 4)
-
-
-@dataclass(frozen=True)
-class Claim:
-    key: str                 # stable identifier, e.g. "morita.fig2.lstm"
-    source: str              # one of MORITA, IRIE, HANSEN, BEYOND
-    where: str               # "Fig. 2", "Table 1", "Sec. 4.2", ...
-    statement: str           # what is claimed, in our words
-    value: Any = None        # the published number(s), where the text prints them
-    unit: str = ""
-    extra: dict = field(default_factory=dict)
-    chapter: str = ""        # the chapter that tests it ("" when none does)
-    measure: str = ""        # what the chapter measures, per seed
-    rule: Optional[Rule] = None
-    baseline: str = ""       # the trivial baseline, in words
-    not_tested: str = ""     # why no chapter tests it (then chapter is "")
-    kind: str = "claim"      # "claim" (graded), "setting" (a fact of the setup), "hypothesis" (beyond the papers)
-    sesoi: Optional[float] = None   # smallest effect of interest, in the measure's unit (comparative rules)
-    sesoi_why: str = ""             # where it comes from
-    scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
-    about: str = ""          # what models it speaks about (ABOUT); a comparative rule's default is "trained"
-
-    def __post_init__(self):
-        from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI
-
-        if self.kind == "claim" and not (self.rule or self.not_tested):
-            raise ValueError(f"claim {self.key}: a graded claim needs a rule or a not_tested reason")
-        if self.rule is not None and self.rule.kind in COMPARATIVE and self.sesoi is None:
-            object.__setattr__(self, "sesoi", DEFAULT_SESOI)
-            object.__setattr__(self, "sesoi_why", "the text states no gap: the protocol's default, 0.02 in the "
-                                                  "measure's unit")
-        if not self.about:
-            object.__setattr__(self, "about", "trained" if self.rule is not None and self.rule.kind in COMPARATIVE
-                               else "none")
-        if self.about not in ABOUT:
-            raise ValueError(f"claim {self.key}: about={self.about!r}; valid: {', '.join(ABOUT)}")
-        if not self.scale:
-            from penb.claims.scale import published_scale
-
-            object.__setattr__(self, "scale", published_scale(self))
-
-
-def _load() -> dict[str, Claim]:
-    from penb.claims import beyond, hansen, irie, morita, morita_appendix, morita_sec4
-
-    out: dict[str, Claim] = {}
-    for c in [*_morita(morita.CLAIMS, morita_sec4), *morita_appendix.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS,
-              *beyond.CLAIMS]:
-        if c.key in out:
-            raise ValueError(f"claim {c.key} is defined twice")
-        out[c.key] = c
-    return out
-
-
-def _morita(main: list, sec4) -> list:
-    """Morita's main-text claims in the text's order: Sec. 4.2's (``sec4.FIG3``) before Fig. 5's, Sec. 4.3's S4D
-    half (``sec4.SEC4_3``) after them (:mod:`penb.claims.morita_sec4` keeps :mod:`penb.claims.morita` small)."""
-    fig5 = [i for i, c in enumerate(main) if c.key.startswith("morita.fig5.")]
-    first, last = (fig5[0], fig5[-1] + 1) if fig5 else (len(main), len(main))
-    return [*main[:first], *sec4.FIG3, *main[first:last], *sec4.SEC4_3, *main[last:]]
-
-
-CLAIMS: dict[str, Claim] = _load()
-
-
-def get(key: str) -> Claim:
-    """The claim ``key``; an unknown key raises ``KeyError`` listing the valid ones."""
-    try:
-        return CLAIMS[key]
-    except KeyError:
-        raise KeyError(f"unknown claim {key!r}; known: {', '.join(CLAIMS)}") from None
-
-
-def graded() -> list[Claim]:
-    """Every claim that receives a verdict (settings excluded), in registry order."""
-    return [c for c in CLAIMS.values() if c.kind != "setting"]
-
-
-def of_chapter(chapter: str) -> list[Claim]:
-    """The graded claims that ``chapter`` tests, in registry order."""
-    return [c for c in graded() if c.chapter == chapter]
 
 
 def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, half: Optional[dict] = None,

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from penb import paths
+from penb.store import paths
 
 
 def folders(root: Optional[Path] = None) -> list[Path]:
@@ -21,7 +21,7 @@ def folders(root: Optional[Path] = None) -> list[Path]:
 def describe(folder: Path) -> dict:
     """{name, chapter, preset, device, commit, clean, date, largest, verdicts: {claim: verdict}} of one
     archived execution (``largest``: the most updates any of its models made)."""
-    from penb.identity import CLEAN_COMMIT as COMMIT
+    from penb.store.identity import CLEAN_COMMIT as COMMIT
 
     man = json.loads((folder / "manifest.json").read_text())
     grades = folder / f"{man['chapter']}.grades.json"

@@ -6,7 +6,7 @@ A hypothesis is graded like a claim, with the same rules and vocabulary: "reprod
 hypothesis holds on the confirmation seeds, "not reproduced" that it does not. Each is stated as the
 effect it predicts; where we expected the opposite, the statement says so.
 """
-from penb.claims import Claim
+from penb.claims.claim import Claim
 from penb.claims.grading import Rule
 from penb.claims.morita import _GATE, _P, ACC, CHANCE, TREND_SESOI, TREND_WHY, better
 from penb.claims.sources import BEYOND

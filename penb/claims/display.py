@@ -183,7 +183,7 @@ def rule_pairs(claim) -> list[tuple[str, str]]:
 def overview(keys: Iterable[str]) -> HTML:
     """A chapter's claims for its Overview: one line each (where, the claim in short, the text's number);
     the statement, measure, rule and baseline fold underneath."""
-    from penb.claims import get
+    from penb.claims.catalog import get
 
     rows = []
     for key in keys:
@@ -204,9 +204,8 @@ def verdict_html(grades) -> HTML:
     """One row per grade: where, the claim in short, paper, ours, interval, badge; the full statement, our
     numbers, the reason, the seeds a decision needs, the scale graded at (beside the claim's), the runs and
     the rule fold underneath."""
-    from penb.claims import get
-
     from penb.claims import training
+    from penb.claims.catalog import get
     from penb.claims.recorded import collect, curves_svg, doubling_words, provenance_words, scale_words
 
     recorded = collect()                 # what grading recorded: the scale and the runs behind each verdict

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from penb import atomic
+from penb.store import atomic
 
 SYMLOG_ABOVE = 12.0     # beyond this |effect / SESOI| the axis turns logarithmic (linear within +-2)
 
@@ -34,7 +34,7 @@ def source_name(source: str) -> str:
 
 def label(r: dict) -> str:
     """A row's label: the claim key without its text's prefix, '(no gain)' where the claim is an absence."""
-    from penb.claims import get
+    from penb.claims.catalog import get
 
     c = get(r["key"])
     name = r["key"].split(".", 1)[-1]

@@ -15,7 +15,7 @@ new ``hansen.normal_no_covariance`` are checked on the encoding tables by the ch
 ``hansen.normal_plateau`` keeps its log reading, which the blog's own loss file matches (406 and 320 steps
 against the blog's 400 and 300), with a linear-axis reading beside it in the detail (86 and 73 there).
 """
-from penb.claims import Claim
+from penb.claims.claim import Claim
 from penb.claims.grading import Rule
 from penb.claims.sources import HANSEN
 

@@ -13,7 +13,7 @@ interval with no margin (Irie sizes nothing); ``irie.q4.order``, the order task,
 (protocol 4's doubling test). ``irie.one_layer`` and ``irie.q4.attention`` are about trained models too: the
 chapter trains their runs also at half the updates.
 """
-from penb.claims import Claim
+from penb.claims.claim import Claim
 from penb.claims.grading import Rule
 from penb.claims.sources import IRIE
 

@@ -1,5 +1,5 @@
 """Morita's claims (main paper, Sec. 3-5 and App. A-E), each with its measure, rule and baseline."""
-from penb.claims import Claim
+from penb.claims.claim import Claim
 from penb.claims.grading import Rule
 from penb.claims.sources import MORITA
 

@@ -19,7 +19,7 @@ the pilot that sized the seed counts):
 """
 import math
 
-from penb.claims import Claim
+from penb.claims.claim import Claim
 from penb.claims.grading import Rule
 from penb.claims.intervals import DEFAULT_SESOI
 from penb.claims.morita import _GATE, _P, ACC, CHANCE, TREND_SESOI, better

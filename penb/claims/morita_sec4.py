@@ -17,7 +17,7 @@ Issue 35 (2026-11-26), each change with its reason in the claim's own words belo
 * ``sec4_3.s4d_marginal`` and ``sec4_3.s4d_stable`` (new): "marginal" and "highly stable by itself", read from the
   S4D runs' checkpoints (``morita.fig5.s4d`` keeps the part after 10,000 updates).
 """
-from penb.claims import Claim
+from penb.claims.claim import Claim
 from penb.claims.grading import Rule
 from penb.claims.morita import _P, CHANCE, better
 from penb.claims.sources import MORITA

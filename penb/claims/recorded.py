@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
-from penb import paths
+from penb.store import paths
 
 
 def grades_file(chapter: str, out_dir: Optional[Path] = None) -> Path:

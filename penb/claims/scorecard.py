@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
-from penb import atomic, paths
+from penb.store import atomic, paths
 from penb.claims.recorded import collect, grades_file, provenance_words, scale_words  # noqa: F401
 
 
@@ -57,7 +57,7 @@ def _device(name) -> Optional[str]:
 
 def record(g, cfg=None, **provenance) -> None:
     """Keep grade ``g`` for the scorecard, with the preset, device, seeds and steps behind it."""
-    from penb.claims import get
+    from penb.claims.catalog import get
 
     claim = get(g.claim)
     chapter = getattr(cfg, "chapter", "") or claim.chapter or "unknown"
@@ -86,7 +86,8 @@ def clear(chapter: str, out_dir: Optional[Path] = None) -> None:
 
 def rows(out_dir: Optional[Path] = None) -> list[dict]:
     """One row per graded claim of the registry (settings excluded), with this build's verdict."""
-    from penb.claims import NOT_TESTED, graded
+    from penb.claims.catalog import graded
+    from penb.claims.grading import NOT_TESTED
 
     found = collect(out_dir)
     out = []
@@ -122,7 +123,7 @@ def _md(text) -> str:
 
 def _bars(table: list[dict]) -> list[str]:
     """Counts of each verdict per text as small stacked bars (HTML), with a legend of the badges."""
-    from penb.claims import VERDICTS
+    from penb.claims.grading import VERDICTS
     from penb.claims.display import VERDICT_COLORS, badge, esc, text_color
     from penb.claims.forest import source_name
 
@@ -142,7 +143,8 @@ def _bars(table: list[dict]) -> list[str]:
 
 def _row(r: dict) -> list[str]:
     """One claim: its line (where, short phrase, paper, ours, interval, badge) and, folded, the rest."""
-    from penb.claims import get, training
+    from penb.claims import training
+    from penb.claims.catalog import get
     from penb.claims.display import esc, row_cells
     from penb.claims.recorded import curves_svg, doubling_words
 
@@ -170,7 +172,7 @@ def _row(r: dict) -> list[str]:
 def training_line(table: list[dict]) -> str:
     """The texts' comparative verdicts counted by their models' training state (protocol 3, kept beside
     protocol 4): those on trained models apart from the rest."""
-    from penb.claims import VERDICTS
+    from penb.claims.grading import VERDICTS
     from penb.claims.recorded import training_state
 
     by = {}
@@ -209,7 +211,7 @@ def doubling_line(table: list[dict]) -> str:
 def render(out_dir: Optional[Path] = None) -> str:
     """MyST markdown of the scorecard page: counts per text, the forest plot (where ``out_dir`` holds it),
     then one line per claim with its badge and its details folded, then the grading protocol."""
-    from penb.claims import VERDICTS
+    from penb.claims.grading import VERDICTS
     from penb.claims.display import CSS, head
     from penb.claims.forest import forest_rows, source_name
     from penb.claims.sources import BEYOND
@@ -262,7 +264,7 @@ SHORT = {"reproduced": "R", "direction only": "D", "not reproduced": "N", "incon
 
 def _protocol_section(table: list[dict]) -> list[str]:
     """The grading protocol in force, its history, and every claim's verdict under each protocol (folded)."""
-    from penb.claims import VERDICTS
+    from penb.claims.grading import VERDICTS
     from penb.claims.grading import PROTOCOL, PROTOCOLS
     from penb.claims.sources import BEYOND
 

@@ -40,7 +40,7 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
       (``store``: the store's ``rnn`` folder when a sweep was pointed elsewhere; its parent holds it)."""
     from pathlib import Path
 
-    from penb import paths
+    from penb.store import paths
     from penb.device import resolve_device
 
     name = cfg.get("executor", "auto")

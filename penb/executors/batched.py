@@ -2,12 +2,12 @@
 
 * :func:`plan` splits normalised configs into batches: one :func:`penb.batched.group_key` each, at most ``max_runs``
   runs, longer budgets first (a WSD trunk is trained to its branch points before the budgets that branch off it);
-* :func:`train_group` trains one batch into the store as ``penb.runs.run`` would each of its runs: under every run's
+* :func:`train_group` trains one batch into the store as ``penb.store.runs.run`` would each of its runs: under every run's
   lock, skipping runs found done, resuming from checkpoints or the trunk, and writing each run's ``config.json``,
   checkpoints, ``predictions.npz`` and ``result.json`` through ``penb.train``'s own code. A run's ``result.json``
   has the single run's fields, plus ``"batched": {"runs": K, "wall_s": the batch's training time}``; its ``wall_s``
   is its share of that time (1/K) plus its own test;
-* :class:`BatchedExecutor` plugs both into ``penb.runs.sweep(configs, executor)``.
+* :class:`BatchedExecutor` plugs both into ``penb.store.runs.sweep(configs, executor)``.
 
 Not yet: ``penb.executors.for_config`` does not offer it (a chapter parameter ``executor="batched"`` would), and the
 plan of one batch does not size K to the device's memory (``max_runs`` does, by hand).
@@ -19,7 +19,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from penb import atomic, runs, train, trunks
+from penb import train, trunks
+from penb.store import atomic, runs
 from penb.batched import BatchedTrainer, batchable, group_key
 from penb.executors.base import Executor, LocalExecutor, check_count
 from penb.executors.cost import flat
@@ -98,10 +99,10 @@ def _alone(t: train.Trainer, run_dir: Path, trunk: Optional[Path], progress: boo
 
 
 class BatchedExecutor(Executor):
-    """For ``penb.runs.sweep``: the items whose runs are all :func:`~penb.batched.batchable` train here in batches of
+    """For ``penb.store.runs.sweep``: the items whose runs are all :func:`~penb.batched.batchable` train here in batches of
     at most ``max_runs`` (:func:`plan`, :func:`train_group`); the others go to ``fallback`` (default: this process).
 
-    It reads the store from the sweep's job ``fn`` (``functools.partial(penb.runs._job, store=..., progress=...)``)
+    It reads the store from the sweep's job ``fn`` (``functools.partial(penb.store.runs._job, store=..., progress=...)``)
     and returns what that job returns per item: ``(key, trained)``, or a list of them for a trunk's tuple."""
 
     def __init__(self, max_runs: int = 16, fallback: Optional[Executor] = None):
@@ -112,7 +113,7 @@ class BatchedExecutor(Executor):
         items = list(items)
         keywords = getattr(fn, "keywords", None) or {}
         if "store" not in keywords:
-            raise TypeError("BatchedExecutor runs penb.runs.sweep's jobs (a partial of penb.runs._job with store=)")
+            raise TypeError("BatchedExecutor runs penb.store.runs.sweep's jobs (a partial of penb.store.runs._job with store=)")
         store, progress = Path(keywords["store"]), bool(keywords.get("progress", False))
         mine = [n for n, it in enumerate(items) if all(batchable(c) for c in flat([it]))]
         trained: dict[str, bool] = {}

@@ -26,7 +26,7 @@ def step_seconds(config) -> float:
 
 def flat(items) -> list:
     """The run configs of a sweep's executor items: a config, or a tuple of configs (the budgets of one trunk,
-    ``penb.runs.groups``)."""
+    ``penb.store.runs.groups``)."""
     return [c for i in items for c in (i if isinstance(i, tuple) else (i,))]
 
 

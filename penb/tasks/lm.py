@@ -67,7 +67,7 @@ def load_data(corpus: str, train_split: str, test_split: str, vocab_size: int, m
     shared folder, the run store), so that pointing those elsewhere loads afresh.
     """
     from penb.corpus import ENV_VAR
-    from penb.paths import shared_dir, store_dir
+    from penb.store.paths import shared_dir, store_dir
 
     where = (os.environ.get(ENV_VAR, ""), str(shared_dir()), str(store_dir()))
     return _load_data(corpus, train_split, test_split, vocab_size, model_type, where)

@@ -19,7 +19,8 @@ from typing import Callable, Optional, Sequence
 
 import pandas as pd
 
-from penb import runs, train
+from penb import train
+from penb.store import runs
 from penb.chapters import rnn_common
 from penb.names import VARIANT_LABELS
 from penb.presets import confirmation, require, require_ints

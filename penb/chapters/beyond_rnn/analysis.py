@@ -22,7 +22,8 @@ from typing import Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from penb import claims, runs
+from penb import claims
+from penb.store import runs
 from penb.claims import evidence, training
 from penb.executors import Executor
 

@@ -20,7 +20,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from penb import claims, presets, runs
+from penb import claims, presets
+from penb.store import runs
 from penb.chapters.irie.budgets import half, next_cost
 from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)
 from penb.chapters.irie.ceiling import blind_ceiling

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from penb import runs, train
+from penb import train
+from penb.store import runs
 from penb.run_config import derive_seed
 from penb.tasks import IGNORE, make_task
 

@@ -23,7 +23,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from penb import claims, runs
+from penb import claims
+from penb.store import runs
 from penb.chapters import rnn_common
 from penb.chapters.frequency.grading import (EXCEPTION, HARM, ROBUST, diverged_counts,  # noqa: F401
                                              harm_evidence, robust_evidence)

@@ -6,7 +6,7 @@ retrained. For every run and kept checkpoint, :func:`curves` scores ``pairs`` pa
 (``similarity.make_pairs``: a shared target, different disturbants, four target x disturbant cells) with
 every similarity reading of ``similarity.METHODS`` at once (the Jacobians dominate the cost), and caches
 the table in the run's folder (``<run>/stability/<hash of the scoring options>.csv``), so a rerun only
-reads it; runs are read through the run store (``penb.runs.RunResult``).
+reads it; runs are read through the run store (``penb.store.runs.RunResult``).
 
 Diverged runs (``diverged`` in the frame of :func:`run`) have no valid model and are not scored; they are
 counted. The seed is the unit: each run's similarity in a cell is the mean over its pairs, and
@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from penb import atomic, claims, runs
+from penb import claims
+from penb.store import atomic, runs
 from penb.chapters import frequency, rnn_common
 from penb.chapters.gradient_stability import sec4_3, similarity  # noqa: F401 (sec4_3: the S4D half of Sec. 4.3)
 from penb.executors import Executor, LocalExecutor, ProcessExecutor
@@ -76,8 +77,8 @@ def options(cfg, core: str) -> dict:
 
 def cache_path(path: Path, opts: dict) -> Path:
     """The cached score table of a run folder for scoring options ``opts``; the key holds the store
-    version too (``penb.identity``), so scores of older code are never reused."""
-    from penb.identity import STORE_VERSION
+    version too (``penb.store.identity``), so scores of older code are never reused."""
+    from penb.store.identity import STORE_VERSION
 
     blob = json.dumps({**opts, "store_version": STORE_VERSION}, sort_keys=True)
     return Path(path) / "stability" / f"{hashlib.sha256(blob.encode()).hexdigest()[:16]}.csv"

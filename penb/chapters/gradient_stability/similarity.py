@@ -189,7 +189,7 @@ def stability_over_training(run, n_pairs: int = 1024, seed: int = 0,
                             method: Union[str, Sequence[str]] = "weighted_rows",
                             target_position: Optional[int] = None, steps: Optional[Iterable[int]] = None,
                             device: str = "cpu", chunk: int = 64, progress: bool = True, **options):
-    """Tidy DataFrame over a run's kept checkpoints (``penb.runs.RunResult``) x methods x conditions.
+    """Tidy DataFrame over a run's kept checkpoints (``penb.store.runs.RunResult``) x methods x conditions.
 
     Columns: step, core, encoding, seed, method, target, disturbants, similarity, sd, n. The same pairs
     (drawn from ``seed``) serve every checkpoint; ``steps`` picks checkpoints (default: all kept).

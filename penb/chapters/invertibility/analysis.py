@@ -262,7 +262,7 @@ def published_factor(iterations: int = PUBLISHED_ITERATIONS, inits: int = PUBLIS
 
 
 def _anchor_dir() -> Path:
-    from penb.paths import shared_dir
+    from penb.store.paths import shared_dir
 
     return shared_dir() / "anchors" / "pos-enc-invert"
 

@@ -2,7 +2,7 @@
 
 Two studies, each a grid of depth (``q4_layers``) x encoding (``none`` / the chapter's ``encoding``,
 ADDED to the token embedding) x seeds, trained by ``penb.train`` (``core="transformer"``) and stored
-and reused by ``penb.runs.sweep``:
+and reused by ``penb.store.runs.sweep``:
 
 * **order**: a synthetic task of the RNN chapters (``q4_task``, default ``reverse``: read x_1..x_L,
   then write them reversed), scored by test token accuracy on held-out sequences. For ``reverse`` the
@@ -21,7 +21,8 @@ Functions return plain data (lists of run configs, RunResults, DataFrames).
 """
 from __future__ import annotations
 
-from penb import claims, runs
+from penb import claims
+from penb.store import runs
 from penb.chapters.irie.budgets import half
 from penb.chapters.irie.ceiling import binomial_margin, blind_ceiling
 from penb.executors import LocalExecutor, ProcessExecutor

@@ -15,7 +15,8 @@ from typing import Optional
 
 import pandas as pd
 
-from penb import lease, paths
+from penb import lease
+from penb.store import paths
 from penb.chapters.key_findings import analysis
 from penb.names import model_name
 

@@ -1,4 +1,4 @@
-"""A finished run read back from its store folder: :class:`RunResult` (``penb.runs`` returns them)."""
+"""A finished run read back from its store folder: :class:`RunResult` (``penb.store.runs`` returns them)."""
 from __future__ import annotations
 
 import json

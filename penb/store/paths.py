@@ -14,7 +14,7 @@ def _repo() -> Path:
     checkout)."""
     if os.environ.get("PENB_REPO"):
         return Path(os.environ["PENB_REPO"]).resolve()
-    here = Path(__file__).resolve().parents[1]
+    here = Path(__file__).resolve().parents[2]
     if (here / "_toc.yml").exists() or not (Path.cwd() / "_toc.yml").exists():
         return here
     return Path.cwd().resolve()

@@ -1,6 +1,6 @@
 """Code identity of stored results: the store version, and the environment recorded with every run.
 
-``STORE_VERSION`` is part of every run key (``penb.runs.key``). Bump it whenever a change to a model, a
+``STORE_VERSION`` is part of every run key (``penb.store.runs.key``). Bump it whenever a change to a model, a
 task, the training loop or the evaluation would change what a run produces: stored runs of the old
 version are then never reused, and a partial run of the old version is never resumed under new code
 (its checkpoints record the version; ``penb.train`` refuses a mismatch). History:
@@ -26,7 +26,7 @@ from typing import Any, Mapping
 STORE_VERSION = 3
 
 
-# -- the run key (``penb.runs`` re-exports it; ``penb.trunks`` hashes a trunk from the same fields) --------------
+# -- the run key (``penb.store.runs`` re-exports it; ``penb.trunks`` hashes a trunk from the same fields) --------------
 BOOKKEEPING = ("log_every",)        # run fields that do not change a result: left out of the key
 
 
@@ -62,7 +62,7 @@ CLEAN_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")    # a commit a reader can check 
 @lru_cache(maxsize=1)
 def git_commit() -> str:
     """The commit of the penb checkout (with "+dirty" when it has uncommitted changes), or "" outside git."""
-    top = Path(__file__).resolve().parent.parent
+    top = Path(__file__).resolve().parents[2]
     try:
         head = subprocess.run(["git", "-C", str(top), "rev-parse", "HEAD"], capture_output=True, text=True,
                               timeout=10, check=True).stdout.strip()

@@ -1,6 +1,6 @@
 """The run store: one folder per run configuration, keyed by a hash of the whole configuration.
 
-    <penb.paths.store_dir()>/rnn/<key>/
+    <penb.store.paths.store_dir()>/rnn/<key>/
         config.json            the full (normalised) configuration
         checkpoints/step-*.pt  kept checkpoints (model, optimiser, schedule, data generator, history)
         predictions.npz        held-out predictions/targets per sequence (written when training ends)
@@ -9,7 +9,7 @@
         .lock                  a file lock: one process at a time trains (or resumes) the run
 
 ``key(config)`` is the sha256 (16 hex digits) of the canonical JSON of the store version
-(``penb.identity.STORE_VERSION``) and ``penb.run_config.normalize(config)`` without its bookkeeping:
+(``penb.store.identity.STORE_VERSION``) and ``penb.run_config.normalize(config)`` without its bookkeeping:
 every field that affects a result (defaults included) and the device's type ("cpu"/"cuda": "cuda" and
 "cuda:0" share a run), but not ``log_every``. So no two configurations share a folder, and code that
 changes results (a bumped store version) never reuses an old run. ``sweep(configs, executor)``
@@ -36,9 +36,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
 
 import numpy as np
 
-from penb import paths, train, trunks
-from penb.identity import BOOKKEEPING, STORE_VERSION, key, key_fields  # noqa: F401 (re-exported: runs.key)
-from penb.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
+from penb import train, trunks
+from penb.store import paths
+from penb.store.identity import BOOKKEEPING, STORE_VERSION, key, key_fields  # noqa: F401 (re-exported: runs.key)
+from penb.store.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
 from penb.run_config import normalize
 
 if TYPE_CHECKING:      # imported where a sweep needs one: a store read or a single run needs no submitit

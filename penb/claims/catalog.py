@@ -1,0 +1,47 @@
+"""The registry: every claim of :mod:`penb.claims.morita` (with :mod:`penb.claims.morita_sec4` and
+:mod:`penb.claims.morita_appendix`), :mod:`penb.claims.irie`, :mod:`penb.claims.hansen` and the book's own
+hypotheses (:mod:`penb.claims.beyond`), in the texts' order, looked up by key.
+"""
+from __future__ import annotations
+
+from penb.claims import beyond, hansen, irie, morita, morita_appendix, morita_sec4
+from penb.claims.claim import Claim
+
+
+def _load() -> dict[str, Claim]:
+    out: dict[str, Claim] = {}
+    for c in [*_morita(morita.CLAIMS, morita_sec4), *morita_appendix.CLAIMS, *irie.CLAIMS, *hansen.CLAIMS,
+              *beyond.CLAIMS]:
+        if c.key in out:
+            raise ValueError(f"claim {c.key} is defined twice")
+        out[c.key] = c
+    return out
+
+
+def _morita(main: list, sec4) -> list:
+    """Morita's main-text claims in the text's order: Sec. 4.2's (``sec4.FIG3``) before Fig. 5's, Sec. 4.3's S4D
+    half (``sec4.SEC4_3``) after them (:mod:`penb.claims.morita_sec4` keeps :mod:`penb.claims.morita` small)."""
+    fig5 = [i for i, c in enumerate(main) if c.key.startswith("morita.fig5.")]
+    first, last = (fig5[0], fig5[-1] + 1) if fig5 else (len(main), len(main))
+    return [*main[:first], *sec4.FIG3, *main[first:last], *sec4.SEC4_3, *main[last:]]
+
+
+CLAIMS: dict[str, Claim] = _load()
+
+
+def get(key: str) -> Claim:
+    """The claim ``key``; an unknown key raises ``KeyError`` listing the valid ones."""
+    try:
+        return CLAIMS[key]
+    except KeyError:
+        raise KeyError(f"unknown claim {key!r}; known: {', '.join(CLAIMS)}") from None
+
+
+def graded() -> list[Claim]:
+    """Every claim that receives a verdict (settings excluded), in registry order."""
+    return [c for c in CLAIMS.values() if c.kind != "setting"]
+
+
+def of_chapter(chapter: str) -> list[Claim]:
+    """The graded claims that ``chapter`` tests, in registry order."""
+    return [c for c in graded() if c.chapter == chapter]

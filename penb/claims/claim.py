@@ -1,0 +1,61 @@
+"""A claim of the three texts (or a hypothesis of the book's own), as data: :class:`Claim`, and what models it
+speaks about (:data:`ABOUT`). The registry of every claim is :mod:`penb.claims.catalog`; the package
+``penb.claims`` re-exports both.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from penb.claims.grading import Rule
+
+
+# What models a claim speaks about (Claim.about): "trained" (protocol 4's doubling test decides whether more training
+# could change the verdict), "budget" (a comparison the text makes at a fixed budget once the curves have met, as
+# Table 1 and App. E: read at that budget, its rule's own gate deciding whether the curves have met), "early" (early
+# training, or a named point of it: any state decides it), "course" (the course of training, as Fig. 5 monitors it at
+# checkpoints: the verdict speaks of the path up to the budget it was read at, shown beside the text's; neither the
+# doubling test nor a training gate applies, issue 34), "none" (no training involved)
+ABOUT = ("trained", "budget", "early", "course", "none")
+NOT_DOUBLED = ("budget", "course", "early")  # comparisons that protocol 4's doubling test does not apply to (why: ABOUT)
+P3_GATED = ("trained", "budget", "course")  # the claims protocol 3's training gate held back (kept beside protocol 4)
+
+
+@dataclass(frozen=True)
+class Claim:
+    key: str                 # stable identifier, e.g. "morita.fig2.lstm"
+    source: str              # one of MORITA, IRIE, HANSEN, BEYOND
+    where: str               # "Fig. 2", "Table 1", "Sec. 4.2", ...
+    statement: str           # what is claimed, in our words
+    value: Any = None        # the published number(s), where the text prints them
+    unit: str = ""
+    extra: dict = field(default_factory=dict)
+    chapter: str = ""        # the chapter that tests it ("" when none does)
+    measure: str = ""        # what the chapter measures, per seed
+    rule: Optional[Rule] = None
+    baseline: str = ""       # the trivial baseline, in words
+    not_tested: str = ""     # why no chapter tests it (then chapter is "")
+    kind: str = "claim"      # "claim" (graded), "setting" (a fact of the setup), "hypothesis" (beyond the papers)
+    sesoi: Optional[float] = None   # smallest effect of interest, in the measure's unit (comparative rules)
+    sesoi_why: str = ""             # where it comes from
+    scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
+    about: str = ""          # what models it speaks about (ABOUT); a comparative rule's default is "trained"
+
+    def __post_init__(self):
+        from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI
+
+        if self.kind == "claim" and not (self.rule or self.not_tested):
+            raise ValueError(f"claim {self.key}: a graded claim needs a rule or a not_tested reason")
+        if self.rule is not None and self.rule.kind in COMPARATIVE and self.sesoi is None:
+            object.__setattr__(self, "sesoi", DEFAULT_SESOI)
+            object.__setattr__(self, "sesoi_why", "the text states no gap: the protocol's default, 0.02 in the "
+                                                  "measure's unit")
+        if not self.about:
+            object.__setattr__(self, "about", "trained" if self.rule is not None and self.rule.kind in COMPARATIVE
+                               else "none")
+        if self.about not in ABOUT:
+            raise ValueError(f"claim {self.key}: about={self.about!r}; valid: {', '.join(ABOUT)}")
+        if not self.scale:
+            from penb.claims.scale import published_scale
+
+            object.__setattr__(self, "scale", published_scale(self))
