@@ -276,3 +276,15 @@ def test_beyond_rnn_grades_its_hypotheses_with_half_budget_runs(tmp_path, execut
 
     assert rec["moves"]["gap"]["mean"] == pytest.approx((gap(frame) - gap(half)).mean())
     assert beyond_rnn.analysis.half_frame(frame, cfg.replace(doubling=False)) is None
+
+
+def test_quick_leaves_the_undecidable_bands_out_and_says_why(executed):
+    """Issue 34 (the hour): spread and phase need 11 and 21 seeds at the pilot's spread; quick trains neither,
+    and their rows give that reason."""
+    cfg = presets.resolve("beyond_rnn", "quick")
+    assert set(cfg.bands) == {"high", "low"}
+    f = rnn_frame({"vanilla": [0.30, 0.31, 0.29, 0.30, 0.32], "high": [0.40, 0.40, 0.41, 0.39, 0.40],
+                   "low": [0.30, 0.31, 0.30, 0.29, 0.31], "sinusoidal": [0.40, 0.41, 0.39, 0.42, 0.40]})
+    got = {g.claim: g for g in beyond_rnn.analysis.grade(f, cfg)}
+    for key, n in (("beyond.bands.spread", 11), ("beyond.bands.phase", 21)):
+        assert got[key].verdict == claims.NOT_TESTED and f"needs {n} seeds" in got[key].reason

@@ -165,14 +165,13 @@ def rescue_evidence(frame: pd.DataFrame, half: pd.DataFrame, model: str,
 
 def training_state(frame: pd.DataFrame, model: str, vocabs) -> dict:
     """The training state of PE and vanilla ``model`` at each vocabulary in ``vocabs``
-    (:func:`penb.claims.training.state`, joined over the vocabularies)."""
+    (:func:`penb.claims.training.of_frame`, joined over the vocabularies)."""
     names = {PE: f"PE {model_name(model)}", VANILLA: f"vanilla {model_name(model)}"}
-    cells = []
-    for v in sorted(vocabs):
-        at = frame[(frame["model"] == model) & (frame["vocab"] == v)]
-        cell = f"V {v}" if len(vocabs) > 1 else ""
-        cells.append(training.state(at, "encoding", (PE, VANILLA), names, cell=cell))
-    return training.combine(cells)
+    cells = ({f"V {v}": {"vocab": v} for v in sorted(vocabs)} if len(vocabs) > 1
+             else None)
+    where = {"model": model, **({"vocab": list(vocabs)[0]} if len(vocabs) == 1 else {})}
+    return training.of_frame(frame, "encoding", (PE, VANILLA), names, where=where,
+                             cells=cells)
 
 
 def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
