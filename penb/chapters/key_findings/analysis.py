@@ -3,8 +3,8 @@
 * ``run_configs(cfg)``: one ``penb.train`` config per (core, vocabulary, encoding,
   seed) of a resolved ``key_findings`` config (``.presets``);
 * ``run(cfg)``: trains (or reuses from the run store) every one of them;
-  ``frame(results)``: one row per run from ``penb.store.runs.RunResult``s, a diverged run
-  included with its step and no metrics (``penb.store.runs.split_diverged``);
+  ``frame(results)``: one row per run from ``penb.store.runs.RunResult``s, a diverged
+  run included with its step and no metrics (``penb.store.runs.split_diverged``);
 * ``summary(runs)``: one row per (model, vocabulary, variant): the mean over seeds of
   each run's own token accuracy and mean Damerau-Levenshtein distance, with its 95%
   bootstrap interval over seeds (``penb.claims.seed_interval``); valid and diverged
