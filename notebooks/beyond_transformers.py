@@ -240,7 +240,9 @@ for g in grades:
 # vocabulary trend would need four at its pilot slope, which the book's time budget
 # cannot pay (the presets' docstring gives the numbers). `-p seeds` and
 # `-p one_layer_seeds` change them. The second table lists the runs at half the
-# updates that the doubling test reads.
+# updates that the doubling test reads: the Transformers' own, and key_findings'
+# PE-LSTM runs at half its updates, which the length study also scores at twice the
+# length for its doubling move.
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_rows", None):

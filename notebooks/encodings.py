@@ -413,11 +413,13 @@ display(widgets.VBox([widgets.HBox([key_w, dim_w, pos_w]), out]))
 # unit-norm scaling makes the encoding about $1/(1+D)$ of the input's energy at
 # initialisation, next to embeddings and a command vector of norm about $\sqrt{D}$; the
 # paper's learnable variant is not scaled. Whether these encodings help the RNNs (Figs.
-# 2 and 13-14) is graded in the training chapters, not here. Two of the blog's
+# 2 and 13-14) is graded in the training chapters, not here. Three of the blog's
 # statements about its tables are graded here: a linear map that shifts positions
-# (`hansen.relative`) and the normal encoding's missing covariance
-# (`hansen.normal_no_covariance`); the tests check the rules on tables built
-# independently (`tests/test_claims_texts.py`).
+# (`hansen.relative`), the normal encoding's missing covariance
+# (`hansen.normal_no_covariance`), and the sum of encoding and embedding as a
+# generalisation of their concatenation (`hansen.sum_generalizes_concat`); the tests
+# check the rules on tables built independently (`tests/test_claims_texts.py`,
+# `tests/test_claims_repairs.py`).
 #
 # ## Runs
 #

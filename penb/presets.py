@@ -56,6 +56,12 @@ def confirmation(k: int) -> tuple:
     return CONFIRMATION_SEEDS[:k]
 
 
+def left_out(table: dict, cfg, key) -> str:
+    """Why ``cfg``'s preset leaves ``key`` (a model, section or hypothesis) out, from a chapter's ``table`` of
+    ``{(preset, key): reason}``; "" where the table says nothing (a user's own choice, or not left out)."""
+    return table.get((getattr(cfg, "preset", None), key), "")
+
+
 class Config(Mapping):
     """An immutable mapping with attribute access, e.g. ``cfg.inits``.
 

@@ -213,6 +213,38 @@ def test_one_layer_blind_needs_a_model_that_learned_and_stopped(monkeypatch):
     assert set(g.detail["doubling"]["moves"]) == {f"1-layer NoPE accuracy, V {v}" for v in cfg.vocab}
 
 
+def test_length_study_reads_its_doubling_move_at_twice_the_length(executed):
+    """beyond.length.*: the half-budget runs scored at 2L give the doubling move (before: "no N/2"). A NoPE lead
+    at 2L that was 0.30 at N/2 and 0.20 at N shrank by 0.10, more than the 0.02 that matters: undecided; the same
+    lead at both budgets stands."""
+    cfg = presets.resolve("beyond_transformers", "quick", vocab=(32,), length=4, held_out=1024)
+    ceiling = ceiling_by_placing(32, 4)
+    acc = {("1-layer NoPE", 32): [ceiling - 0.02] * 3, ("2-layer NoPE", 32): [0.9] * 3,
+           ("2-layer PE", 32): [0.95] * 3, ("PE-LSTM", 32): [0.9] * 3}
+    full, half = _tf(acc), _tf(acc, 750)
+
+    def at_long(nope, pe, lstm):
+        return pd.DataFrame([dict(model=m, seed=s, at_L=0.9, at_long=a + 0.01 * k, diverged=False)
+                             for m, a in (("2-layer NoPE", nope), ("2-layer PE", pe), ("PE-LSTM", lstm))
+                             for k, s in enumerate(SEEDS)])
+
+    def verdicts(half_lengths):
+        got = beyond_transformers.analysis.grade(full, at_long(0.5, 0.3, 0.2), cfg, half=half,
+                                                 half_lengths=half_lengths)
+        return {g.claim: g for g in got if g.claim.startswith("beyond.length")}
+
+    moved = verdicts(at_long(0.6, 0.3, 0.2))                # NoPE's lead over PE: 0.30 at N/2, 0.20 at N
+    assert moved["beyond.length.nope"].verdict == claims.INCONCLUSIVE
+    assert "doubling" in moved["beyond.length.nope"].reason
+    assert moved["beyond.length.lstm"].verdict == claims.INCONCLUSIVE   # 0.40 at N/2, 0.30 at N
+    settled = verdicts(at_long(0.5, 0.3, 0.2))
+    for key in ("beyond.length.nope", "beyond.length.lstm"):
+        assert settled[key].verdict == claims.REPRODUCED, settled[key].reason
+        assert settled[key].detail["doubling"]["budgets"] == [cfg.steps // 2, cfg.steps]
+    none = verdicts(None)                                   # the half runs were not scored at 2L
+    assert all(g.verdict == claims.INCONCLUSIVE for g in none.values())
+
+
 # -- irie.q4.attention: its levels read at half the updates ---------------------------------------------------------
 def test_attention_levels_are_read_at_half_the_updates(cfg, monkeypatch):
     def table(level2_half):

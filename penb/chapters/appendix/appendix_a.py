@@ -54,7 +54,7 @@ their runs and ``run(cfg)`` trains or reuses them (``common.run``).
 from penb.chapters import rnn_common
 from penb.chapters.appendix import common
 from penb.chapters.appendix.common import Panel
-from penb.presets import QUICK_SEEDS, confirmation, require, require_ints, require_names
+from penb.presets import QUICK_SEEDS, confirmation, left_out, require, require_ints, require_names
 
 SECTIONS = ("add", "sort", "predecessor")
 
@@ -177,8 +177,7 @@ NOT_RUN = {
 
 def skipped(cfg, section: str) -> str:
     """Why ``section`` is not run at ``cfg`` (for ``claims.not_tested``)."""
-    return NOT_RUN.get((cfg.preset, section),
-                       f"section {section!r} is not among sections={cfg.sections}")
+    return left_out(NOT_RUN, cfg, section) or f"section {section!r} is not among sections={cfg.sections}"
 
 
 def panels(cfg) -> list[Panel]:

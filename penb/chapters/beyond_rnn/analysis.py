@@ -26,6 +26,7 @@ from penb import claims
 from penb.store import runs
 from penb.claims import evidence, training
 from penb.executors import Executor
+from penb.presets import left_out
 
 CHAPTER = "beyond_rnn"
 VANILLA, PE, ADDED, ONEHOT = "vanilla", "sinusoidal", "added", "onehot"
@@ -191,7 +192,7 @@ def _grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[
             continue
         a, b = PAIRS[c.key]
         if not {a, b} <= present:
-            why = NOT_RUN.get((getattr(cfg, "preset", None), c.key), "")
+            why = left_out(NOT_RUN, cfg, c.key)
             out.append(claims.not_tested(c.key, f"not at this preset: needs variants {a!r} and {b!r}"
                                          + (f" ({why})" if why else ""), cfg))
             continue

@@ -22,6 +22,7 @@ import pandas as pd
 
 from penb import claims, presets
 from penb.store import runs
+from penb.chapters.beyond_transformers.length import MODEL, length_frame
 from penb.chapters.irie.budgets import half, next_cost
 from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)
 from penb.chapters.irie.ceiling import blind_ceiling
@@ -30,7 +31,7 @@ from penb.executors import Executor
 
 CHAPTER = "beyond_transformers"
 LSTM = "PE-LSTM"
-BY = "model"
+BY = MODEL                                  # the column naming each model
 
 
 def spec(model: str, cfg) -> tuple[int, str]:
@@ -61,14 +62,27 @@ def half_configs(cfg) -> list[dict]:
     return half(c for c in run_configs(cfg) if model_of(c) in cfg.half_models)
 
 
-def lstm_configs(cfg) -> list[dict]:
-    """key_findings' PE-LSTM runs at (L, smallest vocabulary, seeds), from its own preset of this name."""
-    from penb.chapters.key_findings import analysis as kfa
-
-    kcfg = presets.resolve("key_findings", cfg.preset if cfg.preset in ("smoke", "quick", "paper") else "quick",
+def _kf(cfg):
+    """key_findings' config of the PE-LSTM at (L, smallest vocabulary, seeds), from its own preset of this name."""
+    return presets.resolve("key_findings", cfg.preset if cfg.preset in ("smoke", "quick", "paper") else "quick",
                            length=cfg.length, lstm_vocab=(min(cfg.vocab),), seeds=tuple(cfg.seeds),
                            core_seeds={}, cores=("lstm",), encodings=("sinusoidal",), device=cfg.device)
-    return kfa.run_configs(kcfg)
+
+
+def lstm_configs(cfg) -> list[dict]:
+    """key_findings' PE-LSTM runs at (L, smallest vocabulary, seeds), made by key_findings' code."""
+    from penb.chapters.key_findings import analysis as kfa
+
+    return kfa.run_configs(_kf(cfg))
+
+
+def lstm_half_configs(cfg) -> list[dict]:
+    """The PE-LSTM runs at half their updates, as key_findings trains them for its own doubling test (branches of
+    the same WSD trunks, so shared through the store); [] when that preset trains none or ``cfg.lstm`` is off.
+    The length study's doubling move reads them with the Transformers' half runs."""
+    from penb.chapters import rnn_common
+
+    return rnn_common.half_budgets(lstm_configs(cfg), _kf(cfg)) if cfg.lstm and cfg.half_models else []
 
 
 def model_of(config: dict) -> str:
@@ -82,21 +96,28 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     """Train or reuse every Transformer run, the LSTM runs and the runs at half the updates (:func:`half_configs`);
     (:func:`frame` of the full-budget runs, their RunResults). :func:`half_frame` reads the others."""
     configs = run_configs(cfg) + (lstm_configs(cfg) if cfg.lstm else [])
-    results, _ = runs.chapter_sweep(configs + half_configs(cfg), cfg, "beyond_transformers runs", executor, store,
-                                    progress)
+    results, _ = runs.chapter_sweep(configs + half_configs(cfg) + lstm_half_configs(cfg), cfg,
+                                    "beyond_transformers runs", executor, store, progress)
     return frame(results[:len(configs)]), results[:len(configs)]
 
 
 def half_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
-    """The runs of :func:`half_configs` from the store that holds ``frame``'s runs, as :func:`frame` gives them;
-    None when ``cfg`` trains none, ``frame`` names no stored run (a hand-built table) or one is missing."""
+    """The runs of :func:`half_configs` from the store that holds ``frame``'s runs, as :func:`frame` gives them,
+    with the PE-LSTM's (:func:`lstm_half_configs`) where all of those are stored too; None when ``cfg`` trains
+    none, ``frame`` names no stored run (a hand-built table) or one is missing."""
     configs = half_configs(cfg)
     if not configs or not len(frame) or "path" not in frame or not str(frame["path"].iloc[0]):
         return None
+    store = Path(frame["path"].iloc[0]).parent
     try:
-        return _frame_of([runs.load(c, Path(frame["path"].iloc[0]).parent) for c in configs])
+        found = [runs.load(c, store) for c in configs]
     except (FileNotFoundError, OSError, ValueError):
         return None
+    try:
+        found += [runs.load(c, store) for c in lstm_half_configs(cfg)]
+    except (FileNotFoundError, OSError, ValueError):
+        pass                                # the length study's LSTM row then has no doubling move
+    return _frame_of(found)
 
 
 def frame(results) -> pd.DataFrame:
@@ -132,31 +153,6 @@ def summary(frame: pd.DataFrame, n_resamples: int = 2000, column: str = "token_a
 
 
 # --- the length study -----------------------------------------------------------------------------------
-def length_frame(frame: pd.DataFrame, results, cfg, progress: bool = True) -> tuple[pd.DataFrame, dict]:
-    """Every valid run at the smallest vocabulary (the Transformers and the PE-LSTM) scored at L (its own
-    test) and at ``test_factor`` x L; (rows: model, seed, at_L, at_long; {model: per-position accuracy at
-    the long length, mean over seeds})."""
-    from tqdm.auto import tqdm
-
-    from penb.chapters.beyond_transformers.length import score
-
-    long = cfg.test_factor * cfg.length
-    by_key = {r.key: r for r in results}
-    at = frame[(frame["vocab"] == min(cfg.vocab)) & ~frame["diverged"].astype(bool)]
-    rows, curves = [], {}
-    for _, row in tqdm(list(at.iterrows()), desc=f"scoring at length {long}", disable=not progress):
-        s = score(by_key[row["key"]], long, cfg.held_out, int(row["seed"]))
-        rows.append(dict(model=row[BY], seed=int(row["seed"]), at_L=row["token_accuracy"], at_long=s["accuracy"]))
-        curves.setdefault(row[BY], []).append(s["per_position"])
-    dead = frame[(frame["vocab"] == min(cfg.vocab)) & frame["diverged"].astype(bool)]
-    rows += [dict(model=r[BY], seed=int(r["seed"]), at_L=np.nan, at_long=np.nan, diverged=True)
-             for _, r in dead.iterrows()]
-    out = pd.DataFrame(rows)
-    out["diverged"] = out.get("diverged", False)
-    out["diverged"] = out["diverged"].fillna(False).astype(bool)
-    return out, {m: np.mean(c, axis=0) for m, c in curves.items()}
-
-
 # --- grading ---------------------------------------------------------------------------------------------
 def blind_evidence(frame: pd.DataFrame, cfg) -> dict:
     """Evidence of ``beyond.tf.one_layer_blind`` (rule ``check``): per vocabulary, every valid seed of the one-layer
@@ -224,13 +220,16 @@ def slope_evidence(trend: dict) -> dict:
 
 
 def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg,
-          half: Optional[pd.DataFrame] = None) -> list[claims.Grade]:
+          half: Optional[pd.DataFrame] = None, half_lengths: Optional[pd.DataFrame] = None) -> list[claims.Grade]:
     """Every hypothesis of the chapter, in registry order (``not tested`` where this config lacks a model), under
     protocol 4: those about trained models against the same evidence on the runs at half the updates (``half``,
-    by default :func:`half_frame`; the length study is scored at the full budget only)."""
+    by default :func:`half_frame`). The length study's half-budget evidence is those runs scored at the long
+    length (``half_lengths``, by default :func:`length_frame` of ``half`` when ``lengths`` is given)."""
     half = half_frame(frame, cfg) if half is None else half
-    return claims.graded_with_half(lambda f, c: _grade(f, lengths if f is frame else None, c), frame, half, cfg,
-                                   steps=cfg.steps)
+    if half_lengths is None and lengths is not None and half is not None and "path" in half:
+        half_lengths = length_frame(half, None, cfg, progress=False)[0]
+    return claims.graded_with_half(lambda f, c: _grade(f, lengths if f is frame else half_lengths, c), frame,
+                                   half, cfg, steps=cfg.steps)
 
 
 def _grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[claims.Grade]:

@@ -6,11 +6,15 @@ whose rows do not depend on the table's size can be extended (``none``; ``sinuso
 trained rows are checked to equal the rebuilt table's first rows, so nothing is silently changed.
 ``score(result, length, n, seed)`` draws ``n`` sequences of the longer task from a generator of its own
 (``derive_seed(seed, "length-<length>")``) and returns the token accuracy and the accuracy per output
-position.
+position. ``length_frame(frame, results, cfg)`` scores every run of a chapter table at the smallest vocabulary
+at L and at ``test_factor`` x L.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 import torch
 
 from penb import train
@@ -19,6 +23,7 @@ from penb.run_config import derive_seed
 from penb.tasks import IGNORE, make_task
 
 EXTENDABLE = ("none", "sinusoidal")
+MODEL = "model"                     # the chapter table's column naming each model
 
 
 def extended_model(result: runs.RunResult, length: int):
@@ -61,3 +66,28 @@ def score(result: runs.RunResult, length: int, n: int, seed: int) -> dict:
         counted += mask[:, mask.any(0)].sum(0).float()
     per = (correct / counted).numpy()
     return {"accuracy": float(correct.sum() / counted.sum()), "per_position": per.astype(np.float64)}
+
+
+def length_frame(frame: pd.DataFrame, results, cfg, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+    """Every valid run at the smallest vocabulary (the Transformers and the PE-LSTM) scored at L (its own
+    test) and at ``test_factor`` x L; (rows: model, seed, at_L, at_long; {model: per-position accuracy at
+    the long length, mean over seeds}). ``results`` None reads the runs from ``frame``'s paths."""
+    from tqdm.auto import tqdm
+
+    long = cfg.test_factor * cfg.length
+    if results is None:
+        results = [runs.RunResult.from_dir(Path(p)) for p in frame["path"]]
+    by_key = {r.key: r for r in results}
+    at = frame[(frame["vocab"] == min(cfg.vocab)) & ~frame["diverged"].astype(bool)]
+    rows, curves = [], {}
+    for _, row in tqdm(list(at.iterrows()), desc=f"scoring at length {long}", disable=not progress):
+        s = score(by_key[row["key"]], long, cfg.held_out, int(row["seed"]))
+        rows.append(dict(model=row[MODEL], seed=int(row["seed"]), at_L=row["token_accuracy"], at_long=s["accuracy"]))
+        curves.setdefault(row[MODEL], []).append(s["per_position"])
+    dead = frame[(frame["vocab"] == min(cfg.vocab)) & frame["diverged"].astype(bool)]
+    rows += [dict(model=r[MODEL], seed=int(r["seed"]), at_L=np.nan, at_long=np.nan, diverged=True)
+             for _, r in dead.iterrows()]
+    out = pd.DataFrame(rows)
+    out["diverged"] = out.get("diverged", False)
+    out["diverged"] = out["diverged"].fillna(False).astype(bool)
+    return out, {m: np.mean(c, axis=0) for m, c in curves.items()}

@@ -48,8 +48,9 @@ an untrained model would pass too: one more run per vocabulary and seed, of abou
 with key_findings' quick vocabularies when this was written (512 alone; 256 and 512 before), 3 runs and about 40
 CPU-s (6 and 75 with two vocabularies). Since key_findings' quick vocabulary is 512 alone, quick names the
 two-layer models too (2 x 3 runs of about 22 s: ~130 CPU-s, about a minute on two cores), so that every
-comparison of trained models here has its doubling move; the length study reads its runs at 2L, which have no
-half-budget twin, so its rows stay undecided.
+comparison of trained models here has its doubling move. The length study's move (2026-11-26) scores those half
+runs at 2L too, with key_findings' PE-LSTM runs at N/2 (branches of its WSD trunks, shared through the store, so
+no new training at quick): before, its rows read "no N/2" and stayed undecided.
 """
 from penb.chapters import rnn_common
 from penb.chapters.irie import presets as irie

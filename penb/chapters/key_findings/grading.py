@@ -26,6 +26,7 @@ from penb.chapters import rnn_common
 from penb.claims import evidence as evidence_table
 from penb.claims import training
 from penb.names import model_name, variant_label
+from penb.presets import left_out
 
 CHAPTER = "key_findings"
 VANILLA, PE = "none", "sinusoidal"               # the two encodings Fig. 2 compares
@@ -260,7 +261,7 @@ def _at_half(half: Optional[pd.DataFrame], of, model: str, *args):
 def _missing(cfg, model: str) -> str:
     """Why ``cfg`` cannot compare PE with vanilla for ``model`` ("" when it can)."""
     if model not in cfg.cores:
-        why = NOT_RUN.get((getattr(cfg, "preset", None), model), "")
+        why = left_out(NOT_RUN, cfg, model)
         return (f"the {model_name(model)} is not among the models run "
                 f"({', '.join(cfg.cores)})" + (f": {why}" if why else ""))
     if not {VANILLA, PE} <= set(cfg.encodings):
