@@ -163,8 +163,7 @@ def _grade_fig8(frame, cfg, names, skipped) -> list:
     for core in ("gru", "lstm"):
         keys = (f"morita.fig8.{core}", f"morita.fig8.distance.{core}")
         if f"sort-{core}" not in names:
-            why = skipped("sort") if "sort" not in cfg.sections else \
-                f"the {core.upper()} is not among sort_cores={cfg.sort_cores}"
+            why = skipped("sort") if "sort" not in cfg.sections else skipped(f"sort-{core}")
             out += [claims.not_tested(k, NOT_HERE + why, cfg) for k in keys]
             continue
         sort = cell(frame, f"sort-{core}")
@@ -231,12 +230,16 @@ D_CLAIMS = {"morita.fig13.random": ("fixed", ("random", "vanilla")),
 
 def _missing_d(cfg, key: str) -> str:
     """What claim ``key`` of appendix D needs that ``cfg`` does not run ("": none)."""
+    from penb.chapters.appendix.appendix_d import NOT_RUN
+    from penb.presets import left_out
+
     settings, need = D_CLAIMS[key]
     lack = [f"the {s}-length setting" for s in settings.split(" and ")
             if s not in cfg.settings]
     lack += [f"the {v} variant" for v in need if v not in cfg.variants]
+    why = left_out(NOT_RUN, cfg, key)
     return (f"it needs {' and '.join(lack)} (settings={cfg.settings}, "
-            f"variants={cfg.variants})") if lack else ""
+            f"variants={cfg.variants})" + (f": {why}" if why else "")) if lack else ""
 
 
 @with_half

@@ -170,6 +170,11 @@ RANK = "beyond.hansen.invertibility"
 NOT_RUN = {("quick", k): f"at the pilot's spread it needs {n} seeds, so 3 could only read inconclusive; left to "
                          f"the paper preset for the book's hour" for k, n in (("beyond.bands.spread", 11),
                                                                               ("beyond.bands.phase", 21))}
+# issue 34 (the hour, set after that build): in the quick build of 2026-11-26 (b28d239) doubling the updates moved these
+# hypotheses' gaps by more than their smallest effect, so quick could not decide them at any seed count
+NOT_RUN.update({("quick", k): "the doubling test moved it at the quick budget (2026-11-26 build), so quick cannot "
+                              "decide it; left to the gpu and paper presets for the book's hour"
+                for k in ("beyond.bands.high_over_low", "beyond.add.keeps", "beyond.add.as_concat")})
 
 
 def grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[claims.Grade]:
