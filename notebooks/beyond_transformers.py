@@ -252,7 +252,9 @@ half = beyond_transformers.analysis.half_frame(frame, cfg)
 if half is not None:  # protocol 4's runs at half the updates
     with pd.option_context("display.max_rows", None):
         display(beyond_transformers.analysis.run_table(half))
-    print(provenance(cfg, steps=cfg.steps // 2, **extra))
+    lstm_half = beyond_transformers.analysis.lstm_half_configs(cfg)
+    print(provenance(cfg, steps=cfg.steps // 2, **extra,
+                     **({"PE-LSTM steps": lstm_half[0]["steps"]} if lstm_half else {})))
 
 # %% [markdown]
 # ## Recap

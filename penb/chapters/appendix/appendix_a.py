@@ -187,10 +187,9 @@ NOT_RUN = {
 def skipped(cfg, section: str) -> str:
     """Why ``section`` (or a sorting model, "sort-gru" / "sort-lstm") is not run at ``cfg`` (for
     ``claims.not_tested``)."""
-    if section.startswith("sort-"):
-        core = section.split("-", 1)[1]
-        return left_out(NOT_RUN, cfg, section) or f"the {core.upper()} is not among sort_cores={cfg.sort_cores}"
-    return left_out(NOT_RUN, cfg, section) or f"section {section!r} is not among sections={cfg.sections}"
+    default = (f"the {section[len('sort-'):].upper()} is not among sort_cores={cfg.sort_cores}"
+               if section.startswith("sort-") else f"section {section!r} is not among sections={cfg.sections}")
+    return left_out(NOT_RUN, cfg, section) or default
 
 
 def panels(cfg) -> list[Panel]:

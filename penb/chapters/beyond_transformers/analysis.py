@@ -81,8 +81,12 @@ def lstm_half_configs(cfg) -> list[dict]:
     the same WSD trunks, so shared through the store); [] when that preset trains none or ``cfg.lstm`` is off.
     The length study's doubling move reads them with the Transformers' half runs."""
     from penb.chapters import rnn_common
+    from penb.chapters.key_findings import analysis as kfa
 
-    return rnn_common.half_budgets(lstm_configs(cfg), _kf(cfg)) if cfg.lstm and cfg.half_models else []
+    if not (cfg.lstm and cfg.half_models):
+        return []
+    kcfg = _kf(cfg)
+    return rnn_common.half_budgets(kfa.run_configs(kcfg), kcfg)
 
 
 def model_of(config: dict) -> str:
