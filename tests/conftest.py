@@ -65,10 +65,11 @@ def held_still(request, monkeypatch):
 
     real = doubling.test
 
-    def as_if_still(kind, params, verdict, ev, half, budgets, sesoi):
+    def as_if_still(kind, params, verdict, ev, half, budgets, sesoi, **kw):
         if half is None:
             half, budgets = ev, (1, 2)
-        return real(kind, params, verdict, ev, half, budgets, sesoi)
+        return real(kind, params, verdict, ev, half, budgets, sesoi, **{**kw, "resolution": kw.get("resolution")
+                                                                          or 1e-9})
 
     monkeypatch.setattr(doubling, "test", as_if_still)
     yield

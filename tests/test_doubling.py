@@ -16,8 +16,10 @@ SEEDS = [2001, 2002, 2003]
 
 
 def _ev(a, b, **more):
+    # resolution: a token accuracy over 10,000 test tokens moves in steps of 1e-4 (protocol 5 reads no interval of
+    # zero width without a stated resolution)
     return {"a": list(a), "b": list(b), "seeds": SEEDS, "baseline": 1 / 256, "a_name": "PE", "b_name": "vanilla",
-            **more}
+            "resolution": 1e-4, **more}
 
 
 def _history(f, steps):
@@ -146,17 +148,18 @@ def test_graded_with_half_reads_the_chapters_own_evidence_on_both_budgets(tmp_pa
         seen.append(frame["name"])
         return [claims.grade("morita.fig2.gru", _ev(frame["a"], frame["b"]), steps=2000)]
 
-    # gaps 0.10, 0.11, 0.11 at N/2 and 0.30, 0.30, 0.32 at N: the gap moved +0.20
+    # gaps 0.10, 0.11, 0.11 at N/2 and 0.30, 0.305, 0.31 at N: the gap moved +0.198
     half = {"name": "half", "a": [0.40, 0.41, 0.42], "b": [0.30, 0.30, 0.31]}
-    full = {"name": "full", "a": [0.60, 0.61, 0.62], "b": [0.30, 0.31, 0.30]}
+    full = {"name": "full", "a": [0.60, 0.61, 0.62], "b": [0.30, 0.305, 0.31]}
     recorded = []
     monkeypatch.setattr(scorecard, "record", lambda g, cfg=None, **p: recorded.append(g.claim))
     g, = claims.graded_with_half(grade_fn, full, half, None)
     assert seen == ["half", "full"] and recorded == ["morita.fig2.gru"]     # the half pass records nothing
     rec = g.detail["doubling"]
-    assert rec["budgets"] == [1000, 2000] and rec["moves"]["gap"]["mean"] == pytest.approx(0.2)
-    # the gap grew, which cannot overturn "PE ahead": settled
-    assert rec["moves"]["gap"]["holds"] and rec["decided"] and g.verdict == claims.REPRODUCED
+    assert rec["budgets"] == [1000, 2000] and rec["moves"]["gap"]["mean"] == pytest.approx(0.595 / 3)
+    # the gap grew, which cannot overturn "PE ahead", and vanilla (the model behind) held still: settled
+    assert rec["moves"]["gap"]["holds"] and rec["moves"]["vanilla"]["holds"] and rec["decided"]
+    assert g.verdict == claims.REPRODUCED
     # without half-budget runs the chapter grades once, its claims about trained models undecided
     seen.clear()
     g, = claims.graded_with_half(grade_fn, full, None, None)
@@ -170,9 +173,10 @@ def test_the_doubling_figure_draws_one_bar_per_quantity_moved():
     full = _ev([0.30, 0.31, 0.30], [0.31, 0.32, 0.31])
     g = claims.grade("morita.fig2.gru", full, half=half, budgets=(1000, 2000))
     rows = doubling_plot.rows([g])
-    assert [r["quantity"] for r in rows] == ["gap"]
-    # the gap moved (-0.01, 0, 0) -> mean -0.0033, i.e. -1/6 of the 0.02 that matters
+    assert [r["quantity"] for r in rows] == ["gap", "PE", "vanilla"]      # protocol 5: both models' moves too
+    # the gap moved (-0.01, 0, 0) -> mean -0.0033, i.e. -1/6 of the 0.02 that matters; vanilla (+0.01, 0, +0.01)
     assert rows[0]["mean"] == pytest.approx(-0.01 / 3 / 0.02)
+    assert rows[2]["mean"] == pytest.approx(0.02 / 3 / 0.02)
     assert len(doubling_plot.figure([g]).axes[0].lines) >= 2
     assert doubling_plot.rows([claims.grade("morita.fig2.gru", full)]) == []       # no N/2: nothing to draw
 
@@ -181,7 +185,8 @@ def test_fig2s_95_percent_is_a_level_that_can_fail():
     # issue 35: inside rule "better" a trained PE GRU at 0.70 read "direction only"; as its own claim the level
     # is refuted there, reached at 0.97-0.98, and open where the interval straddles 0.95
     key = "morita.fig2.level.gru"
-    still = lambda a: claims.grade(key, {"a": a, "seeds": SEEDS, "baseline": 1 / 32, "a_name": "PE GRU"},  # noqa
+    still = lambda a: claims.grade(key, {"a": a, "seeds": SEEDS, "baseline": 1 / 32, "a_name": "PE GRU",  # noqa
+                                         "resolution": 1e-4},
                                    half={"a": a, "seeds": SEEDS, "a_name": "PE GRU"}, budgets=(1, 2))
     assert still([0.70, 0.71, 0.69]).verdict == claims.NOT_REPRODUCED
     assert still([0.97, 0.975, 0.98]).verdict == claims.REPRODUCED

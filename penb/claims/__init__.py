@@ -48,20 +48,25 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
         budgets = budgets or ((n // 2, n) if n else (0, 0))
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
-    verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=c.sesoi)
+    resolution = evidence.get("resolution", c.resolution)
+    verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=c.sesoi, resolution=resolution)
     verdict, reason = _premise(verdict, reason, evidence)
+    rule_verdict, rule_reason = verdict, reason
     p3 = training_state.gate(verdict, reason, training, c.scale) if c.about in P3_GATED else (verdict, reason)
+    p4 = (verdict, reason)
+    verdict, reason = _zero_width(c, verdict, reason, detail, resolution)
     if c.about == "trained":
-        rec = doubling.test(c.rule.kind, c.rule.params, verdict, evidence, half, tuple(budgets or (0, 0)),
-                            c.sesoi)
-        rec = {**rec, **({"next_cost": next_cost} if next_cost else {})}
-        detail = {**detail, "doubling": rec}
-        if verdict in DECIDED and not rec["decided"]:
+        recs = {}
+        for protocol in (4, grading.PROTOCOL):
+            rec = doubling.test(c.rule.kind, c.rule.params, rule_verdict, evidence, half,
+                                tuple(budgets or (0, 0)), c.sesoi, protocol=protocol, part=detail.get("part"),
+                                resolution=resolution)
+            recs[protocol] = {**rec, **({"next_cost": next_cost} if next_cost else {})}
+        p4 = _held_back(rule_verdict, rule_reason, recs[4])
+        detail = {**detail, "doubling": recs[grading.PROTOCOL], "doubling_p4": recs[4]}
+        if verdict in DECIDED and not recs[grading.PROTOCOL]["decided"]:
             detail = {**detail, "rule_verdict": verdict}
-            verdict, reason = INCONCLUSIVE, (
-                f"not decided by the doubling test: {rec['why']}. The rule alone would say '{verdict}' "
-                f"({reason}), but a claim about trained models stands only where more training would not change "
-                f"it. Deciding it needs: {doubling.next_step(rec)}")
+            verdict, reason = _held_back(verdict, reason, recs[grading.PROTOCOL])
     if training is not None:
         detail = {**detail, "training": training}
     if training is not None or c.about in NOT_DOUBLED:
@@ -71,6 +76,8 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
         if protocol == 3:
             v, o, r, _ = grading.apply(c.rule, evidence, protocol=3, sesoi=c.sesoi)
             previous["3"] = {"verdict": p3[0], "ours": o, "reason": p3[1]}
+        elif protocol == 4:
+            previous["4"] = {"verdict": p4[0], "ours": ours, "reason": p4[1]}
         elif protocol != grading.PROTOCOL:
             v, o, r, _ = grading.apply(c.rule, evidence, protocol=protocol, sesoi=c.sesoi)
             previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
@@ -113,6 +120,29 @@ def graded_with_half(grade_fn, frame, half, cfg, *args, steps: Optional[int] = N
 
 
 DECIDED = (REPRODUCED, DIRECTION, NOT_REPRODUCED)       # the verdicts a test of training can hold back
+
+
+def _held_back(verdict: str, reason: str, rec: dict) -> tuple[str, str]:
+    """The verdict of a claim about trained models once the doubling test ``rec`` has read it."""
+    from penb.claims import doubling
+
+    if verdict not in DECIDED or rec["decided"]:
+        return verdict, reason
+    return INCONCLUSIVE, (f"not decided by the doubling test (protocol {rec.get('protocol', 4)}): {rec['why']}. "
+                          f"The rule alone would say '{verdict}' ({reason}), but a claim about trained models "
+                          f"stands only where more training would not change it. Deciding it needs: "
+                          f"{doubling.next_step(rec)}")
+
+
+def _zero_width(c: Claim, verdict: str, reason: str, detail: dict, resolution) -> tuple[str, str]:
+    """Protocol 5: an interval of zero width decides nothing. Where every seed of a claim about training gave the
+    same value and the measure states no resolution (``Claim.resolution`` or evidence ``resolution``), a decided
+    verdict reads inconclusive (issue 41, item 3: ranks over a few items, accuracies pinned at 1.0)."""
+    if verdict not in DECIDED or c.about == "none" or resolution or detail.get("sd") != 0.0:
+        return verdict, reason
+    return INCONCLUSIVE, (f"every one of {detail.get('n')} seeds gave the same value, so the seed-level interval has "
+                          f"zero width, and the measure states no resolution to widen it: it decides nothing. The "
+                          f"rule alone would say '{verdict}' ({reason})")
 
 
 def _premise(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:

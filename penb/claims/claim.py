@@ -38,6 +38,7 @@ class Claim:
     kind: str = "claim"      # "claim" (graded), "setting" (a fact of the setup), "hypothesis" (beyond the papers)
     sesoi: Optional[float] = None   # smallest effect of interest, in the measure's unit (comparative rules)
     sesoi_why: str = ""             # where it comes from
+    resolution: Optional[float] = None   # the step between the values a discrete measure can take (protocol 5)
     scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
     about: str = ""          # what models it speaks about (ABOUT); a comparative rule's default is "trained"
 

@@ -280,12 +280,14 @@ COMPARATIVE = ("better", "level", "no_gain", "gain_vs_reference", "trend")     #
 
 
 def apply(rule: Rule, evidence: dict[str, Any], protocol: int = PROTOCOL,
-          sesoi: Optional[float] = None) -> tuple[str, str, str, dict]:
+          sesoi: Optional[float] = None, resolution: Optional[float] = None) -> tuple[str, str, str, dict]:
     """(verdict, ours, reason, detail) of ``rule`` on ``evidence`` under ``protocol``, with the claim's
     smallest effect of interest ``sesoi`` (comparative rules); ``detail`` holds the effect, its interval and
-    the seeds needed where the rule computed them."""
+    the seeds needed where the rule computed them. ``resolution`` (protocol 5): the step of a discrete measure,
+    which no seed-level interval is narrower than on either side of its mean."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown grading protocol {protocol!r}; known: {sorted(PROTOCOLS)}")
-    params = {**rule.params, "protocol": protocol, **({"sesoi": sesoi} if sesoi is not None else {})}
+    params = {**rule.params, "protocol": protocol, **({"sesoi": sesoi} if sesoi is not None else {}),
+              **({"resolution": resolution} if resolution and protocol >= 5 else {})}
     out = RULES[rule.kind](evidence, params)
     return (*out, {}) if len(out) == 3 else out

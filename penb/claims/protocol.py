@@ -1,5 +1,5 @@
 """The grading protocol in force and its history (``penb.claims.grading``)."""
-PROTOCOL = 4                     # the grading protocol in force
+PROTOCOL = 5                     # the grading protocol in force
 PROTOCOLS = {
     1: "percentile bootstrap intervals over seeds; an effect not shown counted as absent (not reproduced)",
     2: "Student-t intervals over seeds; not reproduced only when the interval excludes the smallest effect of "
@@ -27,4 +27,15 @@ PROTOCOLS = {
        "Claims about a fixed budget or the course of training are read at that budget (adopted 2026-11-26, "
        "for every claim about trained models at once, after protocol 3's verdicts had been seen; protocol 3's "
        "verdicts are kept beside it)",
+    5: "as 4, with the doubling test as the paper states it (Sec. 4.1: more updates did not improve the vanilla "
+       "models; issue 41's review): a gap found stands only where, from N/2 to N, the model behind did not rise by "
+       "the smallest effect of interest (nor the model ahead fall by it) and the gap did not shrink; a gap denied "
+       "only where the model that would have to pull ahead did not rise by it and the gap did not grow; read on "
+       "the claim's own measure, for both models at every x of a trend and for both parts of a gain compared "
+       "with a reference (penb.claims.doubling). A gap that grows while both models still learn says 'learns "
+       "faster', not 'better'. An interval of zero width decides nothing: all seeds alike give the measure's "
+       "stated resolution on either side, or nothing. The rule's rate of settling wrongly is measured on "
+       "simulated curves at 3, 5 and 10 seeds (tests/test_doubling_calibration.py). Adopted 2026-11-27, for "
+       "every claim about trained models at once, after protocol 4's verdicts had been seen; protocol 4's "
+       "verdicts are kept beside it",
 }
