@@ -20,6 +20,7 @@ from penb.claims.catalog import CLAIMS, get, graded, of_chapter  # noqa: F401 (r
 from penb.claims.claim import ABOUT, NOT_DOUBLED, P3_GATED, Claim  # noqa: F401 (re-exported)
 from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
                                  VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval)
+from penb.claims.intervals import DEFAULT_RESOLUTION
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
 
@@ -49,7 +50,10 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
     resolution = evidence.get("resolution", c.resolution)
-    verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=c.sesoi, resolution=resolution)
+    if resolution is None and c.about != "none":
+        resolution = DEFAULT_RESOLUTION                 # protocol 5: a trained model's measure is not exact
+    sesoi = grading.sesoi_of(c.rule, c.sesoi, evidence)
+    verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=sesoi, resolution=resolution)
     verdict, reason = _premise(verdict, reason, evidence)
     rule_verdict, rule_reason = verdict, reason
     p3 = training_state.gate(verdict, reason, training, c.scale) if c.about in P3_GATED else (verdict, reason)
@@ -59,7 +63,7 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
         recs = {}
         for protocol in (4, grading.PROTOCOL):
             rec = doubling.test(c.rule.kind, c.rule.params, rule_verdict, evidence, half,
-                                tuple(budgets or (0, 0)), c.sesoi, protocol=protocol, part=detail.get("part"),
+                                tuple(budgets or (0, 0)), sesoi, protocol=protocol, part=detail.get("part"),
                                 resolution=resolution)
             recs[protocol] = {**rec, **({"next_cost": next_cost} if next_cost else {})}
         p4 = _held_back(rule_verdict, rule_reason, recs[4])

@@ -27,9 +27,9 @@ Morita's test is about the *model behind*: more training did not improve it. So,
   both models within ``(-SESOI, +SESOI)``, each named level within it.
 
 A side that is a constant (evidence ``b_fixed``: a 0 or a ceiling to compare with, not a model) has no move.
-An interval of zero width decides nothing: where every seed moved by exactly the same amount, the interval is the
-measure's stated resolution (evidence or claim ``resolution``: the step between the values it can take) on
-either side of the mean, and without one the move decides nothing. With fewer than three seeds common to both
+An interval of zero width decides nothing: no interval is narrower than the measure's resolution on either side
+of its mean (evidence or claim ``resolution``: the step between the values it can take; by default
+``DEFAULT_RESOLUTION``, 0.001), and a resolution stated as 0 leaves identical moves undecided. With fewer than three seeds common to both
 budgets, or no evidence at ``N/2``, nothing is decided either.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Optional
 
 import numpy as np
 
-from penb.claims.intervals import DEFAULT_SESOI, seed_interval
+from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI, seed_interval
 from penb.claims.protocol import PROTOCOL
 
 SHRINK, GROW, STILL, SHOWN = "shrink", "grow", "still", "shown"   # what could overturn: a fall, a rise, either; none
@@ -70,7 +70,8 @@ def reads(kind: str, params: dict, verdict: str, ev: dict, protocol: int = PROTO
         a, b = np.asarray(ev["a"], float), np.asarray(ev["b"], float)
         a_name, b_name = _names(ev)
         if kind == "no_gain":
-            return {a_name: (_per_seed(ev, a), STILL), b_name: (_per_seed(ev, b), STILL)}
+            return {a_name: (_per_seed(ev, a), STILL), **({} if ev.get("b_fixed") and protocol >= 5 else
+                                                          {b_name: (_per_seed(ev, b), STILL)})}
         out["gap"] = (_per_seed(ev, a - b), gap_dir)
         if protocol >= 5:
             out[a_name] = (_per_seed(ev, a), gap_dir)
@@ -198,6 +199,7 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
                       "no runs at half the budget to test it with")
         return rec
     resolution = ev.get("resolution", resolution)
+    resolution = DEFAULT_RESOLUTION if resolution is None else resolution
     full_q = reads(kind, params, verdict, ev, protocol, part)
     half_q = reads(kind, params, verdict, half, protocol, part)
     if not full_q:
@@ -223,6 +225,7 @@ def settle(kind: str, params: dict, ev: dict, half: Optional[dict], budgets: tup
     from penb.claims.grading import Rule, apply
 
     resolution = ev.get("resolution", resolution)
+    resolution = DEFAULT_RESOLUTION if resolution is None else resolution
     verdict, _, _, detail = apply(Rule(kind, "", params), ev, protocol=protocol, sesoi=sesoi, resolution=resolution)
     if protocol >= 5 and not resolution and detail.get("sd") == 0.0:
         return verdict, False                            # an interval of zero width decides nothing

@@ -279,6 +279,16 @@ RULES: dict[str, Callable[[dict, dict], tuple[str, str, str]]] = {
 COMPARATIVE = ("better", "level", "no_gain", "gain_vs_reference", "trend")     # the rules that take a SESOI
 
 
+def sesoi_of(rule: Rule, sesoi: Optional[float], evidence: dict) -> Optional[float]:
+    """The smallest effect of interest a rule reads on ``evidence``: the claim's, or for a trend whose claim states
+    it over the span tested (``sesoi_over_span``: a widening of ``sesoi`` across the x-values), per unit of x."""
+    if sesoi is None or not rule.params.get("sesoi_over_span") or len(evidence.get("x") or ()) < 2:
+        return sesoi
+    x = np.asarray(evidence["x"], float)
+    span = float(np.ptp(np.log2(x) if rule.params.get("log2", True) else x))
+    return sesoi / span if span > 0 else sesoi
+
+
 def apply(rule: Rule, evidence: dict[str, Any], protocol: int = PROTOCOL,
           sesoi: Optional[float] = None, resolution: Optional[float] = None) -> tuple[str, str, str, dict]:
     """(verdict, ours, reason, detail) of ``rule`` on ``evidence`` under ``protocol``, with the claim's

@@ -19,6 +19,12 @@ import numpy as np
 from penb.claims.protocol import PROTOCOL
 
 DEFAULT_SESOI = 0.02             # the smallest effect of interest where a text states no gap (claim's unit)
+# protocol 5: the step below which the book tells no two values of a trained model's measure apart, where neither
+# the claim nor its evidence states one (the book reports accuracies to three decimals); no seed-level interval
+# is narrower than it on either side of its mean, so that identical values on every seed (an accuracy pinned at
+# 1.0) give an interval of this width, not one of zero width. Discrete measures state their own (a rank over
+# three items: 0.5)
+DEFAULT_RESOLUTION = 0.001
 POWER, ALPHA = 0.8, 0.05         # what "the seeds needed" aims at
 PRACTICAL_SEEDS = 30             # beyond this many seeds, a preset of larger scale has to decide
 

@@ -12,8 +12,7 @@ are paired; diverged runs are counted under ``diverged`` (the rules then call th
 comparison undecided). Every claim reads one panel's runs (Fig. 8 one model, Fig. 12 one
 task): seeds of different panels are never stacked as units.
 
-* ``better_evidence``, ``best_other``, ``lead_evidence``, ``trend_evidence``: the
-  evidence builders;
+* ``better_evidence``, ``best_other``, ``lead_evidence``, ``trend_evidence``: evidence;
 * ``grade_a``, ``grade_b``, ``grade_c``, ``grade_d``: one list of ``Grade`` per chapter.
 """
 from __future__ import annotations
@@ -96,7 +95,10 @@ def trend_evidence(frame: pd.DataFrame, panel: str, a: str = "sinusoidal",
     seeds = sorted(set.intersection(*(set(pa) & set(pb) for pa, pb in per.values())))
     gaps = [[per[v][0][s] - per[v][1][s] for v in xs] for s in seeds]
     n = int(g[g["variant"].isin([a, b])]["diverged"].sum())
-    return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": n}
+    return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": n, "x_name": "V", "a_name": a, "b_name": b,
+            # protocol 5 reads both models at every vocabulary (penb.claims.doubling)
+            "a_by_x": [[per[v][0][s] for v in xs] for s in seeds],
+            "b_by_x": [[per[v][1][s] for v in xs] for s in seeds]}
 
 
 def state(*cells: tuple[pd.DataFrame, Sequence[str], str]) -> dict:

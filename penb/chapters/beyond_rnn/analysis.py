@@ -154,7 +154,7 @@ def rank_evidence(frame: pd.DataFrame, floor: pd.Series) -> dict:
     rho = [float(spearmanr(floor.to_numpy(), (w.loc[s, keys] - w.loc[s, VANILLA]).to_numpy())[0])
            for s in w.index]
     per = [-r if np.isfinite(r) else 0.0 for r in rho]
-    return {"a": per, "b": [0.0] * len(per), "seeds": [int(s) for s in w.index], "baseline": None,
+    return {"a": per, "b": [0.0] * len(per), "b_fixed": True, "seeds": [int(s) for s in w.index], "baseline": None,
             "diverged": evidence.diverged(frame, BY, [VANILLA, *keys]), "a_name": "minus rank correlation",
             "b_name": "no relation (0)", "rho": rho, "floors": floor.to_dict()}
 

@@ -210,7 +210,11 @@ def trend_evidence(frame: pd.DataFrame, cfg) -> dict:
     seeds = sorted(set.intersection(*(set(w.index) for w in per)))
     gaps = [[float(w.loc[s, "2-layer PE"] - w.loc[s, "2-layer NoPE"]) for w in per] for s in seeds]
     dead = int(frame[frame[BY].isin(["2-layer PE", "2-layer NoPE"])]["diverged"].sum())
-    return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": dead}
+    by_x = {n: [[float(w.loc[s, n]) for w in per] for s in seeds] for n in ("2-layer PE", "2-layer NoPE")}
+    return {"x": xs, "gaps": gaps, "seeds": seeds, "diverged": dead, "x_name": "V",
+            # protocol 5 reads both models at every vocabulary (penb.claims.doubling)
+            "a_by_x": by_x["2-layer PE"], "b_by_x": by_x["2-layer NoPE"], "a_name": "2-layer PE",
+            "b_name": "2-layer NoPE"}
 
 
 def slope_evidence(trend: dict) -> dict:
@@ -218,7 +222,7 @@ def slope_evidence(trend: dict) -> dict:
     a, each seed's least-squares slope of the gap against log2 V; b, no growth (0)."""
     gaps = np.asarray(trend["gaps"], float)
     slopes = np.polyfit(np.log2(np.asarray(trend["x"], float)), gaps.T, 1)[0] if len(gaps) else np.array([])
-    return {"a": [float(v) for v in np.atleast_1d(slopes)], "b": [0.0] * len(gaps), "seeds": trend["seeds"],
+    return {"a": [float(v) for v in np.atleast_1d(slopes)], "b": [0.0] * len(gaps), "b_fixed": True, "seeds": trend["seeds"],
             "diverged": {"2-layer runs": trend["diverged"]}, "a_name": "slope of PE's gain per doubling of V",
             "b_name": "no growth"}
 

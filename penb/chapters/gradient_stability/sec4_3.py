@@ -61,7 +61,7 @@ def marginal_evidence(per_ckpt: pd.DataFrame, diverged: dict, frame: Optional[pd
     else:
         w = w[[VANILLA, PE]].dropna()
         effect = (w[VANILLA] - w[PE]).groupby(level="seed").mean().sort_index()
-    return dict(a=effect.tolist(), b=[0.0] * len(effect), baseline=None,
+    return dict(a=effect.tolist(), b=[0.0] * len(effect), b_fixed=True, baseline=None,
                 diverged={v: int(diverged.get((core, v), 0)) for v in (VANILLA, PE)},
                 controls={**accuracy_control(frame, core, VANILLA), **accuracy_control(frame, core, PE)},
                 a_name="PE's effect on the S4D's drop (vanilla drop minus PE drop, mean over checkpoints)",

@@ -43,7 +43,7 @@ def order_evidence(results: dict, cfg) -> dict:
     valid, dead = _cell(results["order"], n, NONE)
     ceiling = blind_ceiling(cfg.q4_vocab, cfg.q4_length)
     acc = [float(r.metrics["token_accuracy"]) for r in valid]
-    return {"a": acc, "b": [ceiling] * len(acc), "seeds": [int(r.config["seed"]) for r in valid],
+    return {"a": acc, "b": [ceiling] * len(acc), "b_fixed": True, "seeds": [int(r.config["seed"]) for r in valid],
             "baseline": 1.0 / cfg.q4_vocab, "diverged": {f"order task, {q4.label(n, NONE)}": len(dead)},
             "ceiling": ceiling, "a_name": f"{q4.label(n, NONE)} on {cfg.q4_task} (token accuracy)",
             "b_name": "the order-blind ceiling"}

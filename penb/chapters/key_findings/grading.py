@@ -119,6 +119,10 @@ def decline_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
     pe = _above_chance(frame, model, PE, xs)
     seeds = sorted(set(above.index) & set(pe.index))
     return {"x": xs, "gaps": (-above.loc[seeds]).to_numpy(float).tolist(),
+            # protocol 5: the line is vanilla's own (minus its accuracy above chance)
+            "a_by_x": (-above.loc[seeds]).to_numpy(float).tolist(), "b_fixed": True,
+            "x_name": "V",
+            "a_name": f"minus vanilla {model_name(model)} above chance",
             "control_gaps": (-pe.loc[seeds]).to_numpy(float).tolist(),
             "control_name": f"PE {model_name(model)}",
             "seeds": [int(s) for s in seeds],
@@ -183,8 +187,14 @@ def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
     per_x = [_paired(frame, model, v, "token_accuracy") for v in xs]
     seeds = sorted(set.intersection(*(set(w.index) for w in per_x))) if per_x else []
     gaps = [[float(w.loc[s, PE] - w.loc[s, VANILLA]) for w in per_x] for s in seeds]
+    by_x = {e: [[float(w.loc[s, e]) for w in per_x] for s in seeds]
+            for e in (PE, VANILLA)}
     return {"x": xs, "gaps": gaps, "seeds": [int(s) for s in seeds],
-            "diverged": sum(_diverged(frame, model, xs).values())}
+            "diverged": sum(_diverged(frame, model, xs).values()),
+            # protocol 5 reads both models at every vocabulary (penb.claims.doubling)
+            "a_by_x": by_x[PE], "b_by_x": by_x[VANILLA], "x_name": "V",
+            "a_name": f"PE {model_name(model)}",
+            "b_name": f"vanilla {model_name(model)}"}
 
 
 def grade(frame: pd.DataFrame, cfg,

@@ -54,7 +54,7 @@ def early_evidence(frame: pd.DataFrame, cfg) -> dict:
     curve = curves(frame)
     by_seed = early_late(curve, cfg.steps, end)["early_by_seed"] if len(curve) else {}
     seeds = sorted(by_seed)
-    return {"a": [by_seed[s] for s in seeds], "b": [0.0] * len(seeds), "seeds": seeds,
+    return {"a": [by_seed[s] for s in seeds], "b": [0.0] * len(seeds), "b_fixed": True, "seeds": seeds,
             "baseline": None, "diverged": _lost(frame),
             "a_name": "vanilla minus PE training loss, early (nats)", "b_name": "no gap"}
 
@@ -72,7 +72,7 @@ def meet_evidence(frame: pd.DataFrame) -> dict:
     part = gap[(gap.index > lo) & (gap.index <= hi)] if len(gap) else gap
     by_seed = {int(k): float(x) for k, x in part.mean().items() if pd.notna(x)} if len(part) else {}
     seeds = sorted(by_seed)
-    return {"a": [by_seed[s] for s in seeds], "b": [0.0] * len(seeds), "seeds": seeds,
+    return {"a": [by_seed[s] for s in seeds], "b": [0.0] * len(seeds), "b_fixed": True, "seeds": seeds,
             "baseline": None, "diverged": _lost(frame), "window": [int(lo), int(hi)],
             "a_name": f"vanilla minus PE training loss, updates {lo:,}-{hi:,} (nats)", "b_name": "no gap"}
 
