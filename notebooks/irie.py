@@ -41,7 +41,8 @@
 #   conclusions hold for linear Transformers: one linear layer is blind at the last
 #   position, two or more are fully position-sensitive (graded on the linear models
 #   alone).
-# * **Question 4**: trained without PE, multi-layer causal Transformers perform well.
+# * **Question 4**: trained without PE, multi-layer causal Transformers perform well
+#   (graded on language models, and by proxy on reversal).
 #
 # The claims, with the measure and the rule each is graded by, as written in
 # `penb.claims` before the confirmation runs (the exact properties pass when the largest
@@ -463,8 +464,8 @@ glue("irie_q4_dim", cfg.q4_dim, display=False)
 # recurrence (Sec. 4), **{glue:text}`irie_v_linear`**, and inherits the one-layer
 # blindness, **{glue:text}`irie_v_linear_one_layer`**, and the multi-layer
 # sensitivity, **{glue:text}`irie_v_linear_multi_layer`**; trained without PE, a
-# two-layer model learns to use order on reversal (Question 4),
-# **{glue:text}`irie_v_q4_order`**, and as a language model is not worse than with
+# two-layer model learns to use order on reversal (a proxy for Question 4, which
+# concerns language models), **{glue:text}`irie_v_q4_order`**, and as a language model is not worse than with
 # a PE at the chapter's budget, **{glue:text}`irie_v_q4`**; the attention patterns of
 # such models (layer 1 mainly on the newest token, layer 2 roughly uniform),
 # **{glue:text}`irie_v_q4_attention`**, read on our two-layer language models.

@@ -219,3 +219,104 @@ def test_fig5_speaks_of_the_course_of_training_so_no_doubling_test_holds_it_back
     assert trained.verdict == claims.INCONCLUSIVE and 'data-doubling="no N/2"' in training_mark(trained.detail)
     # a row at a fixed budget (Table 1) says why it is read there
     assert "fixed budget" in doubling_words({"about": "budget"})
+
+
+# --- protocol 5 (issue 41): the model behind, both models of a trend, both parts of a gain against a reference ----
+def test_a_gap_that_grows_while_vanilla_still_climbs_is_not_settled():
+    # both rise (PE 0.50 -> 0.80, vanilla 0.20 -> 0.35): the gap grew by 0.15, which protocol 4 settled; vanilla
+    # rose 0.15 on every seed, so more training could still close the gap: protocol 5 holds it back
+    half = _ev([0.50, 0.51, 0.49], [0.20, 0.21, 0.19])
+    full = _ev([0.80, 0.81, 0.80], [0.35, 0.36, 0.34])
+    g = claims.grade("morita.fig2.gru", full, half=half, budgets=(1000, 2000))
+    rec = g.detail["doubling"]
+    assert g.verdict == claims.INCONCLUSIVE and g.detail["rule_verdict"] == claims.REPRODUCED
+    assert rec["held_by"] == ["vanilla"] and rec["moves"]["gap"]["holds"] and rec["moves"]["PE"]["holds"]
+    assert "Undecided because of: vanilla" in g.reason
+    assert g.previous["4"]["verdict"] == claims.REPRODUCED and g.detail["doubling_p4"]["decided"]
+
+
+def test_no_gap_stands_only_where_the_model_that_would_pull_ahead_stopped():
+    # PE and vanilla level at both budgets: "not reproduced" (the gap's interval below 0.02) stands; with PE and
+    # vanilla both still rising by 0.1 (the gap unmoved) it does not: PE could still pull ahead
+    half = _ev([0.300, 0.310, 0.300], [0.300, 0.305, 0.300])
+    still = _ev([0.301, 0.309, 0.301], [0.300, 0.306, 0.301])
+    assert claims.grade("morita.fig2.gru", still, half=half, budgets=(1, 2)).verdict == claims.NOT_REPRODUCED
+    rising = _ev([0.401, 0.409, 0.401], [0.400, 0.406, 0.401])
+    g = claims.grade("morita.fig2.gru", rising, half=half, budgets=(1, 2))
+    assert g.detail["rule_verdict"] == claims.NOT_REPRODUCED and g.verdict == claims.INCONCLUSIVE
+    assert g.detail["doubling"]["held_by"] == ["PE"]
+
+
+def test_a_trend_reads_both_models_at_every_vocabulary():
+    x = [32, 64, 128]
+    gaps = [[0.05, 0.15, 0.25], [0.06, 0.14, 0.26], [0.05, 0.16, 0.24]]
+    pe = [[0.95, 0.95, 0.95]] * 3
+    van = lambda d: [[0.95 - g + d * (j == 2) for j, g in enumerate(row)] for row in gaps]   # noqa: E731
+    ev = lambda v: {"x": x, "gaps": [[p - q for p, q in zip(pr, vr)] for pr, vr in zip(pe, v)],   # noqa: E731
+                    "seeds": SEEDS, "a_by_x": pe, "b_by_x": v, "a_name": "PE", "b_name": "vanilla", "x_name": "V"}
+    flat = claims.grade("morita.fig2.trend.gru", ev(van(0.0)), half=ev(van(0.0)), budgets=(1, 2))
+    assert flat.verdict == claims.REPRODUCED and "vanilla at V 128" in flat.detail["doubling"]["moves"]
+    # vanilla at V 128 still climbing by 0.05 (N/2 at -0.05): the slope could yet flatten
+    climbing = claims.grade("morita.fig2.trend.gru", ev(van(0.0)), half=ev(van(-0.05)), budgets=(1, 2))
+    assert climbing.verdict == claims.INCONCLUSIVE
+    assert climbing.detail["doubling"]["held_by"] == ["slope", "vanilla at V 128"]
+    # without the models' values, protocol 5 has nothing to read them with
+    bare = {k: v for k, v in ev(van(0.0)).items() if k not in ("a_by_x", "b_by_x")}
+    g = claims.grade("morita.fig2.trend.gru", bare, half=bare, budgets=(1, 2))
+    assert g.verdict == claims.INCONCLUSIVE and "the models at each V" in g.reason
+
+
+def test_both_parts_of_a_gain_against_a_reference_are_doubled():
+    key = next(c.key for c in claims.graded() if c.rule is not None and c.rule.kind == "gain_vs_reference"
+               and c.about == "trained" and c.rule.params.get("relation", "smaller") == "smaller")
+    # this gain 0.10 over the room left 0.5 (a 0.55, b 0.50: 0.1), the reference's 0.60 / 0.8 = 0.75: smaller
+    ev = lambda ref_b: {"a": [0.55, 0.56, 0.55], "b": [0.50, 0.50, 0.50], "seeds": SEEDS,   # noqa: E731
+                        "ref_gain": [0.60, 0.61, 0.60], "ref_b": ref_b, "a_name": "PE", "b_name": "vanilla"}
+    held = ev([0.20, 0.20, 0.21])
+    g = claims.grade(key, held, half=held, budgets=(1, 2))
+    moves = g.detail["doubling"]["moves"]
+    assert {"second part", "PE (reference)", "vanilla (reference)"} <= set(moves)
+    assert g.verdict in (claims.REPRODUCED, claims.DIRECTION) and g.detail["doubling"]["decided"], g.reason
+    if g.verdict == claims.REPRODUCED:
+        # the reference's vanilla still rising by 0.1 a doubling: its gain could shrink below this one
+        rising = claims.grade(key, held, half=ev([0.10, 0.10, 0.11]), budgets=(1, 2))
+        assert rising.verdict == claims.INCONCLUSIVE
+        assert "vanilla (reference)" in rising.detail["doubling"]["held_by"]
+
+
+def test_an_interval_of_zero_width_decides_nothing_without_a_resolution():
+    # a rank over three items takes the values +-1 and +-0.5 per seed: 1.0 on every seed is an interval of zero
+    # width, which settles nothing; stated as a resolution of 0.5, the move's interval is +-0.5, wider than 0.3
+    rank = {"a": [1.0, 1.0, 1.0], "b": [0.0] * 3, "b_fixed": True, "seeds": SEEDS}
+    rec = doubling.test("better", {}, claims.REPRODUCED, {**rank, "resolution": 0.0}, rank, (1, 2), 0.3)
+    assert not rec["decided"] and rec["moves"]["gap"]["zero_width"]
+    rec = doubling.test("better", {}, claims.REPRODUCED, {**rank, "resolution": 0.5}, rank, (1, 2), 0.3)
+    assert not rec["decided"] and rec["moves"]["gap"]["lo"] == pytest.approx(-0.5)
+    rec = doubling.test("better", {}, claims.REPRODUCED, {**rank, "resolution": 0.01}, rank, (1, 2), 0.3)
+    assert rec["decided"]
+    # protocol 4 took the zero-width interval as it came, and settled it
+    assert doubling.test("better", {}, claims.REPRODUCED, {**rank, "resolution": 0.0}, rank, (1, 2), 0.3,
+                         protocol=4)["decided"]
+
+
+def test_check_and_close_must_say_what_models_they_read():
+    from penb.claims.claim import Claim
+    from penb.claims.grading import Rule
+
+    with pytest.raises(ValueError, match="must declare about="):
+        Claim("x.check", "m", "Fig. 0", "s", chapter="c", rule=Rule("check", "t"))
+    with pytest.raises(ValueError, match="must declare about="):
+        Claim("x.close", "m", "Fig. 0", "s", chapter="c", rule=Rule("close", "t", {"rel": 0.1}))
+    # every registered check and tolerance names it; Hansen's trained inverters are read at the blog's budget or
+    # over its course, never as exact properties
+    for c in claims.CLAIMS.values():
+        if c.rule is not None and c.rule.kind in ("check", "close") and c.key.startswith("hansen."):
+            trained_inverter = c.chapter == "invertibility" and "loss" in (c.measure + c.statement).lower()
+            assert not trained_inverter or c.about in ("budget", "course"), c.key
+
+
+def test_irie_q4_order_says_it_is_a_proxy_wherever_it_is_shown():
+    from penb.claims.display import figure_of, short
+
+    c = claims.get("irie.q4.order")
+    assert "proxy" in figure_of(c.where) and short(c.statement).startswith("By proxy")

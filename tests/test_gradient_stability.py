@@ -220,3 +220,19 @@ def test_pe_stays_high_rule():
         sim["lstm", "position-encoded", s] = {(t, d): 0.001 * (i - 2) for t, d in CELLS}
     g = _grade(_cfg(), sim)["morita.fig5.pe_stays.lstm"]
     assert g.verdict == claims.INCONCLUSIVE and "baseline" in g.reason
+
+
+def test_fig5_reads_the_course_of_training_not_the_last_checkpoint():
+    """Issue 41: Fig. 5 follows the score over training, so its claims read each run's drop averaged over its
+    checkpoints. Here the earlier checkpoint holds 0.5 in every cell (drop 0), so the course's mean drop is half
+    the last checkpoint's."""
+    sim = hand_runs(0.9, 0.4)
+    curves = curve_rows(sim)
+    per = sc.course_scores(sc.sec4_3.checkpoint_scores(curves))
+    van = per[(per.core == "gru") & (per.variant == "vanilla")]
+    last = sc.seed_scores(curves)
+    last_van = last[(last.core == "gru") & (last.variant == "vanilla")]
+    assert (van["checkpoints"] == 2).all() and (van["step"] == 20).all()
+    assert van["drop"].to_numpy() == pytest.approx(last_van["drop"].to_numpy() / 2)
+    g = {x.claim: x for x in sc.grade_claims(_cfg(), frame_of(sim), last, curves)}
+    assert g["morita.fig5.gru"].evidence["a"] == pytest.approx(list(van["drop"]))

@@ -51,6 +51,11 @@ class Claim:
             object.__setattr__(self, "sesoi", DEFAULT_SESOI)
             object.__setattr__(self, "sesoi_why", "the text states no gap: the protocol's default, 0.02 in the "
                                                   "measure's unit")
+        if not self.about and self.rule is not None and self.rule.kind in ("check", "close"):
+            # issue 41: a check or a tolerance says nothing of training by itself, so it names what it reads: a
+            # trained model's measure ("trained", "budget", "course", "early") or an exact property ("none")
+            raise ValueError(f"claim {self.key}: rule {self.rule.kind!r} must declare about= "
+                             f"({', '.join(ABOUT)}): what models its measure speaks of")
         if not self.about:
             object.__setattr__(self, "about", "trained" if self.rule is not None and self.rule.kind in COMPARATIVE
                                else "none")

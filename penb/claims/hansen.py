@@ -33,13 +33,13 @@ CLAIMS = [
           rule=Rule("check", f"{_CHECK}: reproduced when the normal pair leads every other encoding up to the "
                              "crossing and sincos crosses within a factor 2 of 12,000 steps; direction only when "
                              "the order holds but the crossing is elsewhere"),
-          baseline="none", extra={"factor": 2, "lead_from": 100}),
+          baseline="none", extra={"factor": 2, "lead_from": 100}, about="course"),
     Claim("hansen.sincos_1200", HANSEN, "Empirical evaluation",
           "sincos overtakes all but normal and normal_learned by about 1,200 steps.", 1_200, "steps",
           chapter="invertibility", measure="the last step at which another encoding (the normal pair aside) is "
                                            "below sincos",
           rule=Rule("check", f"{_CHECK}: reproduced within a factor 2 of 1,200 steps"), baseline="none",
-          extra={"factor": 2}),
+          extra={"factor": 2}, about="course"),
     Claim("hansen.normal_plateau", HANSEN, "Discussion",
           "normal reaches a near-horizontal asymptote by about 400 steps, normal_learned by about 300.",
           {"normal": 400, "normal_learned": 300}, "steps", chapter="invertibility",
@@ -49,7 +49,7 @@ CLAIMS = [
                   "while a linear-axis reading (within 5% of the run's fall above the final loss) gives 86 and 73. "
                   "The linear reading is reported in the detail, not graded",
           rule=Rule("check", f"{_CHECK}: reproduced when both plateau steps are within a factor 2 of the blog's"),
-          baseline="none", extra={"factor": 2, "fall_frac": 0.05, "log_tol": 0.1}),
+          baseline="none", extra={"factor": 2, "fall_frac": 0.05, "log_tol": 0.1}, about="course"),
     Claim("hansen.learned_faster", HANSEN, "Discussion",
           "Learning the encoding's parameters makes the inverter converge sooner (every fixed/learned pair), and "
           "seemingly to the same inversion loss.",
@@ -58,12 +58,12 @@ CLAIMS = [
           rule=Rule("check", f"{_CHECK}: reproduced when every pair is faster learned and each pair's final "
                              "losses lie within 10% of each other; direction only when one of the two parts "
                              "holds, or most pairs are faster (issue 28: the second part was left out before)"),
-          baseline="none", extra={"threshold_over_floor": 1.1, "rel": 0.1}),
+          baseline="none", extra={"threshold_over_floor": 1.1, "rel": 0.1}, about="course"),
     Claim("hansen.normal_faster", HANSEN, "Discussion",
           "Normal draws are inverted faster than uniform ones (linear_normal vs linear_uniform, fixed and learned).",
           chapter="invertibility", measure="steps to reach a loss threshold, normal vs uniform, per pair",
           rule=Rule("check", f"{_CHECK}: reproduced when normal is faster in both pairs"), baseline="none",
-          extra={"threshold_over_floor": 1.1}),
+          extra={"threshold_over_floor": 1.1}, about="course"),
     Claim("hansen.converge_direct", HANSEN, "Empirical evaluation",
           "normal, normal_learned and sincos eventually converge on the same performance as the direct "
           "encodings. The blog contradicts this sentence twice: its Discussion has the normal encodings end far "
@@ -72,14 +72,14 @@ CLAIMS = [
           "The book grades the sentence as written.", chapter="invertibility",
           measure="final mean loss of normal, normal_learned and sincos against direct1/directN's",
           rule=Rule("check", f"{_CHECK}: reproduced when each final loss is within 10% of the direct encodings'"),
-          baseline="none", extra={"rel": 0.1}),
+          baseline="none", extra={"rel": 0.1}, about="budget"),
     Claim("hansen.learned_linear_peak", HANSEN, "Empirical evaluation",
           "linear_normal_learned and linear_uniform_learned reach their peak inversion performance sooner "
           "than sincos, and in the long run converge on direct1/directN.", chapter="invertibility",
           measure="steps to come within 10% (log) of the final loss, learned linear encodings vs sincos; their "
                   "final losses vs the direct encodings'",
           rule=Rule("check", f"{_CHECK}: reproduced when both parts hold; direction only when one does"),
-          baseline="none", extra={"log_tol": 0.1, "rel": 0.1}),
+          baseline="none", extra={"log_tol": 0.1, "rel": 0.1}, about="course"),
     Claim("hansen.direct_worst", HANSEN, "Discussion",
           "The most direct encodings (positions as values in [0, 1]: direct1, directN; t times a fixed random "
           "vector plus a bias: linear_normal, linear_uniform) are the worst performers, and all end at about "
@@ -91,7 +91,7 @@ CLAIMS = [
                              "losses lie within 10% of each other (largest over smallest at most 1.1); direction "
                              "only when one of the two parts holds"),
           baseline="none", extra={"encodings": ("direct1", "directN", "linear_normal", "linear_uniform"),
-                                  "rel": 0.1}),
+                                  "rel": 0.1}, about="budget"),
     Claim("hansen.relative", HANSEN, "Requirements",
           "A trained linear map can carry one position's encoding to that of a position a fixed offset away "
           "(relative positions); the blog says this seems to hold in general and does not test it. The book's "
@@ -156,7 +156,7 @@ CLAIMS = [
           baseline="none", extra={"rank": 4,
                                   "blog_file": "the blog's own loss file (anchors, x200), read after the rule was "
                                                "fixed: sincos ranks 3rd by the step-averaged log loss and 1st by "
-                                               "the final loss"}),
+                                               "the final loss"}, about="budget"),
     Claim("hansen.standalone", HANSEN, "Conclusion",
           "The normally distributed encoding should be useful as a standalone position encoding in a language "
           "model.", None,
@@ -168,10 +168,10 @@ CLAIMS = [
           "Every encoding affine in position ends at the best sigmoid(a*t+c) fit of t.", 8.352947e-4, "MSE",
           chapter="invertibility", measure="final mean loss of the affine encodings",
           rule=Rule("close", "within 5% of the exact floor", {"rel": 0.05}), baseline="the exact floor",
-          kind="setting"),
+          kind="setting", about="budget"),
     Claim("hansen.floor_normal", HANSEN, "REFERENCE_NOTES (exact floor; the book's check)",
           "normal and normal_learned end at the best sigmoid(a*ndtri(t)+c) fit, position 0 predicted 0.",
           3.016172e-5, "MSE", chapter="invertibility", measure="final mean loss of the normal encodings",
           rule=Rule("close", "within 5% of the exact floor", {"rel": 0.05}), baseline="the exact floor",
-          kind="setting"),
+          kind="setting", about="budget"),
 ]

@@ -12,9 +12,9 @@ Diverged runs (``diverged`` in the frame of :func:`run`) have no valid model and
 counted. The seed is the unit: each run's similarity in a cell is the mean over its pairs, and
 :func:`summarize` gives the mean over seeds with a 95% bootstrap interval over seeds (the paper's caption
 averages pairs x seeds; that mean is the same when every seed has the same pairs). :func:`seed_scores`
-takes each run at its last checkpoint (targets pooled), with FREQUENT and with RARE disturbants, the
-measure of the claims ``morita.fig5.gru`` / ``.lstm`` (and ``morita.fig5.pe_stays.*``), which
-``penb.chapters.gradient_stability.grading.grade_claims`` grades through ``penb.claims``; :func:`readings` lists every reading side by side, and :func:`readings_check` shows on a
+takes each run at its last checkpoint (targets pooled), with FREQUENT and with RARE disturbants; the claims
+``morita.fig5.gru`` / ``.lstm`` (and ``morita.fig5.pe_stays.*``) read the same scores averaged over every
+checkpoint (``grading.course_scores``), which ``grading.grade_claims`` grades through ``penb.claims``; :func:`readings` lists every reading side by side, and :func:`readings_check` shows on a
 trained model's Jacobians how the readings of Eq. 3-4 differ.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ from penb.executors import Executor, LocalExecutor, ProcessExecutor
 from penb.names import model_name, variant_label
 
 from penb.chapters.gradient_stability.grading import (CLAIMS, PE, S4D_CLAIM, STAYS, VANILLA,  # noqa: F401
-                                                     evidence, grade_claims, stays_evidence)
+                                                     course_scores, evidence, grade_claims, stays_evidence)
 
 
 def run_configs(cfg) -> list[dict]:

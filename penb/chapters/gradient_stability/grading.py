@@ -1,6 +1,6 @@
 """Grading the chapter "Gradient stability" (Morita, Fig. 5, Sec. 4.3) through ``penb.claims``, on the per-run
-scores of ``penb.chapters.gradient_stability.analysis.seed_scores`` (core, variant, seed, step, frequent, rare,
-drop, each run at its last checkpoint):
+scores over the course of training (:func:`course_scores`: core, variant, seed, step, frequent, rare, drop, each
+run's mean over its checkpoints; ``analysis.seed_scores``' last checkpoint where no curves are passed):
 
 * ``morita.fig5.<core>``: the vanilla model's drop from FREQUENT to RARE disturbants above the PE model's
   (:func:`evidence`, a difference of differences);
@@ -30,7 +30,7 @@ S4D_HALF = {"s4d": sec4_3.KEYS}                                    # Sec. 4.3's 
 
 def evidence(scores: pd.DataFrame, core: str, diverged: dict, frame: Optional[pd.DataFrame] = None) -> dict:
     """Evidence of ``morita.fig5.<core>`` (rule "better", a difference of differences): per seed valid in both
-    variants at the last checkpoint, the vanilla model's drop of the score from FREQUENT to RARE disturbants
+    variants over the course of training (``scores``: :func:`course_scores`, or one checkpoint's), the vanilla model's drop of the score from FREQUENT to RARE disturbants
     (``a``) and the PE model's drop (``b``); both variants' diverged runs. No baseline on ``a``: a vanilla
     model that loses nothing contradicts the claim and is graded. With ``frame`` (the runs), a control: the
     vanilla model's accuracy over the test grid above chance (a model that learned nothing has no stable
@@ -52,7 +52,7 @@ def evidence(scores: pd.DataFrame, core: str, diverged: dict, frame: Optional[pd
     return ev
 
 def stays_evidence(scores: pd.DataFrame, core: str, diverged: dict) -> dict:
-    """Evidence of ``morita.fig5.pe_stays.<core>`` (rule "no_gain"): per valid PE seed at the last checkpoint,
+    """Evidence of ``morita.fig5.pe_stays.<core>`` (rule "no_gain"): per valid PE seed over the course of training,
     the score with FREQUENT disturbants (``a``) and with RARE ones (``b``), so that a - b is the PE model's
     drop; the PE runs that diverged; a control: the PE model's score with FREQUENT disturbants above 0 (a model
     whose gradients agree on nothing has no high similarity to keep)."""
@@ -67,6 +67,15 @@ def stays_evidence(scores: pd.DataFrame, core: str, diverged: dict) -> dict:
     return ev
 
 
+def course_scores(per_ckpt: pd.DataFrame) -> pd.DataFrame:
+    """Per run (core x variant x seed), the mean over its scored checkpoints of the score with FREQUENT and with
+    RARE disturbants and of their ``drop``; ``step`` its last checkpoint, ``checkpoints`` how many (issue 41: Fig. 5
+    speaks of the course of training, so its claims read every checkpoint, not the last one alone)."""
+    g = per_ckpt.groupby(["core", "variant", "seed"], sort=False)
+    out = g[["frequent", "rare", "drop"]].mean().join(g["step"].agg(["max", "nunique"]))
+    return out.rename(columns={"max": "step", "nunique": "checkpoints"}).reset_index()
+
+
 def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame, curves_: Optional[pd.DataFrame] = None) -> list:
     """Grade the chapter's claims (``penb.claims.of_chapter("gradient_stability")``) on :func:`seed_scores` of
     ``cfg.method`` (the S4D half of Sec. 4.3 on ``curves_``, every checkpoint's scores, :mod:`sec4_3`), and record
@@ -75,6 +84,8 @@ def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame, curves_: Option
     diverged = frequency.grading.diverged_counts(frame)
     encodings = {variant_label(e) for e in cfg.encodings}
     per_ckpt = sec4_3.checkpoint_scores(curves_, cfg.method) if curves_ is not None else None
+    # Fig. 5 reads the course: each run's mean over its checkpoints (given only `scores`, their one checkpoint)
+    course = course_scores(per_ckpt) if per_ckpt is not None and len(per_ckpt) else scores
     out = []
     for c in claims.of_chapter("gradient_stability"):
         core = next((k for table in (CLAIMS, STAYS, S4D_HALF) for k, keys in table.items()
@@ -102,9 +113,9 @@ def grade_claims(cfg, frame: pd.DataFrame, scores: pd.DataFrame, curves_: Option
                                     checkpoints=ev["checkpoints"]))
             continue
         if c.key in STAYS.values():
-            ev = stays_evidence(scores, core, diverged)
+            ev = stays_evidence(course, core, diverged)
         else:
-            ev = evidence(scores, core, diverged, frame)
+            ev = evidence(course, core, diverged, frame)
             ev["premise"] = frequency.grading.harm_premise_of_runs(frame, core)    # the harm Fig. 5 explains
         out.append(claims.grade(c.key, ev, cfg, training=t, method=cfg.method, pairs=cfg.pairs,
                                 checkpoint=ev["step"]))
