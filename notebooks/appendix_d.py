@@ -153,9 +153,8 @@ grades = page.verdicts(appendix.analysis.grade_d(frame, cfg))
 # length {glue:text}`d_morita_fig14` ({glue:text}`d_morita_fig14_why`).
 #
 # The evidence of Fig. 14, one row per seed: the sinusoidal encoding's accuracy, the
-# better of the random and learnable encodings' and the lead at variable length,
-# beside the same lead at the fixed length (no rows where a preset leaves the
-# variable-length setting out).
+# better of the random and learnable encodings' and the lead at variable length, beside
+# the same lead at the fixed length.
 
 # %% tags=["hide-input"]
 ev = page.evidence(grades, "morita.fig14")

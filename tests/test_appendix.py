@@ -372,7 +372,7 @@ def test_fig14_compares_sinusoidal_with_the_best_other_variant(executed):
     """Issue 35: Fig. 14 compares the sinusoid with "the two alternatives" (random and
     learnable), so a vanilla model best at variable length does not enter (that is
     Fig. 11's comparison): the lead is read over the better of the two."""
-    cfg = presets.resolve("appendix_d", "quick", settings=("fixed", "variable"))
+    cfg = presets.resolve("appendix_d", "quick")
     low = [0.30, 0.31, 0.29, 0.30, 0.32]
     fixed = {"vanilla": VAN, "sinusoidal": PE, "random": low, "learnable": low}
     variable = {"vanilla": [0.70] * 5, "sinusoidal": [0.60, 0.61, 0.62, 0.6, 0.59],
@@ -387,7 +387,7 @@ def test_fig14_compares_sinusoidal_with_the_best_other_variant(executed):
 
 
 def test_fig14_lead_larger_at_variable_length(executed):
-    cfg = presets.resolve("appendix_d", "quick", settings=("fixed", "variable"))
+    cfg = presets.resolve("appendix_d", "quick")
     fixed = {"vanilla": VAN, "sinusoidal": [0.60, 0.62, 0.61, 0.60, 0.63],
              "random": [0.55, 0.56, 0.57, 0.55, 0.58],
              "learnable": [0.54, 0.59, 0.52, 0.56, 0.55]}
@@ -435,7 +435,7 @@ def a_frame(cfg, sort_gain, rev_gain, add_gaps=(0.0, 0.05, 0.10)) -> pd.DataFram
 
 
 def test_fig8_grades_both_parts_per_model(executed):
-    cfg = presets.resolve("appendix_a", "quick", sort_cores=("gru", "lstm"))
+    cfg = presets.resolve("appendix_a", "quick")
     panels = appendix_a.panels(cfg)
     skip = lambda s: appendix_a.skipped(cfg, s)
     gain, more = [0.10, 0.12, 0.11, 0.09, 0.10], [0.30, 0.28, 0.31, 0.30, 0.29]
@@ -457,7 +457,7 @@ def test_fig8_grades_both_parts_per_model(executed):
 
 def test_fig8_one_model_cannot_carry_the_other(executed):
     """The pooled rule of before let a strong LSTM gain carry a GRU with none."""
-    cfg = presets.resolve("appendix_a", "quick", sort_cores=("gru", "lstm"))
+    cfg = presets.resolve("appendix_a", "quick")
     none = [0.005, -0.004, 0.003, -0.002, 0.0]
     frame = a_frame(cfg, [0.10, 0.12, 0.11, 0.09, 0.10], [0.30, 0.28, 0.31, 0.30, 0.29])
     frame = frame[frame["panel"] != "sort-gru"]
@@ -574,10 +574,9 @@ def test_every_preset_resolves_and_expands():
     # paper: A = 2 variants x 5 seeds x (4 + 4 + 7 + 7 vocabularies + 2 reversal refs)
     expected = {"appendix_a": 2 * 5 * (4 + 4 + 7 + 7 + 2), "appendix_b": 2 * 5,
                 "appendix_c": 2 * 3 * 5, "appendix_d": 2 * 4 * 5}
-    # quick: 3 confirmation seeds each, the rules' fewest (issue 26: the book's hour); A.1 the trend's 3 V, A.2
-    # the LSTM only with its reversal reference, D the fixed length only (issue 34: what quick cannot decide)
-    quick = {"appendix_a": 2 * 3 * (3 + 1 + 1), "appendix_b": 2 * 3,
-             "appendix_c": 2 * 3 * 3, "appendix_d": 2 * 4 * 3 // 2}
+    # quick: 3 confirmation seeds each, the rules' fewest (issue 26: the book's hour)
+    quick = {"appendix_a": 2 * 3 * (3 + 1 + 1 + 1 + 1), "appendix_b": 2 * 3,      # A.1: the trend's 3 V
+             "appendix_c": 2 * 3 * 3, "appendix_d": 2 * 4 * 3}
     for chapter, mod in CHAPTERS.items():
         for preset in ("smoke", "quick", "paper"):
             cfg = presets.resolve(chapter, preset, device="cpu")
@@ -605,8 +604,6 @@ def test_appendix_d_reuses_the_runs_of_appendix_b_and_c(preset):
     def pe_or_vanilla(x):
         return x["encoding"] in ("none", "sinusoidal") and x["input_mode"] == "concat"
 
-    if "variable" not in d.settings:                 # quick leaves Fig. 14 to gpu (issue 34)
-        d = d.replace(settings=("fixed", "variable"))
     d_var = keys(d, appendix_d, lambda x: x["task"] == "reverse_variable"
                  and pe_or_vanilla(x))
     d_fix = keys(d, appendix_d, lambda x: x["task"] == "reverse" and pe_or_vanilla(x))
@@ -677,22 +674,3 @@ def test_an_appendix_grades_its_claims_with_the_half_budget_runs(tmp_path, execu
 
     assert rec["moves"]["gap"]["mean"] == pytest.approx((gap(frame) - gap(half)).mean())
     assert common.half_frame(frame, cfg.replace(doubling=False)) is None
-
-
-def test_quick_leaves_what_it_cannot_decide_to_gpu_and_says_why(executed):
-    """Issue 34 (the hour): the GRU's sorting (Fig. 8) and the variable length of Fig. 14 moved under doubling at
-    quick in the 2026-11-26 build; quick trains neither, and their rows say so (the gpu preset trains them)."""
-    cfg = presets.resolve("appendix_a", "quick")
-    assert cfg.sort_cores == ("lstm",)
-    grades = {g.claim: g for g in analysis.grade_a(a_frame(cfg, [0.1] * 5, [0.3] * 5), cfg, appendix_a.panels(cfg),
-                                                   lambda s: appendix_a.skipped(cfg, s))}
-    for key in ("morita.fig8.gru", "morita.fig8.distance.gru"):
-        assert grades[key].verdict == grading.NOT_TESTED and "moved both of its Fig. 8 gaps" in grades[key].reason
-    assert grades["morita.fig8.lstm"].verdict != grading.NOT_TESTED
-    assert "sort-gru" in {p.name for p in appendix_a.panels(presets.resolve("appendix_a", "gpu", device="cpu"))}
-    d = presets.resolve("appendix_d", "quick")
-    low = [0.30, 0.31, 0.29, 0.30, 0.32]
-    fixed = frame_of({"vanilla": VAN, "sinusoidal": PE, "random": low, "learnable": low}, "fixed")
-    got = {g.claim: g for g in analysis.grade_d(fixed, d)}
-    assert got["morita.fig14"].verdict == grading.NOT_TESTED and "moved Fig. 14's gap" in got["morita.fig14"].reason
-    assert got["morita.fig13.random"].verdict != grading.NOT_TESTED

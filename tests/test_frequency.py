@@ -193,14 +193,15 @@ def test_paper_preset_is_the_published_setting():
 @pytest.mark.parametrize("preset", list(presets.table("frequency")))
 def test_both_chapters_share_their_runs(preset):
     """Gradient stability scores runs of "Frequency matters": the same configs (seeds included),
-    every model at smoke and paper, the GRU and LSTM at quick (S4D left to gpu/paper for the budget)."""
+    every model at smoke, quick and paper; gradient stability scores the GRU and LSTM at quick (Sec. 4.3's S4D
+    half is left to gpu/paper: its effect fades after 10,000 updates)."""
     explicit = {"device": "cpu"} if preset == "gpu" else {}    # gpu: refused without CUDA unless explicit
     fq = presets.resolve("frequency", preset, **explicit)
     gs = presets.resolve("gradient_stability", preset, **explicit)
     a = [runs.key(c) for c in analysis.run_configs(fq)]
     b = [runs.key(c) for c in analysis.run_configs(gs)]
     assert len(set(a)) == len(a) and set(b) <= set(a) and fq.seeds == gs.seeds
-    assert a == b                                     # at quick both run the GRU and LSTM only
+    assert a == b or (preset == "quick" and set(b) < set(a))
     same = analysis.run_configs(gs.replace(cores=fq.cores))
     assert [runs.key(c) for c in same] == a
     assert set(frequency.presets.TRAINING_KEYS) <= set(gradient_stability.presets.PAPER)

@@ -91,3 +91,25 @@ def test_the_gpu_preset_refuses_a_machine_without_cuda(monkeypatch):
     assert presets.resolve("key_findings", "gpu", device="cpu").device == "cpu"     # explicit: allowed
     with pytest.raises(ValueError, match="unknown preset 'gpu' for encodings"):
         presets.resolve("encodings", "gpu")
+
+
+def test_no_cell_is_left_out_of_quick_for_a_verdict():
+    """Issue 41, item 3: which cells quick trains is decided by penb.presets.QUICK_RULE, cost or what the claim
+    needs, never by a verdict, a doubling move or the pilot's power. Every chapter's table of cells left out says
+    which, and none cites an outcome."""
+    from penb.chapters.appendix import appendix_a
+    from penb.chapters.beyond_rnn import analysis as beyond_rnn
+    from penb.chapters.key_findings import grading as key_findings
+
+    tables = {"appendix_a": appendix_a.NOT_RUN, "beyond_rnn": beyond_rnn.NOT_RUN, "key_findings": key_findings.NOT_RUN}
+    outcome = ("doubling", "moved", "settled", "needs 1", "needs 2", "seeds, so 3", "build of")
+    for chapter, table in tables.items():
+        for (preset, key), why in table.items():
+            assert not any(word in why for word in outcome), (chapter, key, why)
+    # the cells 549ae11 and ddd9241 cut by their doubling column and the pilot's power are back, and the GRU
+    # takes the three seeds every cell takes
+    assert set(presets.resolve("appendix_a", "quick").sort_cores) == {"gru", "lstm"}
+    assert "variable" in presets.resolve("appendix_d", "quick").settings
+    kf = presets.resolve("key_findings", "quick")
+    assert len(kf.seeds) == presets.QUICK_SEEDS and not kf.core_seeds and "s4d" in kf.cores
+    assert "s4d" in presets.resolve("frequency", "quick").cores

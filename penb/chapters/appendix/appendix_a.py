@@ -45,9 +45,7 @@ t(0.975, n-1)) and 80% power to keep the interval above 0 at the pilot's effect:
 Runs at quick: 40 (8 A.1, 16 sorting, 16 reversal; 32 new after key findings) at about
 10 s (L = 8), 19 s (GRU) and 28 s (LSTM, L = 16) per run, the per-run times of the
 book build before issue 22 (appendix A 6.6 min for 40 runs, B 2.3 for 10, C 2.4 for
-10, two workers): about 5.7 minutes (before: 50 runs, 6.6 minutes). Issue 34 (the
-book's hour, 2026-11-26): the GRU's sorting runs are left to gpu, since doubling the
-updates moved both of its Fig. 8 gaps at quick in that day's build (``NOT_RUN``).
+10, two workers): about 5.7 minutes (before: 50 runs, 6.6 minutes).
 SMOKE only exercises every cell.
 
 ``panels(cfg)`` lists the figure panels of the selected sections, ``run_configs(cfg)``
@@ -104,10 +102,7 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
                                     # two small ones are 16 runs of ~10-20 s (issue 28)
     add_steps=2000,                 # A.1: the regime's updates
     sort_length=16,                 # A.2: the key-findings L (GRU runs shared)
-    sort_cores=("lstm",),           # A.2: issue 34 (the hour): the GRU's fig8 gaps moved
-                                    # under doubling at quick (2026-11-26 build), so quick
-                                    # cannot decide them; left to gpu (~2 min here)
-    sort_gru_vocab=(32,),           # A.2: the key-findings GRU's largest V (gpu, paper)
+    sort_gru_vocab=(32,),           # A.2: the key-findings GRU's largest V
     sort_lstm_vocab=(256,),         # A.2: appendix C's V: its runs are shared
     sort_steps=2000,                # A.2: the regime's updates
     gru_batch_size=64,              # A.2: the key-findings GRU's batch
@@ -177,10 +172,6 @@ NOT_RUN = {
         "both variants stayed near the blind-guess baseline 1/(L-1) = 0.14 in a probe "
         "(search seeds, 8,000 updates: vanilla 0.180, PE 0.172), so its runs would "
         "decide nothing; the paper preset runs it"),
-    ("quick", "sort-gru"): (
-        "the GRU's sorting runs are not trained at quick: in the quick build of 2026-11-26 doubling the updates "
-        "moved both of its Fig. 8 gaps by more than their smallest effect, so quick cannot decide them (issue 34, "
-        "the book's hour); the gpu and paper presets train them"),
 }
 
 

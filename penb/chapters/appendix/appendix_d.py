@@ -27,12 +27,7 @@ width x sqrt(5) / t(0.975, 4)) and 80% power at the pilot's effect:
 Runs: 40, of which 26 are new after A-C (random and learnable in both settings, the
 variable-length vanilla and sinusoidal seeds 4-5 beyond B's three, and the fixed-length
 ones of seed 5 beyond A's four), at about 28 s per run (the book build before issue 22:
-20 runs in 4.8 minutes, two workers): about 6.1 minutes. Since then quick takes three
-seeds (``penb.presets.QUICK_SEEDS``), and since issue 34 (the book's hour, 2026-11-26)
-the fixed length only: in the quick build of that day doubling the updates moved every
-claim of this chapter, Fig. 14 included, by more than its smallest effect, so quick
-cannot decide them; the variable-length random and learnable runs (about 2 minutes) are
-left to the gpu and paper presets, and Fig. 14's row says so (``NOT_RUN``).
+20 runs in 4.8 minutes, two workers): about 6.1 minutes.
 SMOKE only exercises every cell.
 
 ``panels(cfg)`` gives one panel per setting, ``run_configs(cfg)`` their runs and
@@ -43,11 +38,6 @@ from penb.chapters.appendix.common import Panel
 from penb.presets import QUICK_SEEDS, confirmation, require, require_ints, require_names
 
 SETTINGS = ("fixed", "variable")
-# (preset, claim) -> why the preset leaves the claim's setting out (``presets.left_out``)
-NOT_RUN = {("quick", "morita.fig14"): (
-    "in the quick build of 2026-11-26 doubling the updates moved Fig. 14's gap by more than its smallest effect, "
-    "so quick cannot decide it: its variable-length random and learnable runs (~2 minutes) are left to the gpu "
-    "and paper presets (issue 34, the book's hour)")}
 ALLOWED = ("vanilla", "sinusoidal", "random", "learnable")
 
 PAPER = dict(common.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
@@ -61,8 +51,6 @@ QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     seeds=confirmation(QUICK_SEEDS),  # why 3: penb.presets.QUICK_SEEDS; the pilot's 5
                                     # for fig13.random and fig14 (docstring) served
                                     # protocol 2
-    settings=("fixed",),            # issue 34 (the hour): Fig. 14 (variable length) is left
-                                    # to gpu: its gap moved under doubling at quick (NOT_RUN)
     length=16,                      # appendix C's L (fixed), B's (variable): reused
     min_length=8,                   # appendix B's shortest length: its runs reused
     vocab=256,                      # appendix B's and C's vocabulary: runs reused

@@ -166,17 +166,9 @@ PAIRS = {"beyond.bands.high": ("high", VANILLA), "beyond.bands.high_over_low": (
          "beyond.hansen.normal": ("normal", VANILLA), "beyond.add.keeps": (ADDED, VANILLA),
          "beyond.add.as_concat": (PE, ADDED)}
 RANK = "beyond.hansen.invertibility"
-# (preset, hypothesis) -> why the preset trains no variant for it (issue 34: the hour)
-# spread and phase: too few seeds at quick; the rest (set after the 2026-11-26 build, b28d239): doubling the updates
-# moved their gaps by more than their smallest effect there, so quick could not decide them at any seed count
-_MOVED = ("the doubling test moved it at the quick budget (2026-11-26 build), so quick cannot decide it; left to the "
-          "gpu and paper presets for the book's hour")
-NOT_RUN = {("quick", k): why for k, why in (
-    ("beyond.bands.spread", "at the pilot's spread it needs 11 seeds, so 3 could only read inconclusive; left to the "
-                            "paper preset for the book's hour"),
-    ("beyond.bands.phase", "at the pilot's spread it needs 21 seeds, so 3 could only read inconclusive; left to the "
-                           "paper preset for the book's hour"),
-    ("beyond.bands.high_over_low", _MOVED), ("beyond.add.keeps", _MOVED), ("beyond.add.as_concat", _MOVED))}
+# (preset, hypothesis) -> why the preset trains no variant for it: none at quick since issue 41 (penb.presets.QUICK_RULE:
+# cells are left out for cost or need, never for a verdict, a doubling move or the pilot's power)
+NOT_RUN: dict = {}
 
 
 def grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[claims.Grade]:

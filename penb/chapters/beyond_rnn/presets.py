@@ -19,12 +19,6 @@ from the pilot's per-seed SD (sd = half-width x sqrt(5) / t(0.975, 4)) and the p
 GRU run, 31 own runs (38 with key_findings' vanilla and PE, shared when that chapter trains those seeds),
 about 5.5 minutes with two workers, against 65 own runs and 11.0 minutes before.
 
-Issue 34 (the book's hour, 2026-11-26): quick keeps the variants whose hypotheses the doubling test can settle at
-its budget or that the floor-rank rule needs: the high band, and three blog encodings (sincos, direct1, normal).
-The low band, the added sinusoid and two more blog encodings moved under doubling in that day's quick build, so
-quick could not decide them; they are left to the gpu and paper presets (their rows say why: ``NOT_RUN`` in
-``analysis``). Own runs at quick: 4 variants x 3 seeds, each with its N/2 branch.
-
 SMOKE only exercises every cell.
 """
 from penb.chapters import rnn_common
@@ -66,24 +60,17 @@ QUICK = dict(
     seeds=confirmation(QUICK_SEEDS),
     cores=("gru",),                     # 19 s a run, against 75 s for the LSTM (see above)
     vocab=32,                           # key_findings' graded GRU cell: a gap in 5/5 pilot seeds
-    bands=("high",),                    # issue 34 (the hour: the 2026-11-26 build took 60.1
-                                        # minutes): spread and phase left to paper. At the
-                                        # pilot's spread they need 11 and 21 seeds (below),
-                                        # so at 3 they could only read inconclusive; their
-                                        # 12 runs with N/2 were ~2.5 minutes of the hour.
-                                        # later that day: low too (high_over_low's gap moved
-                                        # under doubling at quick: undecidable there)
-    blog=("sincos", "direct1", "normal"),
-                                        # three of nine, the fewest the floor-rank rule reads:
-                                        # sincos (high floor), direct1 (the affine family's
-                                        # shared floor), normal (hansen.normal, settled in the
-                                        # 2026-11-26 build); linear_normal and normal_learned
-                                        # (later that day) served only the rank, which doubling
-                                        # moved at quick
+    bands=("high", "low", "spread", "phase"),
+                                        # all four (penb.presets.QUICK_RULE, issue 41): the
+                                        # pilot's power never cuts a cell, so spread and phase
+                                        # (11 and 21 seeds needed, below) run at 3 and say
+                                        # what would decide them; ~2.5 minutes with N/2
+    blog=("sincos", "direct1", "linear_normal", "normal", "normal_learned"),
+                                        # five of nine, one per floor family and kind: the
+                                        # four affine ones share one floor (tied ranks), so
+                                        # direct1 and linear_normal stand for them (budget:
+                                        # 6 runs); the learned linear ones were out before
     onehot=False,                       # graded by no hypothesis: its runs pay for others
-    add=False,                          # later that day (the hour): add.keeps and add.as_concat
-                                        # moved under doubling at quick (undecidable there);
-                                        # 3 runs + N/2, ~40 s on two cores
     invert_preset="quick",              # the invertibility chapter's quick study
     # Seeds per variant (pilot, 5 seeds: effect [95% t interval], seeds for 80% power):
     variant_seeds={

@@ -26,7 +26,7 @@ from penb.chapters import rnn_common
 from penb.claims import evidence as evidence_table
 from penb.claims import training
 from penb.names import model_name, variant_label
-from penb.presets import left_out
+from penb.presets import QUICK_RULE, left_out
 
 CHAPTER = "key_findings"
 VANILLA, PE = "none", "sinusoidal"               # the two encodings Fig. 2 compares
@@ -50,9 +50,7 @@ RESCUE = {f"morita.sec4_1.more_updates.{core}": core for core in ("gru", "lstm",
 # Sec. 4.1 claims that the registry says no chapter tests: recorded with its reason
 UNTESTED = ("morita.sec4_1.no_rescue",)
 # (preset, model) -> why the preset leaves the model out (issue 34: the hour)
-NOT_RUN = {("quick", "s4d"): ("at the quick scale no affordable seed count decides an "
-                              "S4D claim (the pilot's spread), so its cell went to the "
-                              "GRU's seeds; the gpu preset trains it")}
+NOT_RUN: dict = {}        # none since issue 41 (penb.presets.QUICK_RULE)
 
 
 def _paired(frame: pd.DataFrame, model: str, vocab: int, metric: str) -> pd.DataFrame:
@@ -237,10 +235,11 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
         return _trained(c, cfg, frame, half, model, [vocab], evidence, vocab,
                         BETTER[c.key][1], cfg.length)
     if len(vocabs) < TREND_MIN_VOCABS:
+        rule = f"; {QUICK_RULE}, (a)" if cfg.preset == "quick" else ""
         return claims.not_tested(c.key, (
             f"not at this preset: the trend needs at least {TREND_MIN_VOCABS} "
             f"{model_name(model)} vocabularies, this preset has {len(vocabs)} "
-            f"({', '.join(map(str, sorted(vocabs)))})"), cfg)
+            f"({', '.join(map(str, sorted(vocabs)))}){rule}"), cfg)
     of = trend_evidence if c.key in TREND else decline_evidence
     return _trained(c, cfg, frame, half, model, sorted(vocabs), of, vocabs)
 
