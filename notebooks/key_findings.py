@@ -105,7 +105,7 @@ batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
 warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
 schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
-doubling: Optional[bool] = None  # also train each run at half its updates (protocol 4)
+doubling: Optional[bool] = None  # also train each run at half its updates (protocols 4-5)
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 held_out: Optional[int] = None  # test sequences per trial, never trained on
@@ -227,13 +227,15 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # of the gap and the vanilla model's decline over its vocabularies. `ours` gives the
 # seed-level numbers behind the verdict, `why` the rule's reason. The paper's claims
 # are about trained models, and the paper's own test of "trained" (Sec. 4.1) is that
-# more updates do not help. Grading protocol 4 applies it: every run is also trained
-# at half its updates on the same seed, and a verdict stands only where going from
-# half the budget to the full one moved what could overturn it (the gap, or the PE
-# model's level) by less than the claim's smallest effect of interest, on an interval
-# over seeds. The mark beside each badge says whether doubling *settled* the verdict
-# or *moved* it; unfold a row for the move, protocol 3's older rise criterion, and the
-# learning curves.
+# more updates do not help the vanilla models. Grading protocol 5 applies it: every
+# run is also trained at half its updates on the same seed, and a verdict stands only
+# where going from half the budget to the full one moved nothing that could overturn
+# it by the claim's smallest effect of interest, on an interval over seeds: the gap
+# must not shrink, the model behind must not rise and the model ahead must not fall
+# (a gap that grows while vanilla still climbs says "PE learns faster", not "PE is
+# better"). The mark beside each badge says whether doubling *settled* the verdict or
+# *moved* it; unfold a row for every move and which of them keep it undecided,
+# protocol 4's reading of the gap alone, and the learning curves.
 
 # %%
 grades = key_findings.analysis.grade(run_frame, cfg)

@@ -118,7 +118,7 @@ def training_mark(detail: Optional[dict]) -> str:
     if (detail or {}).get("doubling") is not None:
         word, color = DOUBLING_MARKS[doubling_state(detail)]
         out += (f'<span class="penb-train" data-doubling="{html.escape(word)}" style="color:{color}" '
-                f'title="protocol 4: doubling the updates">{html.escape(word)}</span>')
+                f'title="protocol 5: doubling the updates">{html.escape(word)}</span>')
     elif (detail or {}).get("about") in NOT_DOUBLED:
         word, why = NOT_DOUBLED[detail["about"]]
         out += (f'<span class="penb-train" data-doubling="{html.escape(word)}" style="color:#757575" '

@@ -189,12 +189,12 @@ def training_line(table: list[dict]) -> str:
     share = sum(by.get("trained", Counter()).values()) / total
     return (f"**Comparisons by their models' training state** ({total} of the texts' claims graded by a "
             f"comparison; {share:.0%} on trained models by protocol 3's rise criterion): " + " | ".join(parts) +
-            ". Under protocol 3 a claim about trained models on models still learning was inconclusive; protocol "
-            "4 asks the doubling test instead.")
+            ". Under protocol 3 a claim about trained models on models still learning was inconclusive; protocols "
+            "4-5 ask the doubling test instead.")
 
 
 def doubling_line(table: list[dict]) -> str:
-    """Protocol 4: how many of the texts' claims about trained models the doubling test settled, and how the
+    """Protocol 5: how many of the texts' claims about trained models the doubling test settled, and how the
     rest stand (moved by doubling, or no runs at half the budget)."""
     from penb.claims.recorded import doubling_state, not_doubled_words
 
@@ -202,10 +202,14 @@ def doubling_line(table: list[dict]) -> str:
     if not graded:
         return "No claim about trained models was graded in this build."
     by = Counter(doubling_state(r["detail"]) for r in graded)
-    return (f"**The doubling test** (protocol 4; {len(graded)} of the texts' claims about trained models graded): "
+    p4 = sum(bool((r["detail"].get("doubling_p4") or {}).get("decided")) for r in graded)
+    models = sum(any(q != "gap" and q != "slope" for q in r["detail"]["doubling"].get("held_by") or ())
+                 for r in graded)
+    return (f"**The doubling test** (protocol 5; {len(graded)} of the texts' claims about trained models graded): "
             f"{by.get(True, 0)} settled, their verdicts decided; {by.get(False, 0)} moved by more than their "
-            f"smallest effect when the updates doubled, so inconclusive; {by.get(None, 0)} without runs at half the "
-            "budget, so inconclusive." + not_doubled_words(table))
+            f"smallest effect when the updates doubled, so inconclusive ({models} of them because a compared model "
+            f"still moved); {by.get(None, 0)} without runs at half the budget, so inconclusive. Protocol 4, which "
+            f"read the gap alone, settled {p4} of the same claims." + not_doubled_words(table))
 
 
 def render(out_dir: Optional[Path] = None) -> str:
