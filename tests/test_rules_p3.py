@@ -233,6 +233,10 @@ def test_irie_q4_is_a_direction_with_the_old_margin_kept_for_the_record():
 def test_every_trend_claim_says_why_its_smallest_growth():
     trends = [c for c in claims.graded() if c.rule is not None and c.rule.kind == "trend"]
     assert len(trends) >= 7
-    for c in trends:                   # issue 35: Fig. 7's trend spans V 896-1,088, log2(1088/896) doublings
-        want = 0.02 / math.log2(1088 / 896) if c.key == "morita.fig7.trend" else 0.02
-        assert c.sesoi == pytest.approx(want) and "per doubling" in c.sesoi_why, c.key
+    for c in trends:                   # issue 41: Fig. 7's is 0.02 of widening over the span tested
+        per_span = c.rule.params.get("sesoi_over_span", False)
+        assert per_span == (c.key == "morita.fig7.trend") and c.sesoi == pytest.approx(0.02), c.key
+        assert "per doubling" in c.sesoi_why, c.key
+    fig7 = claims.get("morita.fig7.trend")
+    assert claims.grading.sesoi_of(fig7.rule, fig7.sesoi, {"x": [896, 960, 1024, 1088]}) == pytest.approx(
+        0.02 / math.log2(1088 / 896))
