@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from penb import notebook, presets, status
+from penb import notebook, presets, progress, status
 
 
 def _params(pairs: list[list[str]] | None, preset: str | None) -> dict:
@@ -37,10 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--preset", help="shorthand for -p preset NAME")
     run.add_argument("--out", help="folder for the executed notebook (default: book/executed)")
     run.add_argument("--log", action="store_true", help="stream cell output to the terminal")
+    run.add_argument("--quiet", action="store_true", help="no progress line while the chapter runs")
     allp = sub.add_parser("run-all", help="execute every chapter in the book's toc")
     allp.add_argument("--preset", default=None)
     allp.add_argument("--out", default=None)
     allp.add_argument("--log", action="store_true")
+    allp.add_argument("--quiet", action="store_true", help="no progress line while a chapter runs")
     sub.add_parser("list", help="chapters in book order")
     par = sub.add_parser("params", help="a chapter's parameters and its presets")
     par.add_argument("chapter")
@@ -66,17 +68,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.cmd == "run":
-            path = notebook.run_chapter(args.chapter, _params(args.parameter, args.preset), args.out, args.log)
+            path = notebook.run_chapter(args.chapter, _params(args.parameter, args.preset), args.out, args.log,
+                                        watch=not args.quiet)
+            print(progress.chapter_line(args.chapter, _status(path), path.parent), flush=True)
             print(f"executed {args.chapter} -> {path}")
         elif args.cmd == "run-all":
-            names = notebook.book_chapters()
-            plan = [run_all_plan(name, args.preset) for name in names]
-            for name, params, _ in plan:  # validate all before running any
-                notebook.validate(name, params)
-            for i, (name, params, note) in enumerate(plan, 1):
-                print(f"[{i}/{len(names)}] {name}" + (f" ({note})" if note else ""), flush=True)
-                notebook.run_chapter(name, params, args.out, args.log,
-                                     requested=args.preset if note else None)
+            run_all(args)
         elif args.cmd == "list":
             print("\n".join(notebook.book_chapters()))
         elif args.cmd == "params":
@@ -111,6 +108,33 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {cell_error(err)}", file=sys.stderr)
         return 1
     return 0
+
+
+def run_all(args) -> None:
+    """Every chapter of the book in order, each validated before any runs; a line per chapter as it starts and
+    as it ends (``penb.progress``), a progress line while it runs, and the totals at the end."""
+    import time
+
+    names = notebook.book_chapters()
+    plan = [run_all_plan(name, args.preset) for name in names]
+    for name, params, _ in plan:  # validate all before running any
+        notebook.validate(name, params)
+    start, statuses = time.time(), []
+    for i, (name, params, note) in enumerate(plan, 1):
+        where = f"[{i}/{len(names)}]"
+        print(f"{where} {name}" + (f" ({note})" if note else ""), flush=True)
+        path = notebook.run_chapter(name, params, args.out, args.log, requested=args.preset if note else None,
+                                    watch=not args.quiet, position=where)
+        statuses.append(_status(path))
+        print(progress.chapter_line(name, statuses[-1], path.parent, where), flush=True)
+    print("\n".join(progress.book_lines(statuses, time.time() - start, "_build/html/index.html")), flush=True)
+
+
+def _status(notebook_path) -> dict:
+    """The status record written beside an executed chapter."""
+    import json
+
+    return json.loads(notebook_path.with_suffix(".status.json").read_text())
 
 
 def run_all_plan(name: str, preset: str | None) -> tuple[str, dict, str]:

@@ -43,19 +43,25 @@ def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str]:
     """(the preset the book runs ``chapter`` at, its normalised run configs with protocol 4's half budgets, a
     note: why it runs another preset, or that it trains nothing of its own)."""
     from penb import presets
-    from penb.store import runs
-    from penb.chapters.rnn_common import half_budgets
 
     chosen, overrides, note = presets.book_preset(chapter, preset)
     if "device" in presets.table(chapter)[chosen]:
         overrides = {**overrides, "device": "cpu"}     # planned here, not trained: CUDA need not be present
     cfg = presets.resolve(chapter, chosen, **overrides)
-    listers = _listers(chapter)
-    if not listers:
+    if not _listers(chapter):
         return chosen, [], note or "no runs of its own (its computation is not a run of the store)"
-    full = [c for fn in listers for c in fn(cfg)]
-    half = [] if chapter in OWN_HALF else half_budgets(full, cfg)
-    return chosen, runs.settle(full + half), note
+    return chosen, configs_for(chapter, cfg), note
+
+
+def configs_for(chapter: str, cfg) -> list[dict]:
+    """The normalised run configs that ``chapter`` lists at ``cfg`` (a resolved config: any preset and
+    parameters), with protocol 4's half budgets; [] for a chapter that lists none."""
+    from penb.store import runs
+    from penb.chapters.rnn_common import half_budgets
+
+    full = [c for fn in _listers(chapter) for c in fn(cfg)]
+    half = [] if chapter in OWN_HALF or not full else half_budgets(full, cfg)
+    return runs.settle(full + half)
 
 
 def _trunks(configs: list[dict]) -> tuple[list[dict], list[list[dict]]]:

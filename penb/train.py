@@ -212,9 +212,13 @@ class Trainer:
         branch = set(trunks.branch_points(c)) if trunk is not None else set()
         depth = f"x{c['layers']}" if "layers" in c else ""
         desc = f"{c['core']}{depth}/{c['encoding']} V={c['vocab_size']} seed={c['seed']}"
+        from penb.progress import Heartbeat
+
+        beat = Heartbeat(desc, c["steps"], start=self.step)        # what a watched build shows (penb.progress)
         with tqdm(total=c["steps"], initial=self.step, desc=desc, disable=not progress, mininterval=1.0) as bar:
             while self.step < c["steps"]:
                 self.train_step()
+                beat.update(self.step)
                 if run_dir is not None and (self.step % c["checkpoint_every"] == 0 or self.step == c["steps"]):
                     self.save(checkpoint_path(run_dir, self.step))
                 if self.step in branch and not trunks.path(trunk, self.step).exists():

@@ -135,6 +135,10 @@ def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool,
         if trained:
             sweep_temporary(d)
             train.train(config, d, callback=callback, progress=progress, trunk=trunks.trunk_dir(config, d.parent))
+    if trained:
+        from penb.progress import emit
+
+        emit({"event": "run", "trained": True, "key": key(config)})
     return load(config, store), trained
 
 
@@ -203,6 +207,10 @@ def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = N
     from penb.executors import LocalExecutor
 
     executor = executor or LocalExecutor()
+    from penb.progress import emit
+
+    distinct = {key(c) for c in configs}
+    emit({"event": "sweep", "runs": len(distinct), "found": len(distinct) - len(todo), "todo": len(todo)})
     trained = set()
     if todo:
         job = partial(_job, store=str(root(store)), progress=progress and isinstance(executor, LocalExecutor))
