@@ -7,6 +7,7 @@ the verdict, against the claim's smallest effect of interest (0.02 here); where 
 errs, the test shows that it does.
 """
 import numpy as np
+import pandas as pd
 import pytest
 
 from penb import claims
@@ -267,21 +268,62 @@ def test_a_trend_reads_both_models_at_every_vocabulary():
 
 
 def test_both_parts_of_a_gain_against_a_reference_are_doubled():
-    key = next(c.key for c in claims.graded() if c.rule is not None and c.rule.kind == "gain_vs_reference"
-               and c.about == "trained" and c.rule.params.get("relation", "smaller") == "smaller")
-    # this gain 0.10 over the room left 0.5 (a 0.55, b 0.50: 0.1), the reference's 0.60 / 0.8 = 0.75: smaller
-    ev = lambda ref_b: {"a": [0.55, 0.56, 0.55], "b": [0.50, 0.50, 0.50], "seeds": SEEDS,   # noqa: E731
-                        "ref_gain": [0.60, 0.61, 0.60], "ref_b": ref_b, "a_name": "PE", "b_name": "vanilla"}
-    held = ev([0.20, 0.20, 0.21])
-    g = claims.grade(key, held, half=held, budgets=(1, 2))
+    key = "morita.fig8.lstm"             # sorting's gain from PE smaller than reversal's (the reference)
+    c = claims.get(key)
+    assert c.rule.kind == "gain_vs_reference" and c.rule.params.get("relation", "smaller") == "smaller"
+
+    def ev(a, ref_a, ref_b=0.20):
+        return {"a": [a, a + 0.005, a - 0.005], "b": [0.20, 0.205, 0.195], "seeds": SEEDS, "a_name": "PE",
+                "b_name": "vanilla", "ref_gain": [ref_a - ref_b] * 3, "ref_b": [ref_b] * 3, "baseline": 1 / 256}
+
+    # this gain (0.30 - 0.20) / 0.80 = 0.125 of the room left, reversal's (0.90 - 0.20) / 0.80 = 0.875: smaller,
+    # and every model held still from N/2 to N: settled
+    g = claims.grade(key, ev(0.30, 0.90), half=ev(0.30, 0.90), budgets=(1, 2))
     moves = g.detail["doubling"]["moves"]
-    assert {"second part", "PE (reference)", "vanilla (reference)"} <= set(moves)
-    assert g.verdict in (claims.REPRODUCED, claims.DIRECTION) and g.detail["doubling"]["decided"], g.reason
-    if g.verdict == claims.REPRODUCED:
-        # the reference's vanilla still rising by 0.1 a doubling: its gain could shrink below this one
-        rising = claims.grade(key, held, half=ev([0.10, 0.10, 0.11]), budgets=(1, 2))
-        assert rising.verdict == claims.INCONCLUSIVE
-        assert "vanilla (reference)" in rising.detail["doubling"]["held_by"]
+    assert {"second part", "PE (reference)", "vanilla (reference)", "PE", "vanilla"} <= set(moves)
+    assert g.verdict == claims.REPRODUCED and g.detail["doubling"]["decided"], g.reason
+    # sorting's PE still rising (+0.30) while reversal's PE rises too (+0.48 from 0.42): the second part's
+    # margin grew, the gap grew, the models behind held still, and yet this gain could still catch up with the
+    # reference's: PE is read both ways (the first part must not fall, the second must not rise)
+    rising = claims.grade(key, ev(0.60, 0.90), half=ev(0.30, 0.42), budgets=(1, 2))
+    rec = rising.detail["doubling"]
+    assert rising.verdict == claims.INCONCLUSIVE and rec["moves"]["PE"]["direction"] == doubling.STILL
+    assert "PE" in rec["held_by"] and rec["moves"]["second part"]["holds"]
+    # the reference's vanilla still rising by 0.1 a doubling: its gain could shrink below this one
+    behind = claims.grade(key, ev(0.30, 0.90), half=ev(0.30, 0.90, ref_b=0.10), budgets=(1, 2))
+    assert behind.verdict == claims.INCONCLUSIVE and "vanilla (reference)" in behind.detail["doubling"]["held_by"]
+
+
+def test_protocol_4_is_kept_as_it_graded():
+    """previous["4"] is protocol 4's own reading: its rule without the resolution, its smallest effect (Fig. 7's
+    0.071 per doubling at any span), and its doubling test on the gap alone."""
+    half = _ev([0.50, 0.51, 0.49], [0.20, 0.21, 0.19])
+    full = _ev([0.80, 0.81, 0.80], [0.35, 0.36, 0.34])
+    g = claims.grade("morita.fig2.gru", full, half=half, budgets=(1000, 2000))
+    assert g.previous["4"]["verdict"] == claims.REPRODUCED and set(g.detail["doubling_p4"]["moves"]) == {"gap"}
+    x = [16, 32, 64]
+    slopes = [0.010, 0.011, 0.012]                      # per doubling: above quick's 0.010, below 0.071
+    ev = {"x": x, "gaps": [[0.1 + b * j for j in range(3)] for b in slopes], "seeds": SEEDS,
+          "a_by_x": [[0.6 + b * j for j in range(3)] for b in slopes], "b_by_x": [[0.5] * 3] * 3}
+    g = claims.grade("morita.fig7.trend", ev, half=ev, budgets=(1, 2))
+    assert g.verdict == claims.REPRODUCED
+    assert g.previous["4"]["verdict"] == g.previous["3"]["verdict"] == claims.REPRODUCED
+    assert claims.grading.sesoi_of(claims.get("morita.fig7.trend").rule, 0.02, ev, protocol=4) == pytest.approx(
+        0.02 / np.log2(1088 / 896))
+
+
+def test_a_ranks_resolution_is_its_step_and_its_models_are_read():
+    from penb.chapters.beyond_rnn import analysis
+
+    frame = pd.DataFrame([{"variant": v, "seed": s, "token_accuracy": 0.3 + 0.1 * i, "diverged": False}
+                          for i, v in enumerate(["vanilla", "a", "b", "c", "d", "e"]) for s in SEEDS])
+    floor = pd.Series({"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0})
+    ev = analysis.rank_evidence(frame.rename(columns={"variant": analysis.BY}), floor)
+    assert ev["resolution"] == pytest.approx(0.1)            # 12 / (5 x 24): Spearman over five, no ties
+    assert len(ev["held_models"]) == 5
+    g = claims.grade("beyond.hansen.invertibility", ev, half=ev, budgets=(1, 2))
+    assert g.detail["doubling"]["moves"]["gap"]["hi"] == pytest.approx(0.1)   # +-0.1 around a move of 0
+    assert all(m["hi"] == pytest.approx(0.001) for k, m in g.detail["doubling"]["moves"].items() if "gain" in k)
 
 
 def test_an_interval_of_zero_width_decides_nothing_without_a_resolution():

@@ -44,9 +44,10 @@ def table(chapter: str, cell: str) -> pd.DataFrame:
     return d.pivot_table(index="steps", columns=["encoding", "seed"], values="token_accuracy")
 
 
-def t95(x) -> tuple[float, float, float]:
+def t95(x, resolution: float = 0.0) -> tuple[float, float, float]:
+    """Mean and 95% Student-t interval, no narrower than ``resolution`` on either side (protocol 5's 0.001)."""
     x = np.asarray(x, float)
-    h = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
+    h = max(stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)), resolution)
     return x.mean(), x.mean() - h, x.mean() + h
 
 
@@ -62,7 +63,7 @@ def independent(w: pd.DataFrame, b1: int, b2: int, verdict: str) -> bool:
     pe = w["sinusoidal"].loc[b2] - w["sinusoidal"].loc[b1]
     va = w["none"].loc[b2] - w["none"].loc[b1]
     gap = pe - va
-    (_, gl, gh), (_, pl, ph), (_, vl, vh) = t95(gap), t95(pe), t95(va)
+    (_, gl, gh), (_, pl, ph), (_, vl, vh) = (t95(x, resolution=0.001) for x in (gap, pe, va))
     if verdict in (REPRODUCED, DIRECTION):      # a gap found: it must not shrink, vanilla not rise, PE not fall
         return gl > -SESOI and vh < SESOI and pl > -SESOI
     return gh < SESOI and ph < SESOI and vl > -SESOI

@@ -55,36 +55,35 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
     sesoi = grading.sesoi_of(c.rule, c.sesoi, evidence)
     verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=sesoi, resolution=resolution)
     verdict, reason = _premise(verdict, reason, evidence)
-    rule_verdict, rule_reason = verdict, reason
-    p3 = training_state.gate(verdict, reason, training, c.scale) if c.about in P3_GATED else (verdict, reason)
-    p4 = (verdict, reason)
+    rule_verdict = verdict
     verdict, reason = _zero_width(c, verdict, reason, detail, resolution)
+    previous = {}
+    for protocol in sorted(grading.PROTOCOLS):                # the earlier protocols, each as it graded
+        if protocol == grading.PROTOCOL:
+            continue
+        s_old = grading.sesoi_of(c.rule, c.sesoi, evidence, protocol)
+        v, o, r, d = grading.apply(c.rule, evidence, protocol=protocol, sesoi=s_old)
+        v, r = _premise(v, r, evidence) if protocol >= 3 else (v, r)
+        if protocol == 3 and c.about in P3_GATED:
+            v, r = training_state.gate(v, r, training, c.scale)
+        if protocol == 4 and c.about == "trained":
+            rec4 = doubling.test(c.rule.kind, c.rule.params, v, evidence, half, tuple(budgets or (0, 0)), s_old,
+                                 protocol=4, part=d.get("part"))
+            detail = {**detail, "doubling_p4": rec4}
+            v, r = _held_back(v, r, rec4)
+        previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
     if c.about == "trained":
-        recs = {}
-        for protocol in (4, grading.PROTOCOL):
-            rec = doubling.test(c.rule.kind, c.rule.params, rule_verdict, evidence, half,
-                                tuple(budgets or (0, 0)), sesoi, protocol=protocol, part=detail.get("part"),
-                                resolution=resolution)
-            recs[protocol] = {**rec, **({"next_cost": next_cost} if next_cost else {})}
-        p4 = _held_back(rule_verdict, rule_reason, recs[4])
-        detail = {**detail, "doubling": recs[grading.PROTOCOL], "doubling_p4": recs[4]}
-        if verdict in DECIDED and not recs[grading.PROTOCOL]["decided"]:
+        rec = doubling.test(c.rule.kind, c.rule.params, rule_verdict, evidence, half, tuple(budgets or (0, 0)),
+                            sesoi, protocol=grading.PROTOCOL, part=detail.get("part"), resolution=resolution)
+        rec = {**rec, **({"next_cost": next_cost} if next_cost else {})}
+        detail = {**detail, "doubling": rec}
+        if verdict in DECIDED and not rec["decided"]:
             detail = {**detail, "rule_verdict": verdict}
-            verdict, reason = _held_back(verdict, reason, recs[grading.PROTOCOL])
+            verdict, reason = _held_back(verdict, reason, rec)
     if training is not None:
         detail = {**detail, "training": training}
     if training is not None or c.about in NOT_DOUBLED:
         detail = {**detail, "about": c.about}
-    previous = {}
-    for protocol in sorted(grading.PROTOCOLS):
-        if protocol == 3:
-            v, o, r, _ = grading.apply(c.rule, evidence, protocol=3, sesoi=c.sesoi)
-            previous["3"] = {"verdict": p3[0], "ours": o, "reason": p3[1]}
-        elif protocol == 4:
-            previous["4"] = {"verdict": p4[0], "ours": ours, "reason": p4[1]}
-        elif protocol != grading.PROTOCOL:
-            v, o, r, _ = grading.apply(c.rule, evidence, protocol=protocol, sesoi=c.sesoi)
-            previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
     g = Grade(key, verdict, ours, reason, _jsonable(evidence), _jsonable(detail), previous)
     if half_run is None or not half_run.capture:
         record(g, cfg, **provenance)

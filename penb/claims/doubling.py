@@ -2,35 +2,28 @@
 
 Morita's Sec. 4.1 states its own test of "trained": neither more updates nor larger batches improved the vanilla
 models. A claim about trained models (``Claim.about == "trained"``) is graded at budget ``N``, and its verdict
-stands only where going from ``N/2`` to ``N`` updates moved *each quantity that could overturn it* by less than
-the claim's smallest effect of interest (SESOI), on a Student-t interval of the per-seed moves (the same seeds at
-both budgets, paired; per seed, move = value at ``N`` - value at ``N/2``). Otherwise the verdict is
-*inconclusive*, with the moves seen and what the next doubling (``2N``) would have to show.
+stands only where going from ``N/2`` to ``N`` updates (the same seeds, paired) moved *each quantity that could
+overturn it* by less than the claim's smallest effect of interest (SESOI), on a Student-t interval of the per-seed
+moves; otherwise it is *inconclusive*, with the moves seen and what the next doubling (``2N``) would have to show.
 
-**Protocol 4** (2026-11-26) read, for "A better than B" (rules ``better``, ``gain_vs_reference``) and ``trend``,
-the gap (or slope) alone: a gap found stood when it did not shrink, a gap denied when it did not grow.
+**Protocol 4** (2026-11-26) read, for "A better than B" and trends, the gap (or slope) alone.
 
 **Protocol 5** (written 2026-11-27, before any confirmation run was read with it; issue 41's review): a gap that
-grows while both models still learn says "A learns faster", not "A is better" (simulated: equal plateaus reached
-at different speeds settled "PE better" in 68-100% of draws under protocol 4, ``tests/test_doubling_calibration.py``).
-Morita's test is about the *model behind*: more training did not improve it. So, read on the claim's own measure:
+grows while both models still learn says "A learns faster", not "A is better" (equal plateaus reached at different
+speeds settled "PE better" in 67-100% of draws under protocol 4: ``tests/test_doubling_calibration.py``). Read on
+the claim's own measure, a gap found (``a > b``) stands where the gap did not shrink, **the model behind (``b``)
+did not rise and the model ahead (``a``) did not fall** (the latter for measures where lower is better); a gap
+denied where it did not grow, **``a`` did not rise and ``b`` did not fall**. ``trend``: the slope, and both models
+at every x (``a_by_x``, ``b_by_x``); ``gain_vs_reference``: both parts (its second part's margin, its models and
+the reference's, each in the direction that could overturn the part its verdict rests on); ``level``, ``no_gain``
+and ``check`` as in protocol 4 (``no_gain`` also reads a slope's models at every x, and any evidence's
+``held_models`` are read within +-SESOI). A constant compared with (evidence ``b_fixed``) has no move.
 
-* a gap found (*reproduced*, *direction only*, ``a > b``): the gap did not shrink (interval above ``-SESOI``),
-  **and the model behind (``b``) did not rise** (interval below ``+SESOI``), **and the model ahead (``a``) did not
-  fall** (above ``-SESOI``; the same test for a measure where lower is better, e.g. a loss);
-* a gap denied (*not reproduced*): the gap did not grow, **the model that would have to pull ahead (``a``) did
-  not rise, and ``b`` did not fall** (each below ``+SESOI`` in the direction that would open the gap);
-* ``trend``: the per-seed slope as a gap, and both models at every x (``a_by_x``, ``b_by_x``: seeds x values) as
-  above; ``gain_vs_reference``: its first part as a gap, its second part (the two gains over the room left) in the
-  direction its verdict rests on, and the reference comparison's two models as a gap's models;
-* ``level``, ``no_gain`` and ``check`` as in protocol 4: the level named (in the direction that could overturn),
-  both models within ``(-SESOI, +SESOI)``, each named level within it.
-
-A side that is a constant (evidence ``b_fixed``: a 0 or a ceiling to compare with, not a model) has no move.
-An interval of zero width decides nothing: no interval is narrower than the measure's resolution on either side
-of its mean (evidence or claim ``resolution``: the step between the values it can take; by default
-``DEFAULT_RESOLUTION``, 0.001), and a resolution stated as 0 leaves identical moves undecided. With fewer than three seeds common to both
-budgets, or no evidence at ``N/2``, nothing is decided either.
+No interval is narrower than the measure's resolution on either side of its mean (evidence or claim
+``resolution``, by default ``DEFAULT_RESOLUTION``, 0.001: the book tells no closer values apart; a rank states its
+own step), so identical values on every seed do not give an interval of zero width; a resolution stated as 0
+leaves identical moves undecided. With fewer than three seeds common to both budgets, or no evidence at ``N/2``,
+nothing is decided.
 """
 from __future__ import annotations
 
@@ -56,50 +49,70 @@ def _names(ev: dict) -> tuple[str, str]:
     return (a, b) if a != b else (f"{a} (a)", f"{b} (b)")
 
 
+GAP, MODEL, LEVEL, PART = "gap", "model", "level", "part"      # what a quantity is (its SESOI and its count)
+
+
 def reads(kind: str, params: dict, verdict: str, ev: dict, protocol: int = PROTOCOL,
-          part: Optional[str] = None) -> dict[str, tuple[dict[int, float], str]]:
-    """{quantity: ({seed: value}, the direction that could overturn ``verdict``)} of rule ``kind`` on evidence
-    ``ev`` (at either budget: the directions depend on the verdict at ``N`` only). ``part``: for rule
-    ``gain_vs_reference``, the part a verdict rests on ("second" where the second part refuted it)."""
+          part: Optional[str] = None) -> dict[str, tuple[dict[int, float], str, str]]:
+    """{quantity: ({seed: value}, the direction that could overturn ``verdict``, what it is: GAP, MODEL, LEVEL or
+    PART)} of rule ``kind`` on evidence ``ev`` (at either budget: the directions depend on the verdict at ``N``
+    only). ``part``: for rule ``gain_vs_reference``, the part a verdict rests on ("second" where the second part
+    refuted it). Evidence ``held_models`` ({name: per-seed values}: models whose moves either way could overturn
+    the verdict, e.g. the gains a rank is taken over) adds each of them, read within +-SESOI (protocol 5)."""
     from penb.claims.outcomes import NOT_REPRODUCED, REPRODUCED
 
-    found = verdict != NOT_REPRODUCED or (kind == "gain_vs_reference" and part == "second")
+    p5 = protocol >= 5
+    found = verdict != NOT_REPRODUCED or (kind == "gain_vs_reference" and part == "second" and p5)
     gap_dir = SHRINK if found else GROW
-    out: dict[str, tuple[dict[int, float], str]] = {}
+    out: dict[str, tuple[dict[int, float], str, str]] = {}
+    if p5:
+        out.update({name: (_per_seed(ev, v), STILL, MODEL) for name, v in dict(ev.get("held_models") or {}).items()})
     if kind in ("better", "gain_vs_reference", "no_gain"):
         a, b = np.asarray(ev["a"], float), np.asarray(ev["b"], float)
-        a_name, b_name = _names(ev)
+        a_name, b_name = _names(ev) if p5 else (ev.get("a_name", "a"), ev.get("b_name", "b"))
         if kind == "no_gain":
-            return {a_name: (_per_seed(ev, a), STILL), **({} if ev.get("b_fixed") and protocol >= 5 else
-                                                          {b_name: (_per_seed(ev, b), STILL)})}
-        out["gap"] = (_per_seed(ev, a - b), gap_dir)
-        if protocol >= 5:
-            out[a_name] = (_per_seed(ev, a), gap_dir)
+            out[a_name] = (_per_seed(ev, a), STILL, MODEL)
+            if not (ev.get("b_fixed") and p5):
+                out[b_name] = (_per_seed(ev, b), STILL, MODEL)
+            return out
+        out["gap"] = (_per_seed(ev, a - b), gap_dir, GAP)
+        a_dir, b_dir = gap_dir, FLIP[gap_dir]
+        if kind == "gain_vs_reference" and p5 and "ref_b" in ev:
+            second, a2, b2 = _second_part(ev, params, verdict, part)
+            out.update(second)
+            a_dir, b_dir = _both(a_dir, a2), _both(b_dir, b2)
+        if p5:
+            out[a_name] = (_per_seed(ev, a), a_dir, MODEL)
             if not ev.get("b_fixed"):
-                out[b_name] = (_per_seed(ev, b), FLIP[gap_dir])
+                out[b_name] = (_per_seed(ev, b), b_dir, MODEL)
         if params.get("threshold") is not None:      # a level reached could be lost, one short of it reached
             level_dir = GROW if verdict == NOT_REPRODUCED else (SHRINK if verdict == REPRODUCED else GROW)
-            out[f"{ev.get('a_name', 'a')} level"] = (_per_seed(ev, a), level_dir)
-        if kind == "gain_vs_reference" and protocol >= 5 and "ref_b" in ev:
-            out.update(_second_part(ev, params, verdict, part))
+            out[f"{ev.get('a_name', 'a')} level"] = (_per_seed(ev, a), level_dir, LEVEL)
         return out
     if kind == "level":
         a = np.asarray(ev["a"], float)
-        return {f"{ev.get('a_name', 'a')} level": (_per_seed(ev, a), GROW if verdict == NOT_REPRODUCED else SHRINK)}
+        out[f"{ev.get('a_name', 'a')} level"] = (_per_seed(ev, a), GROW if verdict == NOT_REPRODUCED else SHRINK,
+                                                 LEVEL)
+        return out
     if kind == "trend":
         gaps = np.asarray(ev["gaps"], float)
         if gaps.ndim != 2 or gaps.shape[1] < 2:
             return {}
         x = np.asarray(ev["x"], float)
         xs = np.log2(x) if params.get("log2", True) else x
-        out["slope"] = (_per_seed(ev, np.polyfit(xs, gaps.T, 1)[0]), gap_dir)
-        if protocol >= 5:
+        out["slope"] = (_per_seed(ev, np.polyfit(xs, gaps.T, 1)[0]), gap_dir, GAP)
+        if p5:
             out.update(_models_by_x(ev, gap_dir))
         return out
     if kind == "check":
-        return {name: (_per_seed({"seeds": ev.get("level_seeds")}, v), STILL)
+        return {name: (_per_seed({"seeds": ev.get("level_seeds")}, v), STILL, LEVEL)
                 for name, v in dict(ev.get("levels", {})).items()}
     return out
+
+
+def _both(first: str, second: Optional[str]) -> str:
+    """One model's direction where two parts of a claim read it: the same, or STILL where they pull apart."""
+    return first if second in (None, first) else STILL
 
 
 def _models_by_x(ev: dict, gap_dir: str) -> dict:
@@ -110,18 +123,21 @@ def _models_by_x(ev: dict, gap_dir: str) -> dict:
     label = ev.get("x_name", "x")
     sides = [(a_name, "a_by_x", gap_dir)] + ([] if ev.get("b_fixed") else [(b_name, "b_by_x", FLIP[gap_dir])])
     if any(ev.get(key) is None for _, key, _ in sides):
-        return {f"the models at each {label}": ({}, gap_dir)}
+        return {f"the models at each {label}": ({}, gap_dir, MODEL)}
     out = {}
     for name, key, direction in sides:
         values = np.asarray(ev[key], float)
         for j, x in enumerate(ev["x"]):
-            out[f"{name} at {label} {x:g}"] = (_per_seed(ev, values[:, j]), direction)
+            out[f"{name} at {label} {x:g}"] = (_per_seed(ev, values[:, j]), direction, MODEL)
     return out
 
 
-def _second_part(ev: dict, params: dict, verdict: str, part: Optional[str]) -> dict:
-    """Protocol 5's reading of ``gain_vs_reference``'s second part: the difference of the two gains over the room
-    left, in the claim's direction (it stands where the verdict rests on it), and the reference's two models."""
+def _second_part(ev: dict, params: dict, verdict: str, part: Optional[str]) -> tuple[dict, Optional[str],
+                                                                                      Optional[str]]:
+    """Protocol 5's reading of ``gain_vs_reference``'s second part: the difference ``d`` of the two gains over the
+    room left, in the claim's direction, where the verdict rests on it; the reference's two models; and the
+    directions in which this comparison's own ``a`` and ``b`` could overturn it (None where it does not rest on
+    it). The gain (a - b) / (1 - b) rises with ``a`` and falls with ``b``."""
     from penb.claims.margins import gains_over_room
     from penb.claims.outcomes import NOT_REPRODUCED, REPRODUCED
 
@@ -138,13 +154,16 @@ def _second_part(ev: dict, params: dict, verdict: str, part: Optional[str]) -> d
     elif verdict == NOT_REPRODUCED and part == "second":
         held = GROW                                      # refuted by it: the margin must not grow
     else:
-        return {"second part": (_per_seed(ev, d), SHOWN)}
-    # the reference gain could overturn it by shrinking (a "smaller" claim) or growing (a "larger" one)
-    ref_dir = (GROW if larger else SHRINK) if held == SHRINK else (SHRINK if larger else GROW)
+        return {"second part": (_per_seed(ev, d), SHOWN, PART)}, None, None
+    # d rises with this gain where the claim is "larger", falls with it where "smaller"; the reference's the reverse.
+    # A quantity that raises d can overturn a margin that must not grow (GROW), one that lowers it one that must
+    # not shrink (SHRINK): so the direction of a d-raiser is held, of a d-lowerer FLIP[held]
+    raises_with_gain = held if larger else FLIP[held]
     a_name, b_name = _names(ev)
-    return {"second part": (_per_seed(ev, d), held),
-            f"{a_name} (reference)": (_per_seed(ev, ref_a[:m]), ref_dir),
-            f"{b_name} (reference)": (_per_seed(ev, ref_b[:m]), FLIP[ref_dir])}
+    return ({"second part": (_per_seed(ev, d), held, PART),
+             f"{a_name} (reference)": (_per_seed(ev, ref_a[:m]), FLIP[raises_with_gain], MODEL),
+             f"{b_name} (reference)": (_per_seed(ev, ref_b[:m]), raises_with_gain, MODEL)},
+            raises_with_gain, FLIP[raises_with_gain])
 
 
 def move(full: dict[int, float], half: dict[int, float], resolution: Optional[float] = None,
@@ -205,11 +224,14 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
     if not full_q:
         rec["why"] = "the evidence names no quantity that the doubling test can read"
         return rec
-    model_sesoi = params.get("model_sesoi", DEFAULT_SESOI)     # a trend's models move in the measure's own unit
-    for name, (values, direction) in full_q.items():
-        m = move(values, half_q.get(name, ({}, direction))[0], resolution, strict=protocol >= 5)
-        s = model_sesoi if kind == "trend" and name != "slope" else sesoi
-        rec["moves"][name] = {**m, "direction": direction, "holds": _holds(m, direction, s),
+    own = {MODEL: params.get("model_sesoi", DEFAULT_SESOI), PART: params.get("ref_sesoi", DEFAULT_SESOI)}
+    for name, (values, direction, what) in full_q.items():
+        # a trend's or a rank's models move in accuracy, not in the slope's or the rank's unit (nor at its
+        # resolution); a second part in the unit of gains over the room left
+        apart = what == MODEL and kind in ("trend", "no_gain") or what == PART or name in (ev.get("held_models") or {})
+        s = own[what] if apart else sesoi
+        m = move(values, half_q.get(name, ({},))[0], DEFAULT_RESOLUTION if apart else resolution, strict=protocol >= 5)
+        rec["moves"][name] = {**m, "direction": direction, "holds": _holds(m, direction, s), "kind": what,
                               **({"sesoi": s} if s != sesoi else {})}
     rec["held_by"] = [k for k, m in rec["moves"].items() if not m["holds"]]
     rec["decided"] = not rec["held_by"]

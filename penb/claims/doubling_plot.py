@@ -22,7 +22,7 @@ def rows(grades: Iterable) -> list[dict]:
         for name, m in rec.get("moves", {}).items():
             if not all(math.isfinite(m[k]) for k in ("mean", "lo", "hi")):
                 continue
-            s = rec["sesoi"] or 1.0
+            s = m.get("sesoi", rec["sesoi"]) or 1.0           # a trend's models: their own unit
             out.append(dict(claim=g.claim, quantity=name, mean=m["mean"] / s, lo=m["lo"] / s, hi=m["hi"] / s,
                             direction=m["direction"], holds=m["holds"], budgets=rec["budgets"]))
     return out

@@ -279,9 +279,12 @@ RULES: dict[str, Callable[[dict, dict], tuple[str, str, str]]] = {
 COMPARATIVE = ("better", "level", "no_gain", "gain_vs_reference", "trend")     # the rules that take a SESOI
 
 
-def sesoi_of(rule: Rule, sesoi: Optional[float], evidence: dict) -> Optional[float]:
-    """The smallest effect of interest a rule reads on ``evidence``: the claim's, or for a trend whose claim states
-    it over the span tested (``sesoi_over_span``: a widening of ``sesoi`` across the x-values), per unit of x."""
+def sesoi_of(rule: Rule, sesoi: Optional[float], evidence: dict, protocol: int = PROTOCOL) -> Optional[float]:
+    """The smallest effect of interest a rule reads on ``evidence`` under ``protocol``: the claim's, or for a
+    trend whose claim states it over the span tested (``sesoi_over_span``: a widening of ``sesoi`` across the
+    x-values), per unit of x; an earlier protocol's value where the rule keeps it (``sesoi_before_p5``)."""
+    if protocol < 5 and rule.params.get("sesoi_before_p5") is not None:
+        return rule.params["sesoi_before_p5"]
     if sesoi is None or not rule.params.get("sesoi_over_span") or len(evidence.get("x") or ()) < 2:
         return sesoi
     x = np.asarray(evidence["x"], float)

@@ -134,7 +134,7 @@ CLAIMS = [
           chapter="appendix_a", measure="PE minus vanilla accuracy per seed at each vocabulary",
           rule=Rule("trend", "slope of the per-seed gap against log2 V with a seed-level interval above 0; "
                              "at least 3 vocabularies and 3 seeds, else inconclusive",
-                      {"min_seeds": 3, "sesoi_over_span": True}),
+                      {"min_seeds": 3, "sesoi_over_span": True, "sesoi_before_p5": FIG7_TREND_SESOI}),
           baseline="none", scale=FIG7_SCALE, sesoi=DEFAULT_SESOI, sesoi_why=FIG7_TREND_WHY),
     Claim("morita.appA1.gru", MORITA, "App. A.1",
           "Reverse + delayed addition was too hard for the GRU, even at L=16, so only the LSTM is reported.",

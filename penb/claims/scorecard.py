@@ -203,8 +203,8 @@ def doubling_line(table: list[dict]) -> str:
         return "No claim about trained models was graded in this build."
     by = Counter(doubling_state(r["detail"]) for r in graded)
     p4 = sum(bool((r["detail"].get("doubling_p4") or {}).get("decided")) for r in graded)
-    models = sum(any(q != "gap" and q != "slope" for q in r["detail"]["doubling"].get("held_by") or ())
-                 for r in graded)
+    models = sum(any(r["detail"]["doubling"]["moves"][q].get("kind") == "model"
+                     for q in r["detail"]["doubling"].get("held_by") or ()) for r in graded)
     return (f"**The doubling test** (protocol 5; {len(graded)} of the texts' claims about trained models graded): "
             f"{by.get(True, 0)} settled, their verdicts decided; {by.get(False, 0)} moved by more than their "
             f"smallest effect when the updates doubled, so inconclusive ({models} of them because a compared model "

@@ -154,9 +154,15 @@ def rank_evidence(frame: pd.DataFrame, floor: pd.Series) -> dict:
     rho = [float(spearmanr(floor.to_numpy(), (w.loc[s, keys] - w.loc[s, VANILLA]).to_numpy())[0])
            for s in w.index]
     per = [-r if np.isfinite(r) else 0.0 for r in rho]
+    k = len(keys)
     return {"a": per, "b": [0.0] * len(per), "b_fixed": True, "seeds": [int(s) for s in w.index], "baseline": None,
             "diverged": evidence.diverged(frame, BY, [VANILLA, *keys]), "a_name": "minus rank correlation",
-            "b_name": "no relation (0)", "rho": rho, "floors": floor.to_dict()}
+            "b_name": "no relation (0)", "rho": rho, "floors": floor.to_dict(),
+            # issue 41: a rank over k items takes values 12 / (k (k^2 - 1)) apart (without ties), the resolution
+            # no interval is narrower than; protocol 5 also reads each encoding's gain, whose moves could reorder it
+            "resolution": 12 / (k * (k * k - 1)) if k > 1 else None,
+            "held_models": {f"{key}'s gain over vanilla": [float(w.loc[s, key] - w.loc[s, VANILLA]) for s in w.index]
+                            for key in keys}}
 
 
 # --- grading -------------------------------------------------------------------------------------------
@@ -166,8 +172,8 @@ PAIRS = {"beyond.bands.high": ("high", VANILLA), "beyond.bands.high_over_low": (
          "beyond.hansen.normal": ("normal", VANILLA), "beyond.add.keeps": (ADDED, VANILLA),
          "beyond.add.as_concat": (PE, ADDED)}
 RANK = "beyond.hansen.invertibility"
-# (preset, hypothesis) -> why the preset trains no variant for it: none at quick since issue 41 (penb.presets.QUICK_RULE:
-# cells are left out for cost or need, never for a verdict, a doubling move or the pilot's power)
+# (preset, hypothesis) -> why the preset trains no variant for it: none at quick since issue 41
+# (penb.presets.QUICK_RULE: cells are left out for cost or need, never for a verdict, a move or the pilot's power)
 NOT_RUN: dict = {}
 
 

@@ -6,8 +6,7 @@
   PE-LSTM runs at the smallest vocabulary (the length study's bridge), made by key_findings' code.
 * ``half_configs(cfg)``: the runs of ``cfg.half_models`` again at half their updates (protocol 4's doubling test);
   ``half_frame(frame, cfg)``: those runs, from the store, as :func:`frame` gives them.
-* ``frame(results)``: one row per run; ``summary``: mean over seeds with its interval per (model, V);
-  ``ceilings(cfg)``: the order-blind ceiling per vocabulary (``penb.chapters.irie.ceiling.blind_ceiling``).
+* ``frame(results)``: one row per run; ``summary``: mean per (model, V); ``ceilings(cfg)``: the order-blind ceiling.
 * ``length_frame(...)``: every run of the length study scored at L (its own test) and at test_factor x L.
 * ``grade(frame, lengths, cfg)``: every hypothesis of the chapter through ``penb.claims``, the ones about trained
   models against their evidence at half the updates (``claims.graded_with_half``).
@@ -217,12 +216,19 @@ def trend_evidence(frame: pd.DataFrame, cfg) -> dict:
             "b_name": "2-layer NoPE"}
 
 
+def _by_v(trend: dict) -> dict:
+    """{"2-layer PE at V 32": per-seed accuracy, ...}: the slope's models at every V (protocol 5 reads each)."""
+    return {f"{trend[n]} at V {v}": [row[j] for row in trend[side]] for side, n in (("a_by_x", "a_name"),
+            ("b_by_x", "b_name")) if trend.get(side) for j, v in enumerate(trend["x"])}
+
+
 def slope_evidence(trend: dict) -> dict:
     """Rule "no_gain" on a trend's per-seed slopes (``morita.sec5_2.attention``: no growth of PE's gain with V):
     a, each seed's least-squares slope of the gap against log2 V; b, no growth (0)."""
     gaps = np.asarray(trend["gaps"], float)
     slopes = np.polyfit(np.log2(np.asarray(trend["x"], float)), gaps.T, 1)[0] if len(gaps) else np.array([])
-    return {"a": [float(v) for v in np.atleast_1d(slopes)], "b": [0.0] * len(gaps), "b_fixed": True, "seeds": trend["seeds"],
+    return {"a": [float(v) for v in np.atleast_1d(slopes)], "b": [0.0] * len(gaps), "b_fixed": True,
+            "seeds": trend["seeds"], "held_models": _by_v(trend),
             "diverged": {"2-layer runs": trend["diverged"]}, "a_name": "slope of PE's gain per doubling of V",
             "b_name": "no growth"}
 
