@@ -61,9 +61,10 @@ def single(config: dict, steps: int, warmup: int) -> tuple[float, float]:
     return _timed(t.train_step, t.device, steps, warmup)
 
 
-def batched(config: dict, k: int, steps: int, warmup: int) -> tuple[float, float]:
-    """(updates/s of all K runs together, peak device MiB) of K seeds trained as one batch."""
-    b = BatchedTrainer([train.Trainer({**config, "seed": s}) for s in range(k)])
+def batched(config: dict, k: int, steps: int, warmup: int, kernel: str = "packed") -> tuple[float, float]:
+    """(updates/s of all K runs together, peak device MiB) of K seeds trained as one batch (``kernel``: the
+    block-diagonal cuDNN call, or per-run stacked weights, ``penb.stacked``)."""
+    b = BatchedTrainer([train.Trainer({**config, "seed": s}) for s in range(k)], kernel=kernel)
 
     def step():
         b.train_step()
@@ -116,6 +117,7 @@ def main() -> None:
     ap.add_argument("--run-updates", type=int, default=2000, help="updates of one run (runs per minute)")
     ap.add_argument("--max-packed", type=int, default=4096, help="largest packed hidden K x H measured")
     ap.add_argument("--threads", type=int, default=1, help="torch threads per process")
+    ap.add_argument("--kernels", default="packed,stacked", help="batched kernels to measure (comma list)")
     a = ap.parse_args()
     cuda = torch.cuda.is_available() and a.device != "cpu"
     if a.tiny or not cuda:
@@ -134,11 +136,12 @@ def main() -> None:
         rows = [("one at a time", 1, *single(config, a.steps, a.warmup))]
         for k in (int(x) for x in a.proc_k.split(",")):
             rows.append(("K processes", k, *processes(config, k, a.steps, a.warmup, a.threads)))
-        for k in (int(x) for x in a.k.split(",")):
-            if k * config["hidden"] > a.max_packed:
-                rows.append(("batched", k, None, f"packed hidden {k * config['hidden']} > --max-packed"))
-                continue
-            rows.append(("batched", k, *batched(config, k, a.steps, a.warmup)))
+        for kernel in a.kernels.split(","):
+            for k in (int(x) for x in a.k.split(",")):
+                if kernel == "packed" and k * config["hidden"] > a.max_packed:
+                    rows.append((f"batched {kernel}", k, None, f"packed hidden {k * config['hidden']} > --max-packed"))
+                    continue
+                rows.append((f"batched {kernel}", k, *batched(config, k, a.steps, a.warmup, kernel)))
         base = rows[0][2]
         for way, k, rate, peak in rows:
             if rate is None:

@@ -20,6 +20,7 @@ are placed by ``diag_embed`` from the stacked parameters (zeros put there, not m
 gradient is its diagonal block alone: off-block gradients do not exist and no run's update reaches another's
 weights. The price: the zero blocks are multiplied too, K times the recurrent FLOPs of K separate runs; at this
 book's sizes the GPU is bound by launches, not arithmetic (``benchmarks/batched_gpu.py`` measures it).
+``kernel="stacked"`` (issue 42) runs per-run weights instead, one ``baddbmm`` a step (:mod:`penb.stacked`).
 
 Isolation: with finite numbers a zero block adds exact zeros, so a run's numbers do not depend on its batch-mates
 at all (``tests/test_batched.py`` swaps a batch-mate and compares bit for bit). Against the run trained alone they
@@ -41,13 +42,14 @@ from typing import Any, Mapping, Optional, Sequence, Union
 import torch
 import torch.nn.functional as F
 
-from penb import encodings, trunks
+from penb import encodings, stacked, trunks
 from penb.tasks import IGNORE
 from penb.train import Diverged, Trainer, checkpoint_path
 
 FREE = ("seed", "clip", "held_out", "checkpoint_every", "log_every")    # fields in which batch-mates may differ
 CORES = ("gru", "lstm")
 Outcome = Union[str, Diverged]            # "done", "alone" (train it again alone) or the run's Diverged
+KERNELS = ("packed", "stacked")           # block-diagonal cuDNN call, or per-run weights (penb.stacked, issue 42)
 
 
 def batchable(config: Mapping[str, Any]) -> bool:
@@ -84,8 +86,10 @@ class BatchedTrainer:
     """
 
     def __init__(self, trainers: Sequence[Trainer], run_dirs: Optional[Sequence[Optional[Path]]] = None,
-                 trunk_dirs: Optional[Sequence[Optional[Path]]] = None):
-        self.trainers = list(trainers)
+                 trunk_dirs: Optional[Sequence[Optional[Path]]] = None, kernel: str = "packed"):
+        if kernel not in KERNELS:
+            raise ValueError(f"unknown kernel {kernel!r}; valid: {', '.join(KERNELS)}")
+        self.trainers, self.kernel = list(trainers), kernel
         n = len(self.trainers)
         self.run_dirs = list(run_dirs) if run_dirs is not None else [None] * n
         self.trunk_dirs = list(trunk_dirs) if trunk_dirs is not None else [None] * n
@@ -166,6 +170,10 @@ class BatchedTrainer:
         G, H = (4 if lstm else 3), self.c["hidden"]
         on = self.bad_since < 0                                              # [K]: runs not yet bad
         x = torch.where(on.view(K, 1, 1, 1), x, 0.0)                         # [K, B, T, D]
+        if self.kernel == "stacked":                                         # per-run weights, no zero blocks
+            w = [torch.where(on.view(K, *[1] * (P[f"core.rnn.{n}_l0"].dim() - 1)), P[f"core.rnn.{n}_l0"], 0.0)
+                 for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]  # [K, G*H, D], [K, G*H, H], [K, G*H] x2
+            return stacked.core(self.c["core"], x, *w)                       # [K, B, T, H]
         x = x.permute(1, 2, 0, 3).reshape(B, T, K * D)                       # [B, T, K*D]: run k at k*D + [0, D)
         w_ih = blocks(torch.where(on.view(K, 1, 1), P["core.rnn.weight_ih_l0"], 0.0), G)   # [G*K*H, K*D]
         w_hh = blocks(torch.where(on.view(K, 1, 1), P["core.rnn.weight_hh_l0"], 0.0), G)   # [G*K*H, K*H]
