@@ -266,6 +266,9 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     from penb.device import ARCHIVED
 
     source = Path(source)
+    if not (source / "manifest.json").is_file():
+        raise ValueError(f"{source} holds no lease output (no manifest.json): give the folder a lease step wrote "
+                         f"with --out")
     man = json.loads((source / "manifest.json").read_text())
     if man["chapter"] != chapter:
         raise ValueError(f"{source} holds runs of {man['chapter']!r}, not {chapter!r}")

@@ -45,7 +45,11 @@ def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str]:
     from penb import presets
 
     chosen, overrides, note = presets.book_preset(chapter, preset)
-    if "device" in presets.table(chapter)[chosen]:
+    table = presets.table(chapter)
+    if chosen not in table:                              # one clear line, before anything is listed
+        raise ValueError(f"unknown preset {preset!r} for {chapter}{presets.suggest([preset], table)}; valid presets: "
+                         f"{', '.join(table)}")
+    if "device" in table[chosen]:
         overrides = {**overrides, "device": "cpu"}     # planned here, not trained: CUDA need not be present
     cfg = presets.resolve(chapter, chosen, **overrides)
     if not _listers(chapter):

@@ -20,6 +20,9 @@ def _penb(*args):
     (("run", "key_findings", "-p", "warmup", "100000"), "must not exceed steps"),
     (("run", "key_findings", "-p", "device", "'cuda:7'"), "CUDA is not available"),
     (("run", "key_findings", "--preset", "quik"), "did you mean 'quick'"),
+    (("plan", "--preset", "nope"), "unknown preset 'nope'"),                      # issue 43, item 4
+    (("plan", "key_findings", "--preset", "quik"), "did you mean 'quick'"),
+    (("archive", "key_findings", "--from", "/nonexistent/lease"), "holds no lease output (no manifest.json)"),
 ])
 def test_bad_input_is_refused_before_the_kernel(args, message, tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
@@ -27,6 +30,7 @@ def test_bad_input_is_refused_before_the_kernel(args, message, tmp_path, monkeyp
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")    # and no GPU, also on a machine that has one
     proc = _penb(*args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stderr.strip().splitlines()) == 1                        # one clear line
     assert "Traceback" not in proc.stderr and not list(tmp_path.iterdir())      # nothing executed
 
 
