@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from penb import presets, train
+from penb.progress import watching as progress_line
 from penb.store import atomic, paths, runs
 from penb.store.identity import CLEAN_COMMIT
 
@@ -132,18 +133,9 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
     if allowed > 0:
         start = clock()
         deadline = start + allowed
-        for c in configs:
-            if runs.status(c) == "done":
-                continue
-            if clock() >= deadline:
-                break
-            d = runs.run_dir(c)
-            seen = trained.setdefault(d.name, dict(key=d.name, core=c["core"], vocab=c["vocab_size"],
-                                                   encoding=c["encoding"], seed=c["seed"]))
-            try:
-                runs.run(c, progress=progress, callback=_stop_at(deadline, clock, d, seen))
-            except TimeUp:
-                break
+        with progress_line(chapter, len(configs), sum(runs.status(c) == "done" for c in configs), allowed,
+                           "the step's minutes (--step-min)", on=progress):
+            _train(configs, deadline, clock, trained, progress)
         spent = clock() - start
         book["spent_s"] += spent
         book["steps"].append({"date": _now(), "minutes": round(spent / 60, 3), "trained": list(trained.values())})
@@ -154,6 +146,23 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
         collect(cfg, configs, Path(out), book, overrides, budget_min, commit)
     return dict(chapter=chapter, preset=cfg.preset, code=code, runs=len(configs), left=left,
                 spent_min=book["spent_s"] / 60, budget_min=budget_min, trained=list(trained.values()))
+
+
+def _train(configs: list, deadline: float, clock, trained: dict, progress: bool) -> None:
+    """Train ``configs`` in order until the deadline (a run cut there keeps its checkpoint); ``trained`` records
+    what each run made."""
+    for c in configs:
+        if runs.status(c) == "done":
+            continue
+        if clock() >= deadline:
+            break
+        d = runs.run_dir(c)
+        seen = trained.setdefault(d.name, dict(key=d.name, core=c["core"], vocab=c["vocab_size"],
+                                               encoding=c["encoding"], seed=c["seed"]))
+        try:
+            runs.run(c, progress=progress, callback=_stop_at(deadline, clock, d, seen))
+        except TimeUp:
+            break
 
 
 def _stop_at(deadline: float, clock, run_dir: Path, seen: dict):

@@ -18,9 +18,11 @@ control. The estimate of the time left comes from the last build's status page f
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -213,6 +215,28 @@ class Ticker:
         self.done.set()
         self.thread.join(timeout=5)
         self.watch.close()
+
+
+@contextlib.contextmanager
+def watching(name: str, planned: int, found: int, budget_s: Optional[float] = None, source: str = "",
+             on: bool = True):
+    """The progress line for work done in this process (a lease step): ``planned`` runs of which ``found`` are in
+    the store; ``budget_s``, the time it may take (said as ``source``), stands in for the estimate."""
+    if not on:
+        yield
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        events, old = Path(tmp) / "events.jsonl", os.environ.get(EVENTS)
+        os.environ[EVENTS] = str(events)
+        emit({"event": "sweep", "runs": planned, "found": found, "todo": planned - found})
+        w = Watch(name, events, None, planned=planned)
+        if budget_s is not None:
+            w.before, w.source = budget_s, source
+        try:
+            with Ticker(w):
+                yield
+        finally:
+            os.environ.pop(EVENTS) if old is None else os.environ.__setitem__(EVENTS, old)
 
 
 def verdict_counts(chapter: str, executed: Optional[Path]) -> Counter:
