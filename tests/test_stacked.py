@@ -84,3 +84,28 @@ def test_stacked_and_packed_agree():
     for s, p in zip(a, b):
         for x, y in zip(s.model.parameters(), p.model.parameters()):
             assert rel(x, y) < 1e-5
+
+
+@pytest.mark.parametrize("core", ["gru", "lstm"])
+def test_a_stacked_run_does_not_see_its_batch_mates(core):
+    def run(seeds):
+        ts = [trainer({**TINY, "core": core, "seed": s}) for s in seeds]
+        BatchedTrainer(ts, kernel="stacked").run()
+        return ts
+
+    a, b = run((1, 2, 3)), run((1, 2, 4))                    # the third batch-mate swapped
+    for x, y in zip(a[:2], b[:2]):
+        assert x.history == y.history
+        assert all(torch.equal(p, q) for p, q in zip(x.model.parameters(), y.model.parameters()))
+    assert a[2].history != b[2].history
+
+
+def test_a_stacked_run_that_diverges_leaves_the_others_alone():
+    from penb import train
+
+    configs = [{**TINY, "core": "gru", "seed": s, "log_every": 5} for s in (1, 2, 3)]
+    ts = [trainer(c, blow=(k == 1)) for k, c in enumerate(configs)]
+    out = BatchedTrainer(ts, kernel="stacked").run()
+    assert isinstance(out[1], train.Diverged) and out[0] == out[2] == "done"
+    for k in (0, 2):
+        assert_same_run(ts[k], alone(configs[k])[0])
