@@ -37,6 +37,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tarfile
 import tempfile
 import time
@@ -135,7 +136,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
         deadline = start + allowed
         with progress_line(chapter, len(configs), sum(runs.status(c) == "done" for c in configs), allowed,
                            "the step's minutes (--step-min)", on=progress):
-            _train(configs, deadline, clock, trained, progress)
+            _train(configs, deadline, clock, trained, progress and sys.stderr.isatty())   # no run bars in a pipe
         spent = clock() - start
         book["spent_s"] += spent
         book["steps"].append({"date": _now(), "minutes": round(spent / 60, 3), "trained": list(trained.values())})

@@ -85,8 +85,11 @@ def estimate(chapter: str, preset: str, executed: Optional[Path]) -> tuple[Optio
                 return float(r["wall_s"]), "the last build's status page"
         except (OSError, ValueError):
             pass
-    if REFERENCE.exists():
-        ref = json.loads(REFERENCE.read_text())
+    try:
+        ref = json.loads(REFERENCE.read_text()) if REFERENCE.exists() else {}
+    except (OSError, ValueError):
+        ref = {}
+    if ref:
         wall = ref.get("presets", {}).get(preset, {}).get(chapter)
         if wall:
             return float(wall), f"the reference build ({ref.get('machine', '?')}, {ref.get('date', '?')})"
@@ -112,7 +115,8 @@ class Watch:
                  stream: Optional[TextIO] = None, clock: Callable[[], float] = time.monotonic,
                  plain_every: float = 30.0, tty: Optional[bool] = None):
         self.chapter, self.events, self.notebook, self.planned = chapter, Path(events), notebook, planned
-        self.position, self.stream, self.clock, self.plain_every = position, stream or sys.stderr, clock, plain_every
+        # stdout: `make book > log` puts the progress in the log, beside the chapters' own lines
+        self.position, self.stream, self.clock, self.plain_every = position, stream or sys.stdout, clock, plain_every
         self.tty = self.stream.isatty() if tty is None else tty
         self.start = clock()
         self.before, self.source = estimate(chapter, preset, executed)
@@ -140,34 +144,38 @@ class Watch:
                 self.reused += int(e.get("found", 0))
             elif e.get("event") == "run" and e.get("trained"):
                 self.trained += 1
+                self.rate, self.run = None, ""                 # that run is done: no stale rate
             elif e.get("event") == "step":
                 self.rate, self.run = e.get("rate"), e.get("run", "")
 
     def left(self, elapsed: float) -> tuple[Optional[float], str]:
-        if self.before is not None:
-            return max(self.before - elapsed, 0.0), self.source
+        """The estimate of the time left: an earlier build's time while this one is still within it, else the
+        chapter's own pace over its trained runs, else none."""
+        if self.before is not None and elapsed < self.before:
+            return self.before - elapsed, self.source
         todo = self.planned - self.reused - self.trained
         if self.trained and todo > 0:
             return elapsed / self.trained * todo, "this chapter's pace so far"
         return None, ""
 
     def line(self) -> str:
+        """Time first (a terminal cuts the line at its width), then runs, rate and cells."""
         self.read()
         elapsed = self.clock() - self.start
-        parts = []
+        left, source = self.left(elapsed)
+        parts = [f"{clock_text(elapsed)} elapsed",
+                 f"about {clock_text(left)} left ({source})" if left is not None else "no estimate yet"]
         if self.planned:
             done = min(self.reused + self.trained, self.planned)
             parts.append(f"runs {done}/{self.planned} ({self.reused} reused, {self.trained} trained)")
             if self.rate is not None:
                 parts.append(f"{self.rate:,.0f} updates/s ({self.run})")
         if self._cells_at is None or self.clock() - self._cells_at >= 5.0:     # the notebook is read sparingly
-            self._cells, self._cells_at = cells(self.notebook), self.clock()
+            now = cells(self.notebook)
+            self._cells, self._cells_at = (now if now[1] else self._cells), self.clock()   # a torn read: keep
         c_done, c_all = self._cells
         if c_all:
             parts.append(f"cells {c_done}/{c_all}")
-        left, source = self.left(elapsed)
-        parts.append(f"{clock_text(elapsed)} elapsed")
-        parts.append(f"about {clock_text(left)} left ({source})" if left is not None else "no estimate yet")
         return f"{self.position} {self.chapter}: ".lstrip() + ", ".join(parts)
 
     def tick(self) -> None:
@@ -183,7 +191,8 @@ class Watch:
             self.bar.set_description_str(self.line(), refresh=True)
             return
         if self.last_print is None or now - self.last_print >= self.plain_every:
-            print(self.line(), file=self.stream, flush=True)
+            self.stream.write(self.line() + "\n")                # one write: no line split by another thread
+            self.stream.flush()
             self.last_print = now
 
     def close(self) -> None:

@@ -46,7 +46,7 @@ def gru(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Ten
         r = torch.sigmoid(i_r + h_r)                                  # [K, B, H]
         z = torch.sigmoid(i_z + h_z)                                  # [K, B, H]
         n = torch.tanh(i_n + r * h_n)                                 # [K, B, H]: b_hn inside the reset product
-        h = (1 - z) * n + z * h                                       # [K, B, H]
+        h = n + z * (h - n)                                           # [K, B, H]: (1 - z) n + z h, as ATen writes it
         out.append(h)
     return torch.stack(out, 2)                                        # [K, B, T, H]
 

@@ -59,11 +59,11 @@ def test_in_a_pipe_a_plain_line_comes_at_least_every_30_seconds(tmp_path, monkey
     gaps = [b - a for a, b in zip([1000.0] + seen, seen)]
     assert len(lines) == 5 and max(gaps) <= 30.0                             # 0, 30, 60, 90, 120 s
     last = lines[-1]
-    assert last.startswith("[2/13] key_findings: runs 5/10 (4 reused, 1 trained)")
+    # time first (a terminal cuts a long line at its width): with one of six runs trained in 120 s, five more
+    # take about 600 s, the chapter's own pace, said as such
+    assert last.startswith("[2/13] key_findings: 2:00 elapsed, about 10:00 left (this chapter's pace so far), "
+                           "runs 5/10 (4 reused, 1 trained)")
     assert "212 updates/s (gru/none V=32 seed=2001)" in last and "cells 7/20" in last
-    assert "2:00 elapsed" in last
-    # with one of six runs trained in 120 s, five more take about 600 s: the chapter's own pace, said as such
-    assert "about 10:00 left (this chapter's pace so far)" in last
 
 
 def test_the_estimate_comes_from_the_last_build_and_says_so(tmp_path):
@@ -77,10 +77,14 @@ def test_the_estimate_comes_from_the_last_build_and_says_so(tmp_path):
     other = progress.Watch("frequency", tmp_path / "e.jsonl", None, preset="smoke", executed=tmp_path,
                            stream=io.StringIO(), clock=clock)
     assert "last build" not in other.line()
+    # past the last build's time the estimate falls back on the chapter's own pace (none before a run is done)
+    clock.t += 300
+    assert w.line() == "frequency: 6:05 elapsed, no estimate yet"
 
 
 def test_in_a_terminal_the_line_is_a_bar_redrawn_in_place(tmp_path, monkeypatch):
     monkeypatch.setattr(progress, "REFERENCE", tmp_path / "none.json")
+    monkeypatch.setenv("COLUMNS", "200")                     # tqdm's width for a stream without a terminal size
     clock, out = Clock(), Tty()
     ev = tmp_path / "events.jsonl"
     w = progress.Watch("appendix_a", ev, None, planned=4, stream=out, clock=clock)
@@ -143,11 +147,23 @@ def test_a_smoke_chapter_run_from_the_command_line_reports_its_progress(tmp_path
     out = subprocess.run([sys.executable, "-m", "penb", "run", "encodings", "--preset", "smoke", "--out",
                           str(tmp_path)], capture_output=True, text=True, cwd=paths.REPO, timeout=900)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "encodings: " in out.stderr and "elapsed" in out.stderr          # the progress line, on stderr
-    assert "\r" not in out.stderr                                            # a pipe: plain lines
+    assert "encodings: " in out.stdout and "elapsed" in out.stdout          # the progress line, on stdout
+    assert "\r" not in out.stdout                                            # a pipe: plain lines
     assert "encodings done in" in out.stdout and "verdicts:" in out.stdout
 
 
 @pytest.mark.parametrize("seconds, text", [(5, "5 s"), (65, "1:05"), (3725, "1:02:05")])
 def test_clock_text(seconds, text):
     assert progress.clock_text(seconds) == text
+
+
+def test_a_lease_step_watches_its_own_runs(capsys, monkeypatch):
+    """penb.progress.watching (the lease): the runs planned and found, the events of the runs trained inside it,
+    and the step's minutes as the estimate."""
+    monkeypatch.delenv(progress.EVENTS, raising=False)
+    with progress.watching("key_findings", planned=4, found=1, budget_s=600.0, source="the step's minutes"):
+        progress.emit({"event": "run", "trained": True})
+        assert progress.os.environ[progress.EVENTS]
+    out = capsys.readouterr().out
+    assert "key_findings: 0 s elapsed, about 10:00 left (the step's minutes), runs 1/4 (1 reused, 0 trained)" in out
+    assert progress.EVENTS not in progress.os.environ          # set for the step only
