@@ -22,24 +22,20 @@ from __future__ import annotations
 import torch
 
 
-def _input_gates(x: torch.Tensor, w_ih: torch.Tensor, b_ih: torch.Tensor) -> torch.Tensor:
-    """Every step's input projection at once: ``x [K, B, T, D]`` -> ``[K, B, T, G*H]``."""
+def _setup(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor, b_hh: torch.Tensor):
+    """What every step reads: every step's input projection ``gi [K, B, T, G*H]`` at once, the recurrent weights
+    ``w [K, H, G*H]`` and bias ``[K, 1, G*H]``, and a zero state ``[K, B, H]``."""
     K, B, T, D = x.shape
     gi = torch.baddbmm(b_ih.unsqueeze(1), x.reshape(K, B * T, D), w_ih.transpose(1, 2))   # [K, B*T, G*H]
-    return gi.view(K, B, T, -1)                                                           # [K, B, T, G*H]
+    return gi.view(K, B, T, -1), w_hh.transpose(1, 2), b_hh.unsqueeze(1), x.new_zeros(K, B, w_hh.shape[-1])
 
 
 def gru(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor,
         b_hh: torch.Tensor) -> torch.Tensor:
     """K GRUs, run k on ``x[k]`` with its own weights: ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
-    K, B, T, _ = x.shape
-    H = w_hh.shape[-1]
-    gi = _input_gates(x, w_ih, b_ih)                                  # [K, B, T, 3H]
-    w = w_hh.transpose(1, 2)                                          # [K, H, 3H]
-    bias = b_hh.unsqueeze(1)                                          # [K, 1, 3H]
-    h = x.new_zeros(K, B, H)                                          # [K, B, H]
+    gi, w, bias, h = _setup(x, w_ih, w_hh, b_ih, b_hh)                # [K,B,T,3H], [K,H,3H], [K,1,3H], [K,B,H]
     out = []
-    for t in range(T):
+    for t in range(x.shape[2]):
         gh = torch.baddbmm(bias, h, w)                                # [K, B, 3H]: W_h. h + b_h.
         i_r, i_z, i_n = gi[:, :, t].chunk(3, -1)                      # [K, B, H] each
         h_r, h_z, h_n = gh.chunk(3, -1)                               # [K, B, H] each
@@ -54,15 +50,10 @@ def gru(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Ten
 def lstm(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor,
          b_hh: torch.Tensor) -> torch.Tensor:
     """K LSTMs, run k on ``x[k]`` with its own weights: ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
-    K, B, T, _ = x.shape
-    H = w_hh.shape[-1]
-    gi = _input_gates(x, w_ih, b_ih)                                  # [K, B, T, 4H]
-    w = w_hh.transpose(1, 2)                                          # [K, H, 4H]
-    bias = b_hh.unsqueeze(1)                                          # [K, 1, 4H]
-    h = x.new_zeros(K, B, H)                                          # [K, B, H]
-    c = x.new_zeros(K, B, H)                                          # [K, B, H]
+    gi, w, bias, h = _setup(x, w_ih, w_hh, b_ih, b_hh)                # [K,B,T,4H], [K,H,4H], [K,1,4H], [K,B,H]
+    c = torch.zeros_like(h)                                           # [K, B, H]
     out = []
-    for t in range(T):
+    for t in range(x.shape[2]):
         gates = gi[:, :, t] + torch.baddbmm(bias, h, w)               # [K, B, 4H]
         i, f, g, o = gates.chunk(4, -1)                               # [K, B, H] each, nn.LSTM's order
         c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)   # [K, B, H]
