@@ -261,10 +261,11 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 #
 # Each claim graded by its registered rule on this preset's runs: `ours` gives the
 # seed-level numbers behind the verdict, `why` the rule's reason. The claims speak of
-# trained models, so (grading protocol 4) every run is also trained at half its
+# trained models, so (grading protocol 5) every run is also trained at half its
 # updates, and a verdict stands only where doubling the updates moved the claim's own
-# quantity (the RARE-disturbant harm, the RARE targets, the positions) by less than its
-# smallest effect of interest; the mark beside each badge says whether it *settled*.
+# quantity (the RARE-disturbant harm, the RARE targets, the positions) and each
+# compared condition or model by less than its smallest effect of interest; the mark
+# beside each badge says whether it *settled*, and an unfolded row which move did not.
 
 # %%
 grades = frequency.analysis.grade_claims(cfg, run_frame, sh, cells)
