@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from penb import notebook, presets, progress, status
+from penb import notebook, plan, presets, progress, status
 
 
 def _params(pairs: list[list[str]] | None, preset: str | None) -> dict:
@@ -68,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.cmd == "run":
-            path = notebook.run_chapter(args.chapter, _params(args.parameter, args.preset), args.out, args.log,
-                                        watch=not args.quiet)
+            params = _params(args.parameter, args.preset)
+            path = notebook.run_chapter(args.chapter, params, args.out, args.log, watch=not args.quiet,
+                                        planned=0 if args.quiet else plan.planned_runs(args.chapter, params))
             print(progress.chapter_line(args.chapter, _status(path), path.parent), flush=True)
             print(f"executed {args.chapter} -> {path}")
         elif args.cmd == "run-all":
@@ -94,8 +95,6 @@ def main(argv: list[str] | None = None) -> int:
             print(lease.describe(result), flush=True)
             return result["code"]
         elif args.cmd == "plan":
-            from penb import plan
-
             print(plan.describe(plan.book(args.preset, args.chapters or None)))
         elif args.cmd == "archive":
             from penb import lease
@@ -116,15 +115,16 @@ def run_all(args) -> None:
     import time
 
     names = notebook.book_chapters()
-    plan = [run_all_plan(name, args.preset) for name in names]
-    for name, params, _ in plan:  # validate all before running any
+    order = [run_all_plan(name, args.preset) for name in names]
+    for name, params, _ in order:  # validate all before running any
         notebook.validate(name, params)
     start, statuses = time.time(), []
-    for i, (name, params, note) in enumerate(plan, 1):
+    for i, (name, params, note) in enumerate(order, 1):
         where = f"[{i}/{len(names)}]"
         print(f"{where} {name}" + (f" ({note})" if note else ""), flush=True)
         path = notebook.run_chapter(name, params, args.out, args.log, requested=args.preset if note else None,
-                                    watch=not args.quiet, position=where)
+                                    watch=not args.quiet, position=where,
+                                    planned=0 if args.quiet else plan.planned_runs(name, params))
         statuses.append(_status(path))
         print(progress.chapter_line(name, statuses[-1], path.parent, where), flush=True)
     print("\n".join(progress.book_lines(statuses, time.time() - start, "_build/html/index.html")), flush=True)

@@ -167,14 +167,15 @@ def versions() -> dict[str, str]:
 
 def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path | None = None,
                 log_output: bool = False, requested: str | None = None, watch: bool = False,
-                position: str = "") -> Path:
+                position: str = "", planned: int = 0) -> Path:
     """Execute chapter ``name`` with papermill; return the executed notebook's path.
 
     The notebook is written atomically to ``out_dir/<name>.ipynb`` (default: the book's executed
     folder), with ``<name>.status.json`` beside it. A cell that raises raises here. ``requested``: the
     preset the book was asked for where this chapter runs another (``penb.presets.book_preset``); the
     chapter's output and its status record say so. ``watch``: draw its progress on stderr while it runs
-    (``penb.progress``: runs, updates per second, cells, time left), ``position`` ("[2/13]") before its name.
+    (``penb.progress``: runs, updates per second, cells, time left), ``position`` ("[2/13]") before its name,
+    ``planned`` the runs it lists (``penb.plan.planned_runs``; 0: cells only).
     """
     import papermill
 
@@ -197,8 +198,7 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
             _env(progress.EVENTS, str(Path(tmp) / "events.jsonl")):
         src = to_ipynb(name, Path(tmp) / f"{name}.ipynb")
         done = Path(tmp) / f"{name}.out.ipynb"
-        watcher = progress.Watch(name, Path(tmp) / "events.jsonl", done, planned_runs(name, cfg) if watch else 0,
-                                 position, cfg.preset, out_dir)
+        watcher = progress.Watch(name, Path(tmp) / "events.jsonl", done, planned, position, cfg.preset, out_dir)
         with (progress.Ticker(watcher) if watch else contextlib.nullcontext()):
             _execute(papermill, src, done, params, cfg, tmp, log_output)
         target = atomic.atomic_write(out_dir / f"{name}.ipynb", lambda t: Path(t).write_bytes(done.read_bytes()))
@@ -211,18 +211,6 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
         "versions": versions(), "runs": used,
     })
     return target
-
-
-def planned_runs(name: str, cfg) -> int:
-    """The distinct runs chapter ``name`` lists at ``cfg`` (``penb.plan.configs_for``), 0 where it lists none or
-    they cannot be listed here (a progress line then counts cells only)."""
-    from penb import plan
-    from penb.store.runs import key
-
-    try:
-        return len({key(c) for c in plan.configs_for(name, cfg)})
-    except Exception:  # noqa: BLE001 (a plan for the progress line only: the chapter itself says what is wrong)
-        return 0
 
 
 def _execute(papermill, src: Path, done: Path, params: dict, cfg, tmp: str, log_output: bool) -> None:

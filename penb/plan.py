@@ -57,6 +57,18 @@ def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str]:
     return chosen, configs_for(chapter, cfg), note
 
 
+def planned_runs(chapter: str, params: dict) -> int:
+    """The distinct runs ``chapter`` lists at ``params`` (a preset and overrides, as ``python -m penb run`` takes
+    them), 0 where it lists none or they cannot be listed here (a progress line then counts cells only)."""
+    from penb import notebook
+    from penb.store.runs import key
+
+    try:
+        return len({key(c) for c in configs_for(chapter, notebook.validate(chapter, params))})
+    except Exception:  # noqa: BLE001 (a plan for the progress line only: the chapter itself says what is wrong)
+        return 0
+
+
 def configs_for(chapter: str, cfg) -> list[dict]:
     """The normalised run configs that ``chapter`` lists at ``cfg`` (a resolved config: any preset and
     parameters), with protocol 4's half budgets; [] for a chapter that lists none."""
