@@ -198,8 +198,9 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
             _env(progress.EVENTS, str(Path(tmp) / "events.jsonl")):
         src = to_ipynb(name, Path(tmp) / f"{name}.ipynb")
         done = Path(tmp) / f"{name}.out.ipynb"
-        watcher = progress.Watch(name, Path(tmp) / "events.jsonl", done, planned, position, cfg.preset, out_dir)
-        with (progress.Ticker(watcher) if watch else contextlib.nullcontext()):
+        ticker = progress.Ticker(progress.Watch(name, Path(tmp) / "events.jsonl", done, planned, position,
+                                                cfg.preset, out_dir)) if watch else contextlib.nullcontext()
+        with ticker:
             _execute(papermill, src, done, params, cfg, tmp, log_output)
         target = atomic.atomic_write(out_dir / f"{name}.ipynb", lambda t: Path(t).write_bytes(done.read_bytes()))
         used = run_usage(Path(tmp) / "runs.jsonl")

@@ -20,7 +20,7 @@ from penb.claims.catalog import CLAIMS, get, graded, of_chapter  # noqa: F401 (r
 from penb.claims.claim import ABOUT, NOT_DOUBLED, P3_GATED, Claim  # noqa: F401 (re-exported)
 from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
                                  VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval)
-from penb.claims.intervals import DEFAULT_RESOLUTION
+from penb.claims.intervals import resolution_of
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
 
@@ -49,9 +49,7 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
         budgets = budgets or ((n // 2, n) if n else (0, 0))
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
-    resolution = evidence.get("resolution", c.resolution)
-    if resolution is None and c.about != "none":
-        resolution = DEFAULT_RESOLUTION                 # protocol 5: a trained model's measure is not exact
+    resolution = resolution_of(evidence.get("resolution", c.resolution), c.about != "none")
     sesoi = grading.sesoi_of(c.rule, c.sesoi, evidence)
     verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=sesoi, resolution=resolution)
     verdict, reason = _premise(verdict, reason, evidence)

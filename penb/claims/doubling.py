@@ -32,7 +32,7 @@ from typing import Optional
 
 import numpy as np
 
-from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI, seed_interval
+from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI, no_narrower, resolution_of, seed_interval
 from penb.claims.protocol import PROTOCOL
 
 SHRINK, GROW, STILL, SHOWN = "shrink", "grow", "still", "shown"   # what could overturn: a fall, a rise, either; none
@@ -182,13 +182,9 @@ def move(full: dict[int, float], half: dict[int, float], resolution: Optional[fl
     mean, lo, hi = seed_interval(d)
     if not strict:
         return {**out, "mean": mean, "lo": lo, "hi": hi}
-    if np.all(d == d[0]):
-        if not resolution:
-            return {**out, "zero_width": True}
-        lo, hi = mean - resolution, mean + resolution
-    elif resolution:
-        lo, hi = min(lo, mean - resolution), max(hi, mean + resolution)
-    return {**out, "mean": mean, "lo": lo, "hi": hi}
+    if np.all(d == d[0]) and not resolution:
+        return {**out, "zero_width": True}
+    return {**out, "mean": mean, **dict(zip(("lo", "hi"), no_narrower(mean, lo, hi, resolution)))}
 
 
 def _holds(m: dict, direction: str, sesoi: float) -> bool:
@@ -217,8 +213,7 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         rec["why"] = (f"no runs at half the budget ({budgets[0]:,} updates) to test it with" if budgets[0] else
                       "no runs at half the budget to test it with")
         return rec
-    resolution = ev.get("resolution", resolution)
-    resolution = DEFAULT_RESOLUTION if resolution is None else resolution
+    resolution = resolution_of(ev.get("resolution", resolution))
     full_q = reads(kind, params, verdict, ev, protocol, part)
     half_q = reads(kind, params, verdict, half, protocol, part)
     if not full_q:
@@ -246,8 +241,7 @@ def settle(kind: str, params: dict, ev: dict, half: Optional[dict], budgets: tup
     calibration on simulated curves, ``tests/test_doubling_calibration.py``)."""
     from penb.claims.grading import Rule, apply
 
-    resolution = ev.get("resolution", resolution)
-    resolution = DEFAULT_RESOLUTION if resolution is None else resolution
+    resolution = resolution_of(ev.get("resolution", resolution))
     verdict, _, _, detail = apply(Rule(kind, "", params), ev, protocol=protocol, sesoi=sesoi, resolution=resolution)
     if protocol >= 5 and not resolution and detail.get("sd") == 0.0:
         return verdict, False                            # an interval of zero width decides nothing

@@ -22,9 +22,22 @@ DEFAULT_SESOI = 0.02             # the smallest effect of interest where a text 
 # protocol 5: the step below which the book tells no two values of a trained model's measure apart, where neither
 # the claim nor its evidence states one (the book reports accuracies to three decimals); no seed-level interval
 # is narrower than it on either side of its mean, so that identical values on every seed (an accuracy pinned at
-# 1.0) give an interval of this width, not one of zero width. Discrete measures state their own (a rank over
-# three items: 0.5)
+# 1.0) give an interval of this width, not one of zero width. Discrete measures state their own (a rank over k
+# items: 12 / (k (k^2 - 1)), penb.chapters.beyond_rnn.analysis.rank_evidence)
 DEFAULT_RESOLUTION = 0.001
+
+
+def resolution_of(stated: Optional[float], trained: bool = True) -> Optional[float]:
+    """The resolution a measure is read at: the one stated (claim or evidence), else :data:`DEFAULT_RESOLUTION`
+    for a measure of trained models; none for an exact property."""
+    return stated if stated is not None or not trained else DEFAULT_RESOLUTION
+
+
+def no_narrower(mean: float, lo: float, hi: float, resolution: Optional[float]) -> tuple[float, float]:
+    """(lo, hi) widened, where needed, to ``resolution`` on either side of ``mean`` (protocol 5)."""
+    if not resolution:
+        return lo, hi
+    return min(lo, mean - resolution), max(hi, mean + resolution)
 POWER, ALPHA = 0.8, 0.05         # what "the seeds needed" aims at
 PRACTICAL_SEEDS = 30             # beyond this many seeds, a preset of larger scale has to decide
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import numpy as np
 
-from penb.claims.intervals import DEFAULT_SESOI, seed_interval
+from penb.claims.intervals import DEFAULT_SESOI, no_narrower, seed_interval
 from penb.claims.protocol import PROTOCOL
 
 REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED = (
@@ -27,9 +27,8 @@ def _agree_needed(n: int, fraction: float) -> int:
 def _summary(d: np.ndarray, p: dict, **more) -> dict:
     """Mean, interval, sign agreement and SD of per-seed values ``d`` under the protocol in ``p``."""
     mean, lo, hi = seed_interval(d, protocol=p.get("protocol", PROTOCOL), seed=p.get("bootstrap_seed", 0))
-    r = p.get("resolution")
-    if r and len(d):                  # protocol 5: no narrower than the measure's resolution on either side
-        lo, hi = min(lo, mean - r), max(hi, mean + r)
+    if len(d):                        # protocol 5: no narrower than the measure's resolution on either side
+        lo, hi = no_narrower(mean, lo, hi, p.get("resolution"))
     return dict(diff=mean, lo=lo, hi=hi, agree=int((d > 0).sum()), n=len(d),
                 need=_agree_needed(len(d), p.get("min_agree", 0.8)),
                 sd=float(np.std(d, ddof=1)) if len(d) > 1 else math.nan, **more)
