@@ -41,6 +41,7 @@ import torch.nn.functional as F
 from penb import models, trunks
 from penb.store import atomic
 from penb.metrics import summarize  # noqa: F401 (re-exported: train.summarize)
+from penb.progress import Heartbeat, emit
 from penb.store.identity import STORE_VERSION, environment
 from penb.run_config import AMP, DEFAULTS, RunConfig, decay_start, derive_seed, normalize  # noqa: F401 (re-exported)
 from penb.store.paths import checkpoint_path, checkpoints  # noqa: F401 (re-exported: train.checkpoint_path)
@@ -212,8 +213,6 @@ class Trainer:
         branch = set(trunks.branch_points(c)) if trunk is not None else set()
         depth = f"x{c['layers']}" if "layers" in c else ""
         desc = f"{c['core']}{depth}/{c['encoding']} V={c['vocab_size']} seed={c['seed']}"
-        from penb.progress import Heartbeat
-
         beat = Heartbeat(desc, c["steps"], start=self.step)        # what a watched build shows (penb.progress)
         with tqdm(total=c["steps"], initial=self.step, desc=desc, disable=not progress, mininterval=1.0) as bar:
             while self.step < c["steps"]:
@@ -296,4 +295,5 @@ def finish(trainer: Trainer, run_dir: Path, start: float, diverged: Optional[Div
     result["wall_s"] = round(time.time() - start, 2)
     result.update(extra)
     atomic.write_json(Path(run_dir) / "result.json", result)
+    emit({"event": "run", "trained": True})       # every training path ends here: what a watched build counts
     return json.loads(json.dumps(result, default=str))

@@ -86,10 +86,6 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
             train.finish(t, d, time.time() - wall / len(trainers), diverged,
                          batched={"runs": len(trainers), "wall_s": round(wall, 2)})
     done = {dirs[k].name for k in todo}
-    from penb.progress import emit
-
-    for k in todo:
-        emit({"event": "run", "trained": True, "key": runs.key(unique[k])})      # what a watched build counts
     return {runs.key(c): runs.key(c) in done for c in configs}
 
 

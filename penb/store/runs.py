@@ -135,10 +135,6 @@ def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool,
         if trained:
             sweep_temporary(d)
             train.train(config, d, callback=callback, progress=progress, trunk=trunks.trunk_dir(config, d.parent))
-    if trained:
-        from penb.progress import emit
-
-        emit({"event": "run", "trained": True, "key": key(config)})
     return load(config, store), trained
 
 
