@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 PRESET ?= quick
 VENDOR := book/vendor
 
-.PHONY: setup book chapters chapter test lab benchmarks clean
+.PHONY: setup book chapters chapter test lab benchmarks clean gpu-wheels gpu-check
 setup: $(VENV)/.stamp $(VENDOR)/.stamp
 
 # The virtual environment: pinned packages, penb in editable mode, and a kernel named "penb"
@@ -57,6 +57,19 @@ lab: setup $(VENV)/.lab-stamp
 
 benchmarks: setup
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
+
+# A bare GPU machine (issue 42) has torch, numpy, scipy, pandas, matplotlib, tqdm and filelock but reaches no package
+# index: `make gpu-wheels` (here, beforehand) downloads what else the chapters need into .whl/ (ignored), and
+# `make gpu-check` (there, with .whl carried) installs them beside the image's packages and runs the CUDA tests, the
+# batched benchmark, every chapter at smoke on CUDA and a slice at smoke, within 8 minutes (scripts/gpu_check.py;
+# `python3 scripts/gpu_check.py --out DIR --device cpu` runs the same steps here first). OUT: where its log goes.
+gpu-wheels:
+	bash scripts/gpu_wheels.sh .whl
+
+gpu-check:
+	if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+	  --target /tmp/site .whl/*.whl || exit 1; fi; \
+	PYTHONPATH=/tmp/site:$$PWD python3 scripts/gpu_check.py --out $${OUT:-gpu_check_out}
 
 clean:
 	rm -rf _build book/executed

@@ -35,6 +35,7 @@ import numpy as np
 
 from penb import presets
 from penb.store import runs
+from penb import sweeps
 from penb.chapters import key_findings
 from penb.claims import fmt, seed_interval
 from penb.device import cpu_bf16_native
@@ -118,7 +119,7 @@ def main(argv=None) -> None:
     if a.step:
         return step_times(cfg, a.cores, a.vocab)
     todo = configs(cfg, a.cores, a.vocab, a.seeds)
-    results = runs.sweep(todo, ProcessExecutor(a.workers, 1, desc="bf16 vs fp32"), store=a.store)
+    results = sweeps.sweep(todo, ProcessExecutor(a.workers, 1, desc="bf16 vs fp32"), store=a.store)
     rows = {}
     for c, r in zip(todo, results):
         m = r.metrics if not r.diverged else {}

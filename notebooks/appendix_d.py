@@ -63,6 +63,7 @@ steps: Optional[int] = None  # training updates per run
 warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
 schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
 doubling: Optional[bool] = None  # also train each run at half its updates (protocol 5)
+earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not graded
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per trial (per length if variable)
@@ -76,6 +77,7 @@ partition: Optional[str] = None  # submitit on Slurm: the partition (None: the d
 gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
 time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
 array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
+batch_runs: Optional[int] = None  # executor batched: runs per batched model
 
 # %%
 from penb import presets

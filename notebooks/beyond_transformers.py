@@ -76,6 +76,7 @@ partition: Optional[str] = None  # submitit on Slurm: the partition (None: the d
 gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
 time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
 array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
+batch_runs: Optional[int] = None  # executor batched: runs per batched model
 
 # %%
 import matplotlib.pyplot as plt

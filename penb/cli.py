@@ -11,6 +11,11 @@
     python -m penb archive key_findings --from lease_out
                                                 the archived execution of a finished lease
     python -m penb plan --preset gpu            runs, updates and estimated H100 hours per chapter
+    python -m penb plan --preset slice          a slice's batches and its estimated H100 minutes
+    python -m penb slice key_findings --minutes 8 --out slice_out
+                                                one GPU call: the slice preset's runs as batches (penb.slice)
+    python -m penb archive key_findings --from slice_out
+                                                the archived execution of a slice's (or a lease's) runs
 """
 from __future__ import annotations
 
@@ -57,10 +62,18 @@ def main(argv: list[str] | None = None) -> int:
     ls.add_argument("--out", help="folder for the finished runs (no checkpoints), written after the step")
     ls.add_argument("--from", dest="source", help="a folder an earlier step wrote: its runs go into the store first")
     ls.add_argument("--quiet", action="store_true", help="no progress bars")
-    ar = sub.add_parser("archive", help="execute a chapter against a finished lease's runs (penb.lease)")
+    ar = sub.add_parser("archive", help="execute a chapter against a slice's or lease's runs (penb.archive)")
     ar.add_argument("chapter")
-    ar.add_argument("--from", dest="source", required=True, help="the folder the lease steps wrote (--out)")
+    ar.add_argument("--from", dest="source", required=True, help="the folder a slice or lease steps wrote (--out)")
     ar.add_argument("--dest", help="default: book/archived/<chapter>-<preset>")
+    sl = sub.add_parser("slice", help="train chapters' slice preset as batches in one GPU call (penb.slice)")
+    sl.add_argument("chapters", nargs="+")
+    sl.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    sl.add_argument("--preset", default="slice")
+    sl.add_argument("--minutes", type=float, required=True, help="the call's minutes (at most 9): the plan must fit")
+    sl.add_argument("--out", required=True, help="folder for the finished runs: at most 8 files, no checkpoints")
+    sl.add_argument("--plan", action="store_true", help="print the plan and its estimate; train nothing")
+    sl.add_argument("--quiet", action="store_true", help="no progress line")
     pl = sub.add_parser("plan", help="what a preset would train, per chapter, before anything trains (penb.plan)")
     pl.add_argument("chapters", nargs="*", help="default: every chapter of the book")
     pl.add_argument("--preset", default="gpu")
@@ -94,12 +107,29 @@ def main(argv: list[str] | None = None) -> int:
                                 step_min=args.step_min, out=args.out, source=args.source, progress=not args.quiet)
             print(lease.describe(result), flush=True)
             return result["code"]
+        elif args.cmd == "slice":
+            from penb import slice as slicing
+
+            if args.plan:
+                p = slicing.plan(args.chapters, args.preset, _params(args.parameter, None))
+                print(slicing.describe(p, args.minutes))
+                slicing.check(p, args.minutes)
+                return 0
+            result = slicing.run(args.chapters, args.minutes, args.out, args.preset, _params(args.parameter, None),
+                                 progress=not args.quiet)
+            print(f"slice: {result['finished']} of {result['runs']} runs finished in {result['spent_min']:.1f} "
+                  f"minutes (estimated {result['estimate_min']:.1f}) -> {result['out']}", flush=True)
+            return 0 if not result["left"] else 3
+        elif args.cmd == "plan" and args.preset == "slice":
+            from penb import slice as slicing
+
+            print(slicing.describe(slicing.plan(args.chapters or slicing.with_slice(), "slice", slicing.here())))
         elif args.cmd == "plan":
             print(plan.describe(plan.book(args.preset, args.chapters or None)))
         elif args.cmd == "archive":
-            from penb import lease
+            from penb import archive
 
-            print(f"archived {args.chapter} -> {lease.archive(args.chapter, args.source, args.dest)}")
+            print(f"archived {args.chapter} -> {archive.archive(args.chapter, args.source, args.dest)}")
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

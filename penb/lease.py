@@ -21,42 +21,28 @@ step on a fresh machine trains only what was left.
 A step needs torch, numpy, scipy, pandas, matplotlib, tqdm and filelock, not papermill, jupytext or submitit
 (nor rapidfuzz: ``penb.metrics`` falls back to plain Python).
 
-**archive** (``python -m penb archive CHAPTER --from DIR``, on a machine with the book's packages) executes the
-chapter at the collected preset against a temporary store made from DIR, reading the runs as made on their device
-(``penb.device.archived``: CUDA runs are read on a CPU, and nothing trains), and writes ``--dest`` (default
-``book/archived/<chapter>-<preset>``): the executed notebook with its status and grades, ``manifest.json`` and
-``results.json``. That folder is small (no checkpoints, no predictions) and is committed: an archived execution,
-which the chapter's page shows beside its own run.
+**archive** (``python -m penb archive CHAPTER --from DIR``, :mod:`penb.archive`, on a machine with the book's
+packages) executes the chapter against those runs, training nothing, and writes the small folder that is committed.
 """
 from __future__ import annotations
 
-import contextlib
-import datetime as _dt
 import importlib
 import json
 import os
-import re
-import shutil
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 from penb import presets, train
+from penb.archive import COMMIT, KEY, archive, now as _now, opened, pack, restore  # noqa: F401 (re-exported)
 from penb.progress import watching as progress_line
 from penb.store import atomic, paths, runs
-from penb.store.identity import CLEAN_COMMIT
 
 DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
-KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.store.runs.key)
 
 
-COMMIT = CLEAN_COMMIT                      # a clean commit (no "+dirty"): penb.store.identity
-
-
-def source_commit() -> str:
+def source_commit(what: str = "a lease step") -> str:
     """The clean commit whose code a step runs: ``$PENB_COMMIT`` where the user names one (a GPU machine's copy of
     the tree can carry a stale .git), else the checkout's. ``ValueError`` for a tree with uncommitted changes or no
     commit at all: an archive must name a tree that a reader can check out (issue 36)."""
@@ -66,7 +52,7 @@ def source_commit() -> str:
     commit = named or identity.git_commit()
     if not COMMIT.match(commit):
         where = "$PENB_COMMIT" if named else "this checkout"
-        raise ValueError(f"refusing a lease step from {where} at {commit or 'no commit'!r}: commit the tree first "
+        raise ValueError(f"refusing {what} from {where} at {commit or 'no commit'!r}: commit the tree first "
                          f"(or name the clean commit of main it is in PENB_COMMIT), so that the archive names code a "
                          f"reader can check out")
     return commit
@@ -81,7 +67,7 @@ def plan(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
     ``cfg.cores`` order) at its largest vocabulary first, then by seed, the variants of a seed together, each
     run before its half budget (protocol 4's doubling test: with WSD the half budget is a branch off the run's
     trunk)."""
-    from penb.chapters.rnn_common import half_budgets
+    from penb.chapters.rnn_common import all_budgets
 
     cfg = presets.resolve(chapter, preset, **(overrides or {}))
     analysis = importlib.import_module(f"penb.chapters.{chapter}.analysis")
@@ -91,7 +77,7 @@ def plan(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
     def order(c):
         return (cores.index(c["core"]) if c["core"] in cores else len(cores), -c["vocab_size"], c["seed"],
                 -c["steps"])
-    return cfg, sorted(runs.settle(full + half_budgets(full, cfg)), key=order)
+    return cfg, sorted(runs.settle(all_budgets(full, cfg)), key=order)
 
 
 def ledger_path(cfg) -> Path:
@@ -102,10 +88,6 @@ def ledger_path(cfg) -> Path:
 def _ledger(cfg) -> dict:
     path = ledger_path(cfg)
     return json.loads(path.read_text()) if path.exists() else {"config_key": cfg.key(), "spent_s": 0.0, "steps": []}
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, *, budget_min: float,
@@ -120,9 +102,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
     overrides = dict(overrides or {})
     commit = source_commit()                       # before anything trains
     cfg, configs = plan(chapter, preset, overrides)
-    if preset in presets.OPTIONAL and "device" not in overrides and any(c["device"] == "cpu" for c in configs):
-        raise ValueError(f"{chapter}: the {preset} preset trains paper-sized models and this machine has no CUDA "
-                         f"device; pass -p device cpu to train it here anyway")
+    # (presets.resolve has refused the lease preset on a machine without CUDA, unless device was given)
     book = _ledger(cfg)
     if source is not None:
         restore(source)
@@ -205,11 +185,7 @@ def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_
             if (d / "predictions.npz").exists():
                 members.append((f"{d.name}/predictions.npz", d / "predictions.npz"))
 
-    def pack(tmp: str) -> None:
-        with tarfile.open(tmp, "w") as tar:          # not compressed: the .npz files are
-            for name, path in members:
-                tar.add(path, arcname=name)
-    atomic.atomic_write(out / "predictions.tar", pack)
+    pack(out, members, single=True)
     atomic.write_json(out / "results.json", results)
     envs = [r.get("environment", {}) for r in results.values()]
 
@@ -229,95 +205,3 @@ def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_
         "updates": {c["core"]: c["steps"] for c in configs}, "budget_min": budget_min,
         "spent_min": round(book["spent_s"] / 60, 3), "ledger": book})
     return out
-
-
-def restore(source: Path) -> int:
-    """Put the finished runs of a collected folder ``source`` into the run store (those not finished there yet),
-    with their predictions; returns how many. A run whose key does not match its config is refused."""
-    source = Path(source)
-    results = json.loads((source / "results.json").read_text())
-    put = 0
-    with tarfile.open(source / "predictions.tar") as tar:
-        for key, result in results.items():
-            if not KEY.match(key) or runs.key(result["config"]) != key:
-                raise ValueError(f"{source}: run {key!r} does not match its configuration (another code version?)")
-            d = runs.root() / key
-            if runs.finished(d):
-                continue
-            d.mkdir(parents=True, exist_ok=True)
-            if result.get("status", "done") == "done":
-                data = tar.extractfile(f"{key}/predictions.npz").read()
-                atomic.atomic_write(d / "predictions.npz", lambda tmp: Path(tmp).write_bytes(data))
-            atomic.write_json(d / "config.json", result["config"])
-            atomic.write_json(d / "result.json", result)
-            put += 1
-    return put
-
-
-@contextlib.contextmanager
-def _env(**values: str) -> Iterator[None]:
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
-    """Execute ``chapter`` against the runs collected in ``source`` (training nothing) and write the archived
-    execution to ``dest`` (default ``book/archived/<chapter>-<preset>``); returns ``dest``."""
-    from penb import notebook
-    from penb.store import identity
-    from penb.device import ARCHIVED
-
-    source = Path(source)
-    if not (source / "manifest.json").is_file():
-        raise ValueError(f"{source} holds no lease output (no manifest.json): give the folder a lease step wrote "
-                         f"with --out")
-    man = json.loads((source / "manifest.json").read_text())
-    if man["chapter"] != chapter:
-        raise ValueError(f"{source} holds runs of {man['chapter']!r}, not {chapter!r}")
-    if not man["complete"]:
-        raise ValueError(f"{source} holds {man['finished']} of the {man['runs']} runs of preset {man['preset']!r}: "
-                         f"run another lease step first")
-    bad = [c for c in man.get("commit") or [""] if not COMMIT.match(c)]
-    if bad:
-        raise ValueError(f"{source} names the commit {bad[0] or 'none'!r}, a tree no reader can check out: archive "
-                         f"only steps run from a clean commit")
-    dest = Path(dest) if dest is not None else paths.REPO / "book" / "archived" / f"{chapter}-{man['preset']}"
-    if dest.exists() and any(dest.iterdir()) and not (dest / "manifest.json").exists():
-        raise ValueError(f"{dest} is not empty and holds no archived execution: choose another --dest")
-    with tempfile.TemporaryDirectory() as tmp, _env(PENB_STORE=str(Path(tmp) / "store"), **{ARCHIVED: man["device"]}):
-        restore(source)
-        executed = notebook.run_chapter(chapter, {"preset": man["preset"], **man["parameters"]},
-                                        Path(tmp) / "executed").parent
-        shutil.rmtree(dest, ignore_errors=True)
-        dest.mkdir(parents=True)
-        for f in executed.iterdir():                 # the notebook, its status and its recorded grades
-            if f.is_file():
-                shutil.copy2(f, dest / f.name)
-    shutil.copy2(source / "results.json", dest / "results.json")
-    man["archived"] = {"date": _now(), "commit": identity.git_commit(), "by": f"python -m penb archive {chapter}"}
-    atomic.write_json(dest / "manifest.json", man)
-    return dest
-
-
-@contextlib.contextmanager
-def opened(folder: Path) -> Iterator[list]:
-    """The runs of an archived or collected ``folder`` as ``penb.store.runs.RunResult`` (results only, no predictions),
-    valid inside the ``with`` block."""
-    results = json.loads((Path(folder) / "results.json").read_text())
-    with tempfile.TemporaryDirectory() as tmp:
-        found = []
-        for key, result in results.items():
-            if not KEY.match(key):
-                raise ValueError(f"{folder}: {key!r} is not a run key")
-            (Path(tmp) / key).mkdir()
-            atomic.write_json(Path(tmp) / key / "result.json", result)
-            found.append(runs.RunResult.from_dir(Path(tmp) / key))
-        yield found

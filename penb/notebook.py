@@ -186,7 +186,7 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
     out_dir = Path(out_dir or paths.executed_dir())
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.time()
-    from penb.store.runs import USAGE_LOG
+    from penb.sweeps import USAGE_LOG
 
     from penb.claims import scorecard
 

@@ -73,11 +73,10 @@ def configs_for(chapter: str, cfg) -> list[dict]:
     """The normalised run configs that ``chapter`` lists at ``cfg`` (a resolved config: any preset and
     parameters), with protocol 4's half budgets; [] for a chapter that lists none."""
     from penb.store import runs
-    from penb.chapters.rnn_common import half_budgets
+    from penb.chapters.rnn_common import all_budgets
 
     full = [c for fn in _listers(chapter) for c in fn(cfg)]
-    half = [] if chapter in OWN_HALF or not full else half_budgets(full, cfg)
-    return runs.settle(full + half)
+    return runs.settle(full if chapter in OWN_HALF or not full else all_budgets(full, cfg))
 
 
 def _trunks(configs: list[dict]) -> tuple[list[dict], list[list[dict]]]:

@@ -21,12 +21,16 @@ from typing import Any, Iterator
 
 from penb.config_checks import cross_check, require, require_finite  # noqa: F401 (re-exported)
 
-PRESETS = ("smoke", "quick", "gpu", "lease", "paper")
+PRESETS = ("smoke", "quick", "slice", "gpu", "lease", "paper")
 # ``gpu`` (paper-sized models on a shortened schedule, about a GPU-hour a chapter) exists only for the chapters
 # that define ``GPU``; it refuses a machine without CUDA unless ``device="cpu"`` is given explicitly. ``lease``
 # (the headline comparisons at paper size in one short GPU lease, ``python -m penb lease``) exists only for the
-# chapters that define ``LEASE``; the lease command refuses it without CUDA in the same way.
-OPTIONAL = ("gpu", "lease")
+# chapters that define ``LEASE``; the lease command refuses it without CUDA in the same way. ``slice`` (issue 43:
+# many small runs trained as batches in one GPU call of at most 9 minutes, ``python -m penb slice``) exists only for
+# the chapters that define ``SLICE``. All three are refused on a machine without CUDA (:data:`GPU_ONLY`) unless
+# ``device="cpu"`` is given, except while an archived store made on a GPU is read (``penb.device.archived``).
+OPTIONAL = ("slice", "gpu", "lease")
+GPU_ONLY = ("slice", "gpu", "lease")
 
 # Seeds (the grading protocol, DESIGN.md). Three disjoint sets (a test checks they never meet):
 # * SEARCH_SEEDS: regime searches (every seed in a chapter's search_log.csv or in
@@ -48,26 +52,9 @@ CONFIRMATION_SEEDS = (2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010
 # 2026-11-25; key_findings 13). Chapters whose cells already took 3 keep their own reasons.
 QUICK_SEEDS = 3
 
-# Which cells the quick preset trains (issue 41, item 3; written 2026-11-27, before the build that applies it). The
-# rule reads no verdict, no doubling move and no build's interval:
-# * seeds: every graded cell takes QUICK_SEEDS confirmation seeds. No count is chosen from a build's intervals, and
-#   the pilot's power never cuts a cell: an underpowered cell runs and its row says how many seeds would decide it;
-# * cells: every cell that a chapter's claims need (their variants, their x-values) is trained, unless
-#   (a) cost: the cells a claim needs beyond those quick trains for the chapter's other claims cost more than
-#       QUICK_CLAIM_CPU_MIN CPU-minutes (one core, fp32, N and N/2 of every run, from the runs' recorded times);
-#   (b) need: the text places the effect where quick cannot reach it (an effect the text dates past quick's
-#       budget), or the model sits at its trivial baseline on the search seeds at quick's settings.
-#   Such a claim reads "not tested", its row naming (a) or (b) and the numbers behind it.
-# Applied 2026-11-27: the cuts of 549ae11 and ddd9241 (chosen by the doubling column and the pilot's power) are
-# restored, key findings' GRU goes from five seeds (chosen after a 3-seed build had been read) to three, and the
-# S4D of key findings and Sec. 4.2 comes back (about 8 CPU-minutes a cell, under the cost cap). Still out: the
-# LSTM's and S4D's trends over three vocabularies (a: two more cells each, about 16-20 CPU-minutes), Sec. 4.3's
-# S4D half in gradient stability (b: its effect fades after 10,000 updates), appendix A.3 (b: both models at the
-# blind-guess baseline on search seeds). QUICK_RULE is the sentence the rows cite.
-QUICK_CLAIM_CPU_MIN = 10
-QUICK_RULE = ("penb.presets.QUICK_RULE (issue 41): quick leaves a claim to a larger preset only for (a) the cost of "
-              f"its own cells, above {QUICK_CLAIM_CPU_MIN} CPU-minutes, or (b) what the claim needs, never for a "
-              "verdict seen")
+# How the quick and slice presets choose their cells, seeds and budgets (issues 41, 43): penb.sizing, re-exported.
+from penb.sizing import (QUICK_CLAIM_CPU_MIN, QUICK_RULE, SLICE_MINUTES, SLICE_RULE, SLICE_S4D,  # noqa: E402,F401
+                         SLICE_SEEDS, SLICE_STOP)
 
 
 def confirmation(k: int) -> tuple:
@@ -213,11 +200,11 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
 
         check_device(values["device"])
     require_finite(chapter, values)
-    if preset == "gpu" and "device" in values and "device" not in given:
+    if preset in GPU_ONLY and "device" in values and "device" not in given:
         from penb.device import resolve_device
 
         require(resolve_device(values["device"]).type == "cuda",
-                f"{chapter}: the gpu preset trains paper-sized models (hours on a CPU) and this machine has no "
+                f"{chapter}: the {preset} preset is sized for a GPU (hours on a CPU) and this machine has no "
                 f"CUDA device; use preset 'quick', or pass device='cpu' to run it here anyway")
     cfg = Config(values, chapter, preset)
     check = getattr(mod, "check", None)

@@ -70,6 +70,7 @@ def cells(chapter: str = "key_findings", factors=(0.5, 1, 2), cores=("gru", "lst
 
 def main(argv=None) -> int:
     from penb.store import runs
+    from penb import sweeps
     from penb.executors import ProcessExecutor
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,7 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", default="gru,lstm", help="the models to probe")
     a = ap.parse_args(argv)
     todo = cells(a.chapter, tuple(float(f) for f in a.factors.split(",")), tuple(a.cores.split(",")))
-    results = runs.sweep([c for _, c in todo], ProcessExecutor(a.workers, 1, desc="probe"), store=Path(a.store),
+    results = sweeps.sweep([c for _, c in todo], ProcessExecutor(a.workers, 1, desc="probe"), store=Path(a.store),
                          progress=False)
     with open(a.out, "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)

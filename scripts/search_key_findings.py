@@ -3,7 +3,7 @@
 The paper's setting (hidden 512, batch 512, L = 64, 300,000 updates) needs a GPU. This script records how
 the CPU preset was chosen: every configuration tried is a *probe* below, grouped in rounds in the
 order they were run, and every probe trains vanilla and position-encoded models on the reversal task
-through the run store (``penb.store.runs.sweep``), so rerunning a round reuses finished runs.
+through the run store (``penb.sweeps.sweep``), so rerunning a round reuses finished runs.
 
     .venv/bin/python scripts/search_key_findings.py --list             # the rounds and their cost
     .venv/bin/python scripts/search_key_findings.py --round r1         # train one round (2 worker processes)
@@ -26,6 +26,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from penb.store import runs  # noqa: E402
+
+from penb import sweeps
 from penb.chapters.key_findings import analysis  # noqa: E402
 from penb.executors import ProcessExecutor  # noqa: E402
 
@@ -361,7 +363,7 @@ def main(argv=None) -> int:
         # longest first, so the two workers finish together
         todo.sort(key=lambda c: -c["steps"] * c["hidden"] ** 2 * c["length"] * c["batch_size"])
         print(f"round {name}: {len(todo)} runs", flush=True)
-        runs.sweep(todo, ProcessExecutor(workers=args.workers, threads=1), progress=False)
+        sweeps.sweep(todo, ProcessExecutor(workers=args.workers, threads=1), progress=False)
     for name in args.curves:
         print(f"curves {name}", flush=True)
         run_curves(name, args.workers)

@@ -1,7 +1,7 @@
 """Job bodies and a sweep process for the Slurm tests (tests/test_slurm.py). They run inside Slurm jobs, so they
 live in a module that the jobs import (the tests put the repository on ``PYTHONPATH``).
 
-:func:`traced_job` is ``penb.store.runs._job`` with a trace: every attempt of a job appends JSON lines to
+:func:`traced_job` is ``penb.sweeps._job`` with a trace: every attempt of a job appends JSON lines to
 ``<trace>/<run key>.jsonl``: ``start`` at its first update (Slurm's job id, array id and restart count, the pid,
 the host and the update it began with, so a resumed attempt shows where it resumed), ``hold`` where it stops, and
 ``end`` when the run is done (``trained``: whether this job trained it). Options, for the tests:
@@ -15,7 +15,7 @@ the host and the update it began with, so a resumed attempt shows where it resum
 A sweep calls its job as ``_job(config, store, progress)``: :func:`sweep_job` is that, with the options read from
 the environment (``PENB_TEST_TRACE``, ``PENB_TEST_PAUSE_S``, ``PENB_TEST_HOLD_AT``, ``PENB_TEST_HOLD_SEEDS``,
 ``PENB_TEST_BARRIER``), which sbatch exports from the submitting process to its jobs. A test sets those and puts
-:func:`sweep_job` in ``penb.store.runs._job``; everything else is the real sweep.
+:func:`sweep_job` in ``penb.sweeps._job``; everything else is the real sweep.
 
 ``python -m tests.slurm_jobs STORE FOLDER ARRAY_PARALLELISM SEED...`` is such a sweep of the :data:`TINY` runs in a
 process of its own.
@@ -61,9 +61,10 @@ def _wait_for_others(trace: str, key: str, n: int) -> None:
 
 def traced_job(config, store: str, trace: str, pause_s: float = 0.0, hold_at: Optional[int] = None,
                hold_seeds: Optional[list] = None, barrier: int = 0):
-    """A submitit job body: ``penb.store.runs._job(config, store)`` with a trace and the test options (see the module)."""
+    """A submitit job body: ``penb.sweeps._job(config, store)`` with a trace and the test options (see the module)."""
     from penb import train
     from penb.store import runs
+    from penb import sweeps
 
     key = runs.key(config)
     hold = hold_at if restart_count() == 0 and (hold_seeds is None or config["seed"] in hold_seeds) else None
@@ -85,7 +86,7 @@ def traced_job(config, store: str, trace: str, pause_s: float = 0.0, hold_at: Op
         _wait_for_others(trace, key, barrier)
     train.train = lambda c, d, **kw: original(c, d, **{**kw, "callback": callback})
     try:
-        out = runs._job(config, store, False)
+        out = sweeps._job(config, store, False)
     finally:
         train.train = original
     _note(trace, key, "end", trained=out[1])
@@ -93,7 +94,7 @@ def traced_job(config, store: str, trace: str, pause_s: float = 0.0, hold_at: Op
 
 
 def sweep_job(config, store: str, progress: bool = False):
-    """``penb.store.runs._job`` as a sweep calls it, traced with the options of the environment (see the module)."""
+    """``penb.sweeps._job`` as a sweep calls it, traced with the options of the environment (see the module)."""
     env = os.environ.get
     seeds = env("PENB_TEST_HOLD_SEEDS")
     return traced_job(config, store, env("PENB_TEST_TRACE"), float(env("PENB_TEST_PAUSE_S") or 0),
@@ -112,15 +113,15 @@ def main(argv: list[str]) -> None:
     """A sweep of the :data:`TINY` runs of ``seeds`` through Slurm, with :func:`sweep_job` as its job body."""
     import torch
 
-    from penb.store import runs
+    from penb import sweeps
     from penb.executors import SubmititExecutor
 
     torch.set_num_threads(1)
     store, folder, parallel, *seeds = argv
     ex = SubmititExecutor(folder, cluster="slurm", gpus_per_job=0, time_limit_min=10,
                           array_parallelism=int(parallel))
-    runs._job = sweep_job
-    runs.sweep(configs(seeds), ex, store=Path(store), progress=False)
+    sweeps._job = sweep_job
+    sweeps.sweep(configs(seeds), ex, store=Path(store), progress=False)
     print("sweep done", flush=True)
 
 

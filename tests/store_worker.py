@@ -34,8 +34,9 @@ def main(argv):
 
     torch.set_num_threads(1)
     from penb.store import runs
+    from penb import sweeps
 
-    for r in runs.sweep(configs(argv[1:]), store=argv[0], progress=False):
+    for r in sweeps.sweep(configs(argv[1:]), store=argv[0], progress=False):
         print(json.dumps({"key": r.key, "metrics": r.metrics}), flush=True)
 
 
@@ -70,14 +71,13 @@ def wait_for(folder, x):
 
 
 def held_job(config, store, marker, hold_from=400):
-    """A submitit job of the requeue test: ``penb.store.runs._job``, but on its first attempt (no ``marker`` file yet)
+    """A submitit job of the requeue test: ``penb.sweeps._job``, but on its first attempt (no ``marker`` file yet)
     training stops at update ``hold_from`` (after a checkpoint) and waits there until the job's time limit ends
     it, so the requeue happens on a fast machine as on a slow one. The requeued attempt trains on and finishes."""
     import time
     from pathlib import Path
 
-    from penb import train
-    from penb.store import runs
+    from penb import sweeps, train
 
     first = not Path(marker).exists()
     original = train.train
@@ -91,7 +91,7 @@ def held_job(config, store, marker, hold_from=400):
 
     train.train = lambda c, d, **kw: original(c, d, **{**kw, "callback": hold})
     try:
-        return runs._job(config, store, False)
+        return sweeps._job(config, store, False)
     finally:
         train.train = original
 

@@ -14,6 +14,7 @@ import torch
 
 from penb import train
 from penb.store import runs
+from penb import sweeps
 from penb.batched import BatchedTrainer, batchable, blocks, group_key
 from penb.executors import LocalExecutor
 from penb.executors.batched import BatchedExecutor, plan
@@ -130,8 +131,8 @@ def test_a_batched_sweep_stores_what_single_runs_store(tmp_path):
     # WSD budgets N and N/2 of two seeds (the N/2 runs branch off the N runs' trunks), and an S4D run (not batchable)
     wsd = dict(TINY, steps=24, warmup=4, log_every=4, checkpoint_every=8, schedule="wsd", dtype="float64")
     configs = [{**wsd, "seed": s, "steps": n} for s in (1, 2) for n in (24, 12)] + [{**wsd, "core": "s4d"}]
-    batched_runs = runs.sweep(configs, BatchedExecutor(max_runs=4), store=tmp_path / "a", progress=False)
-    single_runs = runs.sweep(configs, LocalExecutor(), store=tmp_path / "b", progress=False)
+    batched_runs = sweeps.sweep(configs, BatchedExecutor(max_runs=4), store=tmp_path / "a", progress=False)
+    single_runs = sweeps.sweep(configs, LocalExecutor(), store=tmp_path / "b", progress=False)
     for r, s in zip(batched_runs, single_runs):
         assert r.key == s.key and r.config == s.config and not r.diverged
         assert set(r.result) - {"batched"} == set(s.result)
@@ -145,7 +146,7 @@ def test_a_batched_sweep_stores_what_single_runs_store(tmp_path):
     assert trunk_steps == sorted(p.name for p in (tmp_path / "b" / "_trunks").rglob("step-*.pt")) and trunk_steps
     # a second sweep finds every run done and trains nothing
     written = [(r.path / "result.json").stat().st_mtime_ns for r in batched_runs]
-    again = runs.sweep(configs, BatchedExecutor(max_runs=4), store=tmp_path / "a", progress=False)
+    again = sweeps.sweep(configs, BatchedExecutor(max_runs=4), store=tmp_path / "a", progress=False)
     assert [r.key for r in again] == [r.key for r in batched_runs]
     assert [(r.path / "result.json").stat().st_mtime_ns for r in again] == written
 

@@ -16,6 +16,7 @@ import torch
 
 from penb import presets, train
 from penb.store import runs
+from penb import sweeps
 
 # A small GRU on reversal: learns visibly within a few hundred updates (the loss falls well below ln V).
 SMALL = dict(task="reverse", core="gru", encoding="none", vocab_size=64, length=16, hidden=256,
@@ -59,7 +60,7 @@ def test_a_bf16_run_on_a_cpu_without_amx_is_refused_before_training(tmp_path, mo
         presets.resolve("key_findings", "smoke", per_core={"lstm": {"amp": "bf16"}})
     config = {**SMALL, "amp": "bf16", "device": "cpu", "steps": 5, "seed": 1001}
     with pytest.raises(ValueError, match="CPU with AMX"):
-        runs.sweep([config], store=tmp_path / "store", progress=False)
+        sweeps.sweep([config], store=tmp_path / "store", progress=False)
     assert not (tmp_path / "store").exists() or not any((tmp_path / "store").iterdir())   # nothing written
     with pytest.raises(ValueError, match="CPU with AMX"):
         train.Trainer(config)

@@ -22,7 +22,7 @@ def _penb(*args):
     (("run", "key_findings", "--preset", "quik"), "did you mean 'quick'"),
     (("plan", "--preset", "nope"), "unknown preset 'nope'"),                      # issue 43, item 4
     (("plan", "key_findings", "--preset", "quik"), "did you mean 'quick'"),
-    (("archive", "key_findings", "--from", "/nonexistent/lease"), "holds no lease output (no manifest.json)"),
+    (("archive", "key_findings", "--from", "/nonexistent/lease"), "holds no GPU runs (no manifest.json)"),
 ])
 def test_bad_input_is_refused_before_the_kernel(args, message, tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))

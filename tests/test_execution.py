@@ -7,10 +7,11 @@ import pytest
 
 from penb import cli, executors, notebook, presets, status
 from penb.store import runs
+from penb import sweeps
 from penb.chapters import appendix, frequency, gradient_stability, key_findings, rnn_common
 from penb.executors import LocalExecutor, ProcessExecutor, SubmititExecutor
 
-# the chapters that train through runs.chapter_sweep (and so executors.for_config)
+# the chapters that train through sweeps.chapter_sweep (and so executors.for_config)
 RNN_CHAPTERS = ("key_findings", "frequency", "gradient_stability", "appendix_a", "appendix_b",
                 "appendix_c", "appendix_d", "lm_appendix")
 GPU_CHAPTERS = RNN_CHAPTERS[:-1]
@@ -36,7 +37,8 @@ def _keys(configs):
 @pytest.mark.parametrize("chapter", RNN_CHAPTERS)
 def test_every_rnn_chapter_has_the_execution_keys_at_every_preset(chapter):
     for name, values in presets.table(chapter).items():
-        assert {k: values[k] for k in rnn_common.EXECUTION} == rnn_common.EXECUTION, (chapter, name)
+        batched = {"executor": "batched", "batch_runs": values["batch_runs"]} if name == "slice" else {}
+        assert {k: values[k] for k in rnn_common.EXECUTION} == {**rnn_common.EXECUTION, **batched}, (chapter, name)
     declared = notebook.declared_parameters(chapter)
     assert set(rnn_common.EXECUTION) <= set(declared), "the notebook's parameters cell lacks them"
 
@@ -134,7 +136,7 @@ def test_a_smoke_sweep_runs_through_submitit_chosen_by_parameters(tmp_path, caps
                           time_limit_min=10, cores=("gru",))
     configs = key_findings.analysis.run_configs(cfg)[:2]
     store = tmp_path / "store" / "rnn"
-    results, before = runs.chapter_sweep(configs, cfg, "runs", store=store, progress=False)
+    results, before = sweeps.chapter_sweep(configs, cfg, "runs", store=store, progress=False)
     assert before == [False, False] and all(runs.status(c, store) == "done" for c in configs)
     assert [r.key for r in results] == [runs.key(c) for c in configs]
     assert "submitit (local): 2 runs" in capsys.readouterr().out

@@ -11,6 +11,7 @@ import torch
 
 from penb import limits, train
 from penb.store import paths, runs
+from penb import sweeps
 from penb.executors import SubmititExecutor
 from tests.store_worker import TINY
 
@@ -74,7 +75,7 @@ def test_a_full_disk_is_refused(tmp_path, monkeypatch):
 def test_a_sweep_checks_its_store_before_any_run(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(ValueError, match="is a file"):
-        runs.sweep([{**TINY, "seed": 1}], store=tmp_path / "file" / "rnn", progress=False)
+        sweeps.sweep([{**TINY, "seed": 1}], store=tmp_path / "file" / "rnn", progress=False)
 
 
 @pytest.mark.parametrize("name", ["result.json.tmp123", ".result.json.ab12.tmp", "predictions.npz.tmp.7",

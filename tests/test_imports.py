@@ -54,3 +54,11 @@ def test_no_circle_in_the_import_graph():
     edges = _edges(mods)
     assert ("penb.claims.catalog", "penb.claims.morita") in edges          # the reader sees the imports
     assert circles(mods, edges) == []
+
+
+def test_the_store_imports_no_executor_sweep_or_progress_line():
+    """Issue 42: the store only stores; the sweep that picks an executor and reports progress is penb.sweeps."""
+    edges = _edges(_modules())
+    up = sorted((a, b) for a, b in edges if a.startswith("penb.store") and
+                b.split(".")[1] in ("executors", "sweeps", "progress", "lease", "slice", "archive", "notebook"))
+    assert up == []

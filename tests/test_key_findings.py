@@ -37,8 +37,8 @@ def executed(tmp_path, monkeypatch):
 # -- presets -> run configs and seeds --------------------------------------------------
 @pytest.mark.parametrize("preset", presets.PRESETS)
 def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
-    explicit = {"device": "cpu"} if preset == "gpu" else {}      # gpu: refused without
-    cfg = presets.resolve("key_findings", preset, **explicit)     # CUDA unless explicit
+    explicit = {"device": "cpu"} if preset in presets.GPU_ONLY else {}  # refused
+    cfg = presets.resolve("key_findings", preset, **explicit)     # without CUDA
     configs = analysis.run_configs(cfg)
 
     def seeds(core, v):             # a model's first core_seeds[core] seeds (default:

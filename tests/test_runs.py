@@ -7,6 +7,7 @@ import torch
 
 from penb import train
 from penb.store import runs
+from penb import sweeps
 from penb.executors import LocalExecutor, ProcessExecutor, make_executor
 
 TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=12, warmup=3, held_out=8,
@@ -51,7 +52,7 @@ def test_key_leaves_out_bookkeeping_and_follows_the_store_version(monkeypatch):
 
 
 def test_killed_run_resumes_to_the_same_bits(tmp_path):
-    whole = runs.sweep([TINY], store=tmp_path / "a", progress=False)[0]
+    whole = sweeps.sweep([TINY], store=tmp_path / "a", progress=False)[0]
 
     def kill_at_6(trainer):
         if trainer.step == 6:
@@ -76,9 +77,9 @@ def test_sweep_reuses_finished_runs_and_runs_duplicates_once(tmp_path, monkeypat
     calls = []
     real = train.train
     monkeypatch.setattr(train, "train", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
-    first = runs.sweep(configs + configs[:1], store=tmp_path, progress=False)
+    first = sweeps.sweep(configs + configs[:1], store=tmp_path, progress=False)
     assert len(calls) == 2 and len(first) == 3 and first[0].key == first[2].key
-    again = runs.sweep(configs, store=tmp_path, progress=False)
+    again = sweeps.sweep(configs, store=tmp_path, progress=False)
     assert len(calls) == 2 and [r.metrics for r in again] == [r.metrics for r in first[:2]]
     frame = runs.to_frame(again)
     assert list(frame["seed"]) == [1, 2] and "token_accuracy" in frame
@@ -86,14 +87,14 @@ def test_sweep_reuses_finished_runs_and_runs_duplicates_once(tmp_path, monkeypat
 
 def test_sweep_validates_everything_before_running(tmp_path):
     with pytest.raises(ValueError, match="unknown core"):
-        runs.sweep([TINY, {**TINY, "core": "rnn"}], store=tmp_path, progress=False)
+        sweeps.sweep([TINY, {**TINY, "core": "rnn"}], store=tmp_path, progress=False)
     assert runs.status(TINY, tmp_path) == "new"
 
 
 def test_process_pool_gives_the_same_bits_as_in_process(tmp_path):
     cfg = {**TINY, "seed": 3, "core": "s4d"}
-    local = runs.sweep([cfg], LocalExecutor(threads=1), store=tmp_path / "local", progress=False)[0]
-    pooled = runs.sweep([cfg], ProcessExecutor(workers=1, threads=1), store=tmp_path / "pool", progress=False)[0]
+    local = sweeps.sweep([cfg], LocalExecutor(threads=1), store=tmp_path / "local", progress=False)[0]
+    pooled = sweeps.sweep([cfg], ProcessExecutor(workers=1, threads=1), store=tmp_path / "pool", progress=False)[0]
     assert local.key == pooled.key
     assert_same_run(local, pooled)
 
@@ -108,7 +109,7 @@ def test_executor_registry_and_bad_options():
 
 
 def test_load_model_checks_the_step(tmp_path):
-    r = runs.sweep([TINY], store=tmp_path, progress=False)[0]
+    r = sweeps.sweep([TINY], store=tmp_path, progress=False)[0]
     assert r.load_model(step=4) is not None
     with pytest.raises(ValueError, match="no checkpoint at step 5"):
         r.load_model(step=5)
@@ -135,11 +136,11 @@ def test_usage_log_counts_reused_and_trained_runs(tmp_path, monkeypatch):
     from penb import notebook
 
     store, log = tmp_path / "store", tmp_path / "usage.jsonl"
-    first = runs.sweep([TINY], store=store)[0]                                    # made before the chapter
-    monkeypatch.setenv(runs.USAGE_LOG, str(log))
+    first = sweeps.sweep([TINY], store=store)[0]                                    # made before the chapter
+    monkeypatch.setenv(sweeps.USAGE_LOG, str(log))
     other = {**TINY, "seed": 8}
-    runs.sweep([TINY, other, other], store=store)                                 # reuse one, train one (once)
-    runs.sweep([other], store=store)                                              # a second sweep reuses it
+    sweeps.sweep([TINY, other, other], store=store)                                 # reuse one, train one (once)
+    sweeps.sweep([other], store=store)                                              # a second sweep reuses it
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     assert [(x["key"], x["trained"]) for x in lines] == [(first.key, False), (runs.key(other), True),
                                                           (runs.key(other), False)]

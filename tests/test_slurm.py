@@ -20,6 +20,7 @@ import torch
 
 from penb import presets, train
 from penb.store import runs
+from penb import sweeps
 from penb.chapters.key_findings import analysis
 from penb.executors import SubmititExecutor
 from tests import slurm_jobs
@@ -105,14 +106,14 @@ def test_key_findings_on_slurm_gives_the_local_executors_bits(cluster, tmp_path)
 
 def test_a_job_at_its_time_limit_is_requeued_by_slurm_and_resumes(cluster, tmp_path, monkeypatch):
     configs = slurm_jobs.configs([7])
-    (reference,) = runs.sweep(configs, store=tmp_path / "ref", progress=False)
+    (reference,) = sweeps.sweep(configs, store=tmp_path / "ref", progress=False)
     # The first attempt stops at update 25 (its last checkpoint: 20) and waits there. A 1-minute limit with the
     # warning 10 s before it: Slurm sends SIGUSR2 20-50 s into the attempt (its time-limit pass runs every 30 s),
     # submitit checkpoints and requeues the job, and the requeued attempt must resume from update 20.
     monkeypatch.setenv("PENB_TEST_HOLD_AT", "25")
-    monkeypatch.setattr(runs, "_job", slurm_jobs.sweep_job)
+    monkeypatch.setattr(sweeps, "_job", slurm_jobs.sweep_job)
     ex = slurm_executor(tmp_path / "jobs", time_limit_min=1, signal_delay_s=10, max_requeue=3)
-    (result,) = within(cluster, 420, runs.sweep, configs, ex, store=tmp_path / "store", progress=False)
+    (result,) = within(cluster, 420, sweeps.sweep, configs, ex, store=tmp_path / "store", progress=False)
     assert_same_bits(reference, result)
 
     trace = tmp_path / "trace"
@@ -134,7 +135,7 @@ def test_a_cancelled_array_and_a_rerun_finish_every_run_once(cluster, tmp_path, 
     seeds = [11, 12, 13, 14]
     configs = slurm_jobs.configs(seeds)
     keys = [runs.key(c) for c in configs]
-    reference = runs.sweep(configs, store=tmp_path / "ref", progress=False)
+    reference = sweeps.sweep(configs, store=tmp_path / "ref", progress=False)
     store, trace = tmp_path / "store", tmp_path / "trace"
     # Two jobs at a time: seed 11 finishes, 12 and 13 stop at update 25 (after the checkpoint at 20), 14 waits
     # behind them; then the array is cancelled. The sweep runs in a process of its own: the cluster keeps no
@@ -160,8 +161,8 @@ def test_a_cancelled_array_and_a_rerun_finish_every_run_once(cluster, tmp_path, 
             torch.load(path, weights_only=True)
     done_before = (store / keys[0] / "result.json").read_bytes()
 
-    monkeypatch.setattr(runs, "_job", slurm_jobs.sweep_job)
-    again = within(cluster, 420, runs.sweep, configs, slurm_executor(tmp_path / "jobs2", array_parallelism=2),
+    monkeypatch.setattr(sweeps, "_job", slurm_jobs.sweep_job)
+    again = within(cluster, 420, sweeps.sweep, configs, slurm_executor(tmp_path / "jobs2", array_parallelism=2),
                    store=store, progress=False)
     for ref, r in zip(reference, again):
         assert_same_bits(ref, r)
@@ -179,27 +180,27 @@ def test_two_sweeps_at_once_over_one_store_train_each_run_once(cluster, tmp_path
     assert cpus >= 2, "two jobs must run at once on the test node"
     seeds = [21, 22, 23]
     configs = slurm_jobs.configs(seeds)
-    reference = runs.sweep(configs, store=tmp_path / "ref", progress=False)
+    reference = sweeps.sweep(configs, store=tmp_path / "ref", progress=False)
     store, trace = tmp_path / "store", tmp_path / "trace"
     # Each sweep runs one job at a time, in the same order, and a job waits until the other sweep's job for the same
     # run has started too: every run is raced for by two jobs at the same moment.
     env = {**os.environ, "PENB_TEST_BARRIER": "2"}
     logs = [open(tmp_path / f"sweep{i}.log", "wb") for i in (1, 2)]
-    sweeps = [subprocess.Popen([sys.executable, "-m", "tests.slurm_jobs", str(store), str(tmp_path / f"jobs{i}"),
+    procs = [subprocess.Popen([sys.executable, "-m", "tests.slurm_jobs", str(store), str(tmp_path / f"jobs{i}"),
                                 "1", *map(str, seeds)], env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
               for i, log in zip((1, 2), logs)]
     try:
         deadline = time.monotonic() + 420
-        while any(s.poll() is None for s in sweeps) and time.monotonic() < deadline:
+        while any(s.poll() is None for s in procs) and time.monotonic() < deadline:
             time.sleep(0.5)
     finally:
-        for s, log in zip(sweeps, logs):
+        for s, log in zip(procs, logs):
             if s.poll() is None:
                 s.kill()
             s.wait(timeout=60)
             log.close()
     outputs = [(tmp_path / f"sweep{i}.log").read_text(errors="replace") for i in (1, 2)]
-    assert [s.returncode for s in sweeps] == [0, 0], "\n".join(o[-3000:] for o in outputs) + cluster.logs()
+    assert [s.returncode for s in procs] == [0, 0], "\n".join(o[-3000:] for o in outputs) + cluster.logs()
     for c, ref in zip(configs, reference):
         k = runs.key(c)
         assert len(list(trace.glob(f"{k}.arrived.*"))) == 2                   # both sweeps' jobs came for it
@@ -212,9 +213,9 @@ def test_auto_is_the_jobs_device_and_the_job_records_it(cluster, tmp_path, monke
     # The submitting process says it has CUDA; the jobs ask for no GPU. "auto" must become the jobs' device (cpu):
     # resolved here, it would be cuda, and the job, on a node without CUDA, would refuse it.
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(runs, "_job", slurm_jobs.sweep_job)
+    monkeypatch.setattr(sweeps, "_job", slurm_jobs.sweep_job)
     configs = slurm_jobs.configs([31], device="auto")
-    (r,) = within(cluster, 300, runs.sweep, configs, slurm_executor(tmp_path / "jobs"), store=tmp_path / "store",
+    (r,) = within(cluster, 300, sweeps.sweep, configs, slurm_executor(tmp_path / "jobs"), store=tmp_path / "store",
                   progress=False)
     env = r.result["environment"]
     (start,) = slurm_jobs.events(tmp_path / "trace", r.key, "start")

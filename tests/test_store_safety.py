@@ -15,6 +15,7 @@ import torch
 
 from penb import train
 from penb.store import runs
+from penb import sweeps
 from penb.executors import ProcessExecutor, RunFailed
 from tests.store_worker import TINY, configs, poison_at, wait_for
 
@@ -42,7 +43,7 @@ def test_a_run_whose_loss_turns_nan_is_stored_as_diverged(tmp_path):
     assert not (d / "predictions.npz").exists()
     with pytest.raises(ValueError, match="diverged"):
         r.predictions()
-    valid, diverged = runs.split_diverged([r, runs.sweep([{**TINY, "seed": 2}], store=tmp_path, progress=False)[0]])
+    valid, diverged = runs.split_diverged([r, sweeps.sweep([{**TINY, "seed": 2}], store=tmp_path, progress=False)[0]])
     assert [x.key for x in diverged] == [r.key] and len(valid) == 1 and not valid[0].diverged
 
 
@@ -57,7 +58,7 @@ class _Plant:
 
 
 def test_a_crafted_pickle_in_the_store_is_refused(tmp_path):
-    r = runs.sweep([{**TINY, "seed": 3}], store=tmp_path, progress=False)[0]
+    r = sweeps.sweep([{**TINY, "seed": 3}], store=tmp_path, progress=False)[0]
     marker = tmp_path / "code-ran"
     last = r.checkpoints()[-1][1]
     last.write_bytes(pickle.dumps({"model": _Plant(marker)}))
@@ -72,7 +73,7 @@ def test_a_crafted_pickle_in_the_store_is_refused(tmp_path):
 
 def test_resume_falls_back_when_the_last_checkpoint_is_torn(tmp_path):
     config = {**TINY, "seed": 4}
-    whole = runs.sweep([config], store=tmp_path / "a", progress=False)[0]
+    whole = sweeps.sweep([config], store=tmp_path / "a", progress=False)[0]
     d = runs.run_dir(config, tmp_path / "b")
 
     def stop(trainer):
@@ -89,7 +90,7 @@ def test_resume_falls_back_when_the_last_checkpoint_is_torn(tmp_path):
 
 
 def test_an_empty_result_file_does_not_count_as_done(tmp_path):
-    r = runs.sweep([{**TINY, "seed": 5}], store=tmp_path, progress=False)[0]
+    r = sweeps.sweep([{**TINY, "seed": 5}], store=tmp_path, progress=False)[0]
     (r.path / "result.json").write_text("")
     assert runs.status(r.config, tmp_path) == "partial"
     (r.path / "result.json").unlink()
@@ -111,7 +112,7 @@ def test_two_processes_on_one_store_train_each_run_once(tmp_path):
 
 def test_sigkill_mid_sweep_then_rerun_gives_the_same_bits(tmp_path):
     seeds = (21, 22)
-    reference = runs.sweep(configs(seeds), store=tmp_path / "ref", progress=False)
+    reference = sweeps.sweep(configs(seeds), store=tmp_path / "ref", progress=False)
     store = tmp_path / "killed"
     for wanted in (3, 9, 17):                                            # kill after so many checkpoints
         p = _worker(store, seeds)
@@ -124,7 +125,7 @@ def test_sigkill_mid_sweep_then_rerun_gives_the_same_bits(tmp_path):
     p = _worker(store, seeds)
     out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err[-2000:]
-    again = runs.sweep(configs(seeds), store=store, progress=False)
+    again = sweeps.sweep(configs(seeds), store=store, progress=False)
     for a, b in zip(reference, again):
         assert a.key == b.key and a.metrics == b.metrics and a.history == b.history
         pa, pb = a.predictions(), b.predictions()

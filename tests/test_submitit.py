@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from penb.store import runs
+
+from penb import sweeps
 from penb.executors import SubmititExecutor, gpu_hours
 from tests.store_worker import held_job
 
@@ -17,7 +19,7 @@ TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=1000, warmup=3
 @pytest.mark.slow
 def test_an_interrupted_submitit_job_is_requeued_and_resumes(tmp_path):
     configs = [{**TINY, "seed": 31}]
-    reference = runs.sweep(configs, store=tmp_path / "ref", progress=False)
+    reference = sweeps.sweep(configs, store=tmp_path / "ref", progress=False)
     store = tmp_path / "store"
     # a 15 s time limit whose warning signal comes 5 s before it: the first attempt holds at update 400 (after
     # a checkpoint), so its job is stopped mid-run, checkpointed by submitit, requeued, and resumes from the store
@@ -27,7 +29,7 @@ def test_an_interrupted_submitit_job_is_requeued_and_resumes(tmp_path):
     submitted = ex.submit(partial(held_job, store=str(store), marker=str(tmp_path / "held")), normalised)
     results = [j.result() for j in submitted]
     assert [k for k, _ in results] == [r.key for r in reference]
-    again = runs.sweep(configs, store=store, progress=False)           # everything is in the store
+    again = sweeps.sweep(configs, store=store, progress=False)           # everything is in the store
     for a, b in zip(reference, again):
         assert a.metrics == b.metrics and a.history == b.history
         pa, pb = a.predictions(), b.predictions()

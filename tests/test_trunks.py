@@ -10,6 +10,7 @@ import torch
 
 from penb import train, trunks
 from penb.store import runs
+from penb import sweeps
 from penb.run_config import normalize
 
 TINY = dict(vocab_size=6, length=3, core="gru", hidden=8, batch_size=8, warmup=4, steps=40, held_out=8,
@@ -78,9 +79,9 @@ def test_a_shorter_budget_branches_and_a_longer_one_extends(tmp_path):
 
 def test_a_sweep_trains_a_trunk_once(tmp_path):
     configs = [{**TINY, "steps": s, "seed": seed} for seed in (5, 6) for s in (10, 20, 40)]
-    items = runs.groups([normalize(c) for c in configs])
+    items = sweeps.groups([normalize(c) for c in configs])
     assert [len(i) for i in items] == [3, 3] and [c["steps"] for c in items[0]] == [40, 20, 10]
-    results = runs.sweep(configs, store=tmp_path, progress=False)
+    results = sweeps.sweep(configs, store=tmp_path, progress=False)
     alone = runs.run({**TINY, "steps": 10, "seed": 6}, store=tmp_path / "alone", progress=False)
     _same(results[3], alone)
     assert len(list((tmp_path / trunks.FOLDER).glob("*/step-*.pt"))) == 6     # 3 branch points x 2 trunks

@@ -16,7 +16,7 @@ from penb.presets import require, require_ints, require_names
 KEYS = ("hidden", "batch_size", "steps", "lr", "warmup", "amp")     # what ``per_core`` may override
 
 # Where a chapter's runs execute (``penb.executors.for_config``), defined once and merged into the PAPER
-# preset of every chapter that trains through ``penb.store.runs.chapter_sweep`` (key findings, frequency,
+# preset of every chapter that trains through ``penb.sweeps.chapter_sweep`` (key findings, frequency,
 # gradient stability, appendices A-D, language modelling), so every preset inherits them. None of these
 # keys enters a run's config: they decide where runs train, never what a run is (run keys do not move).
 EXECUTION = dict(
@@ -32,8 +32,11 @@ EXECUTION = dict(
                             # from its last checkpoint (a 300k-update fp32 LSTM run, ~4.4 h on an
                             # H100, is requeued once)
     array_parallelism=32,   # submitit on Slurm: jobs of the array running at once
+    batch_runs=16,          # batched: at most this many runs of one shape trained as one batched model
+                            # (penb.executors.batched; 16 is near the quick LSTM's best measured K on an H100)
 )
-EXECUTORS = ("auto", "local", "process", "submitit")          # values of ``executor``
+EXECUTORS = ("auto", "local", "process", "submitit", "batched")  # values of ``executor``; batched: the runs
+                            # of one shape K at a time as one model in this process (penb.batched), the others alone
 
 # How a chapter's budgets are trained for grading protocol 4 (``penb.claims.doubling``), merged into the PAPER
 # preset of the chapters that grade with it. ``schedule`` enters every run's config; ``doubling`` decides which runs
@@ -43,6 +46,9 @@ BUDGETS = dict(
                             # 20%, so that the budgets N/2 and N share one trunk (penb.trunks): ~1.1 N updates
     doubling=True,          # also train every run at half its updates (the same seeds): the doubling test of
                             # protocol 4, without which no claim about trained models is decided
+    earlier=0,              # budgets below N/2 also trained (N/4, ... N/2^(1+earlier)), WSD branches of the same
+                            # trunk, so that a reader sees the doubling before the graded one (issue 43: the slice
+                            # trains N/4); shown as an exploratory curve, never graded (the protocol reads N/2 -> N)
 )
 SCHEDULES = ("cosine", "wsd")
 CLUSTERS = (None, "slurm", "local")                            # values of ``cluster``
@@ -84,6 +90,50 @@ def half_budgets(configs: list[dict], cfg) -> list[dict]:
     return [{**c, "steps": c["steps"] // 2} for c in configs] if cfg.get("doubling") else []
 
 
+def earlier_budgets(configs: list[dict], cfg) -> list[dict]:
+    """The budgets below N/2 of ``configs`` (``cfg.earlier`` of them: N/4, N/8, ...), [] unless ``cfg.doubling``."""
+    if not cfg.get("doubling"):
+        return []
+    return [{**c, "steps": c["steps"] >> k} for k in range(2, 2 + cfg.get("earlier", 0)) for c in configs]
+
+
+def all_budgets(configs: list[dict], cfg) -> list[dict]:
+    """What a chapter trains for ``configs`` (each at its budget N): the runs themselves, their half budgets and
+    the earlier budgets (:func:`half_budgets`, :func:`earlier_budgets`)."""
+    return configs + half_budgets(configs, cfg) + earlier_budgets(configs, cfg)
+
+
+def budget_curve(frame, cfg, metric: str = "token_accuracy"):
+    """Exploratory (never graded): ``metric`` averaged over seeds at every budget a preset trains (N/2^(1+earlier),
+    ..., N/2, N) for each model, vocabulary and encoding of ``frame`` (a chapter's full-budget runs with a ``path``
+    each), read from the run store beside them, as a table with one column per budget; None where the preset
+    trains no budget below N/2 (``cfg.earlier``) or the frame names no stored runs."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from penb.store import runs
+
+    if not cfg.get("doubling") or not cfg.get("earlier") or not len(frame) or "path" not in frame:
+        return None
+    rows = []
+    for p in dict.fromkeys(frame["path"]):
+        c = runs.RunResult.from_dir(Path(p)).config
+        for k in range(2 + cfg.earlier):
+            try:
+                r = runs.load({**c, "steps": c["steps"] >> k}, Path(p).parent)
+            except FileNotFoundError:
+                continue
+            if not r.diverged:
+                rows.append(dict(model=MODEL_NAMES[c["core"]], vocab=c["vocab_size"], encoding=c["encoding"],
+                                 updates=c["steps"] >> k, value=r.metrics.get(metric)))
+    if not rows:
+        return None
+    table = pd.DataFrame(rows).pivot_table(index=["model", "vocab", "encoding"], columns="updates", values="value",
+                                           aggfunc="mean")
+    return table.rename(columns=lambda n: f"{n:,} updates").round(3)
+
+
 def load_half(configs: list[dict], cfg, store=None) -> list | None:
     """The finished half-budget runs of ``configs`` (:func:`half_budgets`) from the run store, or None when the
     chapter trains none or one of them is missing (grading then reads the claims about trained models as
@@ -123,9 +173,12 @@ def check_budgets(cfg, cores) -> None:
             f"unknown schedule {cfg.get('schedule')!r}; valid: {', '.join(SCHEDULES)}")
     require(isinstance(cfg.get("doubling", False), bool),
             f"doubling must be True or False, got {cfg.get('doubling')!r}")
+    earlier = cfg.get("earlier", 0)
+    require(isinstance(earlier, int) and not isinstance(earlier, bool) and 0 <= earlier <= 3,
+            f"earlier must be an int from 0 to 3 (budgets below N/2), got {earlier!r}")
     for core in cores:
         s = settings(cfg, core)
-        shortest = s["steps"] // 2 if cfg.get("doubling") else s["steps"]
+        shortest = s["steps"] >> (1 + earlier) if cfg.get("doubling") else s["steps"]
         require(shortest >= 1, f"{core}: {s['steps']} updates have no half budget to double from")
         if s["schedule"] == "wsd" and s["warmup"] <= s["steps"]:      # else cross_check says so
             require(decay_start(shortest, 0.2) >= max(s["warmup"], 1),
@@ -194,7 +247,7 @@ def check_execution(cfg) -> None:
     require(cfg.partition is None or (isinstance(cfg.partition, str) and cfg.partition.strip() != ""),
             f"partition must be None or a partition name, got {cfg.partition!r}")
     require_ints(cfg, ("gpus_per_job",), minimum=0)
-    require_ints(cfg, ("array_parallelism",), minimum=1)
+    require_ints(cfg, ("array_parallelism", "batch_runs"), minimum=1)
     t = cfg.time_limit_min
     require(isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0,
             f"time_limit_min must be a positive number of minutes, got {t!r}")

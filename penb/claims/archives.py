@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from penb.store import paths
+
+DIRTY = (" **Its code is an uncommitted tree** that no reader can check out: read it as a record, not as a result "
+         "anyone can rerun (steps from such a tree are now refused).")
 
 
 def folders(root: Optional[Path] = None) -> list[Path]:
     """The archived executions under ``root`` (default ``book/archived``), sorted by name."""
     root = Path(root) if root is not None else paths.REPO / "book" / "archived"
     return sorted(p.parent for p in root.glob("*/manifest.json"))
+
+
+def of_chapter(chapter: str, root: Optional[Path] = None) -> list[Path]:
+    """The archived executions of ``chapter`` (a lease's or a slice's), sorted by name."""
+    return [f for f in folders(root) if json.loads((f / "manifest.json").read_text()).get("chapter") == chapter]
 
 
 def describe(folder: Path) -> dict:
@@ -34,6 +42,23 @@ def describe(folder: Path) -> dict:
                 verdicts=verdicts)
 
 
+DECIDED = ("reproduced", "direction only", "not reproduced")
+
+
+def decided_line(found: list[dict], here: dict) -> str:
+    """One sentence: how many claims the archives decided (a verdict other than inconclusive or not tested), by
+    verdict, counted apart from this build's totals, and how many of those this build left undecided."""
+    decided = {k: v for a in found for k, v in a["verdicts"].items() if v in DECIDED}
+    if not decided:
+        return ("The archives decided no claim: every verdict they recorded is inconclusive or not tested. They are "
+                "not counted in this build's totals.")
+    counts = ", ".join(f"{sum(v == d for v in decided.values())} {d}" for d in DECIDED)
+    open_here = sum(here.get(k, {}).get("verdict") not in DECIDED for k in decided)
+    n = len(decided)
+    return (f"**Decided by archives** (counted apart from this build's totals): {n} claim{'s' * (n != 1)} "
+            f"({counts}); {open_here} of {'them' if n != 1 else 'it'} undecided or not tested in this build.")
+
+
 def section(table: list[dict], root: Optional[Path] = None) -> list[str]:
     """Markdown lines of the scorecard's section on archived executions ([] when there is none): per archive,
     what made it, and a table of its claims with this build's verdict beside the archived one."""
@@ -44,7 +69,8 @@ def section(table: list[dict], root: Optional[Path] = None) -> list[str]:
     lines = ["## Archived GPU executions", "",
              "Executions made on a GPU elsewhere and committed with their recorded verdicts (`book/archived/`): "
              "read as they were recorded, not re-executed by this build. Each verdict stands beside this build's "
-             "for the same claim, at a larger scale where the archive's budget is larger.", ""]
+             "for the same claim, at a larger scale where the archive's budget is larger.", "",
+             decided_line(found, here), ""]
     for a in found:
         warn = "" if a["clean"] else (" **Its code is an uncommitted tree** that no reader can check out: a record, "
                                       "not a result anyone can rerun.")
@@ -57,3 +83,62 @@ def section(table: list[dict], root: Optional[Path] = None) -> list[str]:
             lines.append(f"| {key} | {ours} | {verdict} ({a['preset']}) |")
         lines.append("")
     return lines
+
+
+def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
+         summary: Optional[Callable] = None) -> dict:
+    """What a chapter's page shows of one archived execution ``folder``: {"header": what made it (or that there is
+    none), "tables": [``summary(results)`` where given (the chapter's table of its runs), its recorded verdicts
+    beside this page's (``grades``: the page's own, with this page's preset)]}. No tables when the folder holds no
+    archived execution, or when ``cfg`` (the page's config) is that execution itself (the same preset)."""
+    import pandas as pd
+
+    from penb.names import model_name
+    from penb.store.identity import CLEAN_COMMIT as COMMIT
+    from penb.store.run_result import opened
+
+    folder = Path(folder)
+    try:
+        where = folder.relative_to(paths.REPO)
+    except ValueError:
+        where = folder
+    if not (folder / "manifest.json").exists():
+        return {"header": f"No archived GPU execution of this chapter is in the repository ({where}/): "
+                          f"`python -m penb slice {chapter}` (or a lease) makes one (README, 'GPU in short slices').",
+                "tables": []}
+    man = json.loads((folder / "manifest.json").read_text())
+    if cfg is not None and cfg.preset == man["preset"]:
+        return {"header": f"This page is an execution at preset {man['preset']!r}: it is not shown twice.",
+                "tables": []}
+    tables = []
+    if summary is not None:
+        with opened(folder) as results:
+            tables.append(summary(results))
+    grades_file = folder / f"{chapter}.grades.json"
+    recorded = json.loads(grades_file.read_text()) if grades_file.exists() else {}
+    here = {g.claim: g for g in grades or []}
+    rows = [{"claim": k, **({f"this page ({cfg.preset})": here[k].verdict} if k in here and cfg is not None else {}),
+             f"archived ({man['preset']})": g.get("verdict", ""), "archived: ours": g.get("ours", "")}
+            for k, g in recorded.items()]
+    tables.append(pd.DataFrame(rows).set_index("claim") if rows else pd.DataFrame())
+    updates = ", ".join(f"{model_name(c)} {n:,}" for c, n in man["updates"].items())
+    budgets = man.get("budgets")
+    header = (f"Archived GPU execution, not re-executed by this build: preset {man['preset']!r} on "
+              f"{' / '.join(man.get('device_name') or []) or man['device']} ({man['device']}), code at commit "
+              f"{' / '.join(man['commit']) or 'unknown'}, runs collected {man['date']}; {man['finished']} runs "
+              f"({man['diverged']} diverged), seeds {', '.join(map(str, man['seeds']))}, updates {updates}"
+              + (" (budgets " + "; ".join(f"{model_name(c)} {', '.join(f'{n:,}' for n in b)}"
+                                          for c, b in budgets.items()) + ")" if budgets else "")
+              + f", {man['spent_min']:.1f} GPU-minutes. Its grades, status and results are in {where}/; the "
+              f"executed notebook that `penb archive` writes beside them is not committed (no .ipynb is)."
+              + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note") if man.get(k))
+              + (DIRTY if any(not COMMIT.match(c) for c in man["commit"] or [""]) else ""))
+    return {"header": header, "tables": tables}
+
+
+def views(chapter: str, cfg=None, grades: Optional[list] = None, summary: Optional[Callable] = None,
+          root: Optional[Path] = None) -> list[dict]:
+    """:func:`view` of every archived execution of ``chapter`` (one "none" view when there is none)."""
+    found = of_chapter(chapter, root)
+    base = Path(root) if root is not None else paths.REPO / "book" / "archived"
+    return [view(chapter, f, cfg, grades, summary) for f in found] or [view(chapter, base / f"{chapter}-slice", cfg)]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import multiprocessing as mp  # noqa: F401 (executors.mp: the pool's start context, which tests replace)
 
 from penb.executors.base import Executor, LocalExecutor
-from penb.executors.cluster import SubmititExecutor
 from penb.executors.cost import ANCHOR_VOCAB, PAPER_STEP_S, READOUT_S, gpu_hours, step_seconds
 from penb.executors.pool import ProcessExecutor, RunFailed, _cost  # noqa: F401 (_cost: tested)
 
@@ -35,6 +34,8 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
       torch thread each, with a progress bar, when more than one run is to train (on the CPU, one per core;
       on a GPU, runs packed onto the device at once); otherwise in this process (one thread on the CPU);
     * ``"local"``: in this process; ``"process"``: ``cfg.workers`` processes whatever the number of runs;
+    * ``"batched"``: the runs of one shape ``cfg.batch_runs`` at a time as one batched model in this process
+      (:class:`penb.executors.batched.BatchedExecutor`), any other run alone;
     * ``"submitit"``: a :class:`SubmititExecutor` (``cluster``, ``partition``, ``gpus_per_job``,
       ``time_limit_min``, ``array_parallelism`` from ``cfg``) whose folder is ``submitit/`` in the run store
       (``store``: the store's ``rnn`` folder when a sweep was pointed elsewhere; its parent holds it)."""
@@ -44,24 +45,39 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
     from penb.device import resolve_device
 
     name = cfg.get("executor", "auto")
-    if name not in ("auto", "local", "process", "submitit"):
-        raise ValueError(f"unknown executor {name!r}; valid: auto, local, process, submitit")
+    if name not in ("auto", "local", "process", "submitit", "batched"):
+        raise ValueError(f"unknown executor {name!r}; valid: auto, local, process, submitit, batched")
     if name == "submitit":
+        from penb.executors.cluster import SubmititExecutor
+
         folder = (Path(store).parent if store is not None else paths.store_dir()) / "submitit"
         return SubmititExecutor(folder, cluster=cfg["cluster"], partition=cfg["partition"],
                                 gpus_per_job=cfg["gpus_per_job"], time_limit_min=cfg["time_limit_min"],
                                 array_parallelism=cfg["array_parallelism"])
+    if name == "batched":
+        from penb.executors.batched import BatchedExecutor
+
+        return BatchedExecutor(cfg.batch_runs, fallback=LocalExecutor(threads=None))
     cpu = resolve_device(cfg.device).type == "cpu"
     if name == "process" or (name == "auto" and cfg.workers > 1 and todo > 1):
         return ProcessExecutor(cfg.workers, 1, desc=desc)
     return LocalExecutor(threads=1 if cpu else None)
 
 
-EXECUTORS = {"local": LocalExecutor, "process": ProcessExecutor, "submitit": SubmititExecutor}
+EXECUTORS = {"local": LocalExecutor, "process": ProcessExecutor, "submitit": None}   # submitit: imported when used
+
+
+def __getattr__(name: str):
+    """``SubmititExecutor``, imported on first use: a GPU image without submitit can still run the other executors."""
+    if name == "SubmititExecutor":
+        from penb.executors.cluster import SubmititExecutor
+
+        return SubmititExecutor
+    raise AttributeError(f"module 'penb.executors' has no attribute {name!r}")
 
 
 def make_executor(name: str = "local", **options) -> Executor:
     """The executor registered as ``name`` ("local", "process" or "submitit") with ``options``."""
     if name not in EXECUTORS:
         raise ValueError(f"unknown executor {name!r}; valid: {', '.join(EXECUTORS)}")
-    return EXECUTORS[name](**options)
+    return (EXECUTORS[name] or __getattr__("SubmititExecutor"))(**options)

@@ -7,10 +7,11 @@
   checkpoints, ``predictions.npz`` and ``result.json`` through ``penb.train``'s own code. A run's ``result.json``
   has the single run's fields, plus ``"batched": {"runs": K, "wall_s": the batch's training time}``; its ``wall_s``
   is its share of that time (1/K) plus its own test;
-* :class:`BatchedExecutor` plugs both into ``penb.store.runs.sweep(configs, executor)``.
+* :class:`BatchedExecutor` plugs both into ``penb.sweeps.sweep(configs, executor)``.
 
-Not yet: ``penb.executors.for_config`` does not offer it (a chapter parameter ``executor="batched"`` would), and the
-plan of one batch does not size K to the device's memory (``max_runs`` does, by hand).
+A chapter's sweep takes it with ``executor="batched"`` (``penb.executors.for_config``, ``batch_runs`` = ``max_runs``:
+the slice presets), and ``penb.slice`` trains its plan's batches through :func:`train_group` directly. The plan of one
+batch does not size K to the device's memory (``max_runs`` does, by hand).
 """
 from __future__ import annotations
 
@@ -99,10 +100,10 @@ def _alone(t: train.Trainer, run_dir: Path, trunk: Optional[Path], progress: boo
 
 
 class BatchedExecutor(Executor):
-    """For ``penb.store.runs.sweep``: the items whose runs are all :func:`~penb.batched.batchable` train here in batches of
+    """For ``penb.sweeps.sweep``: the items whose runs are all :func:`~penb.batched.batchable` train here in batches of
     at most ``max_runs`` (:func:`plan`, :func:`train_group`); the others go to ``fallback`` (default: this process).
 
-    It reads the store from the sweep's job ``fn`` (``functools.partial(penb.store.runs._job, store=..., progress=...)``)
+    It reads the store from the sweep's job ``fn`` (``functools.partial(penb.sweeps._job, store=..., progress=...)``)
     and returns what that job returns per item: ``(key, trained)``, or a list of them for a trunk's tuple."""
 
     def __init__(self, max_runs: int = 16, fallback: Optional[Executor] = None):
@@ -113,7 +114,7 @@ class BatchedExecutor(Executor):
         items = list(items)
         keywords = getattr(fn, "keywords", None) or {}
         if "store" not in keywords:
-            raise TypeError("BatchedExecutor runs penb.store.runs.sweep's jobs (a partial of penb.store.runs._job with store=)")
+            raise TypeError("BatchedExecutor runs penb.sweeps.sweep's jobs (a partial of penb.sweeps._job with store=)")
         store, progress = Path(keywords["store"]), bool(keywords.get("progress", False))
         mine = [n for n, it in enumerate(items) if all(batchable(c) for c in flat([it]))]
         trained: dict[str, bool] = {}

@@ -26,7 +26,7 @@ def step_seconds(config) -> float:
 
 def flat(items) -> list:
     """The run configs of a sweep's executor items: a config, or a tuple of configs (the budgets of one trunk,
-    ``penb.store.runs.groups``)."""
+    ``penb.sweeps.groups``)."""
     return [c for i in items for c in (i if isinstance(i, tuple) else (i,))]
 
 
@@ -40,3 +40,50 @@ def gpu_hours(configs) -> float:
             continue
         total += c["steps"] * step_seconds(c)
     return total / 3600
+
+
+# Many small runs as one batched model on one H100 (penb.batched, block-diagonal "packed" kernel, fp32), measured by
+# benchmarks/batched_gpu.py on main 11f8433 (shared/anchors/gpu-h100-measurements.md, 2026-11-27): for each shape
+# (core, hidden, length, batch) the run-updates per second of all runs together at each batch size K measured; K=1 is
+# one run at a time. The vocabulary of the measurement is given; a batch's time per update is read off these points
+# (:func:`batch_update_seconds`).
+BATCHED_H100 = {
+    ("gru", 64, 16, 64): {"vocab": 32, "rates": {1: 216.0, 32: 216.0 * 4.87, 64: 216.0 * 5.18}},
+    ("lstm", 128, 16, 64): {"vocab": 256, "rates": {1: 245.0, 16: 245.0 * 3.16, 32: 245.0 * 2.99}},
+    ("gru", 256, 32, 64): {"vocab": 32, "rates": {1: 117.0, 8: 117.0 * 3.48, 16: 117.0 * 3.18}},
+}
+BATCHED_SOURCE = ("benchmarks/batched_gpu.py on an H100 (main 11f8433, packed kernel, fp32; "
+                  "shared/anchors/gpu-h100-measurements.md)")
+
+
+def batch_update_seconds(config, k: int) -> tuple[float, bool]:
+    """(seconds of one update of a batch of ``k`` runs of ``config``'s shape on one H100, measured?).
+
+    Measured shapes (:data:`BATCHED_H100`): the time per batch update ``k / rate(k)`` is interpolated linearly in
+    ``k`` between the measured batch sizes and extended along the last segment beyond them (the packed kernel's
+    zero blocks make it grow about linearly: 4.6, 30 and 57 ms at K 1, 32 and 64 for the quick GRU). A vocabulary
+    other than the measured one adds the readout's share (:data:`READOUT_S` scaled to the shape).
+
+    Not measured (False): a GRU/LSTM shape takes its core's nearest measured row (by hidden size) scaled up by the
+    larger of its length ratio (the recurrence's launches) and its B x L x h^2 ratio (its arithmetic), never down;
+    any other core runs its ``k`` runs one after another at :func:`step_seconds`, but no faster than one quick GRU
+    update per 16 steps of length (a small update is bound by launches, not arithmetic)."""
+    shape = (config.get("core"), config.get("hidden"), config.get("length"), config.get("batch_size"))
+    rows = [(key, row) for key, row in BATCHED_H100.items() if key[0] == shape[0]]
+    if not rows:
+        floor = config.get("length", 16) / 16 / BATCHED_H100["gru", 64, 16, 64]["rates"][1]
+        return k * max(step_seconds(config), floor), False
+    key, row = min(rows, key=lambda kr: (kr[0] != shape, abs(kr[0][1] - shape[1])))
+    points = sorted((n, n / r) for n, r in row["rates"].items())          # (K, seconds per batch update)
+    lo, hi = points[0], points[1]
+    for a, b in zip(points, points[1:]):
+        lo, hi = a, b
+        if k <= b[0]:
+            break
+    t = max(lo[1] + (hi[1] - lo[1]) * (k - lo[0]) / (hi[0] - lo[0]), points[0][1])
+    if key != shape:
+        _, h, L, B = key
+        t *= max(1.0, shape[2] / L, shape[3] * shape[2] * shape[1] ** 2 / (B * L * h * h))
+    scale = config["batch_size"] * config["length"] * config["hidden"] / (512 * 64 * 512)
+    t += k * READOUT_S * scale * max(config.get("vocab_size", row["vocab"]) - row["vocab"], 0) / 16384
+    return t, key == shape

@@ -1,14 +1,18 @@
 """A finished run read back from its store folder: :class:`RunResult` (``penb.store.runs`` returns them)."""
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import numpy as np
 
 from penb import train
+from penb.store.atomic import write_json
 
 
 @dataclass(frozen=True)
@@ -76,3 +80,19 @@ class RunResult:
         """A flat dict (config fields + metrics + key) for a table."""
         cfg = {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in self.config.items()}
         return {**cfg, **self.metrics, "diverged": self.diverged, "key": self.key}
+
+
+@contextlib.contextmanager
+def opened(folder: Path) -> Iterator[list]:
+    """The runs of an archived or collected ``folder`` as :class:`RunResult` (results only, no predictions),
+    valid inside the ``with`` block."""
+    results = json.loads((Path(folder) / "results.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        found = []
+        for key, result in results.items():
+            if not re.match(r"^[0-9a-f]{16}$", key):
+                raise ValueError(f"{folder}: {key!r} is not a run key")
+            (Path(tmp) / key).mkdir()
+            write_json(Path(tmp) / key / "result.json", result)
+            found.append(RunResult.from_dir(Path(tmp) / key))
+        yield found

@@ -12,7 +12,7 @@
 (``penb.store.identity.STORE_VERSION``) and ``penb.run_config.normalize(config)`` without its bookkeeping:
 every field that affects a result (defaults included) and the device's type ("cpu"/"cuda": "cuda" and
 "cuda:0" share a run), but not ``log_every``. So no two configurations share a folder, and code that
-changes results (a bumped store version) never reuses an old run. ``sweep(configs, executor)``
+changes results (a bumped store version) never reuses an old run. ``penb.sweeps.sweep(configs, executor)``
 normalises every configuration once, first (``ValueError`` before anything runs), reuses finished runs,
 resumes interrupted ones from their last checkpoint, and runs the rest on the executor. A run is
 trained under its folder's lock, so two processes on one store train it once; the second waits and
@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 import numpy as np
 
@@ -41,9 +39,6 @@ from penb.store import paths
 from penb.store.identity import BOOKKEEPING, STORE_VERSION, key, key_fields  # noqa: F401 (re-exported: runs.key)
 from penb.store.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
 from penb.run_config import normalize
-
-if TYPE_CHECKING:      # imported where a sweep needs one: a store read or a single run needs no submitit
-    from penb.executors import Executor
 
 NAMESPACE = "rnn"
 def root(store: Optional[Path] = None) -> Path:
@@ -151,116 +146,17 @@ def _tidy(d: Path) -> None:
         pass
 
 
-def settle(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = None) -> list:
+def settle(configs: Iterable[Mapping[str, Any]], executor: Any = None) -> list:
     """Each config normalised once, for ``executor``: a cluster executor's jobs resolve ``device="auto"`` to
     the device they will have (``job_device``), not to this machine's."""
     job_device = getattr(executor, "job_device", None)
     return [normalize(c, job_device=job_device) for c in configs]
 
 
-def _job(item, store: str, progress: bool):
-    """Executor job (module level, so it pickles): run one config, its key and whether it trained here; or a
-    group of budgets of one trunk (a tuple, longest first: :func:`groups`), that pair per run, as a list."""
-    if not isinstance(item, tuple):
-        result, trained = _run(item, Path(store), progress)
-        return result.key, trained
-    return [_job(config, store, progress) for config in item]
-
-
-def groups(configs: list) -> list:
-    """The executor's items: each config alone, except WSD runs of one trunk (``penb.trunks``), which form one
-    item, a tuple of configs longest budget first, so that one worker trains the trunk once and each shorter
-    budget only its decay branch."""
-    by_trunk: dict = {}
-    items: list = []
-    for c in configs:
-        if not trunks.shares_trunk(c):
-            items.append(c)
-            continue
-        k = trunks.trunk_key(c)
-        if k not in by_trunk:
-            by_trunk[k] = len(items)
-            items.append([])
-        items[by_trunk[k]].append(c)
-    return [tuple(sorted(i, key=lambda c: -c["steps"])) if isinstance(i, list) else i for i in items]
-
-
-def sweep(configs: Iterable[Mapping[str, Any]], executor: Optional[Executor] = None,
-          store: Optional[Path] = None, progress: bool = True) -> list[RunResult]:
-    """Results of every config, in order: finished runs reused, partial ones resumed, new ones run.
-
-    All configs are validated before any run starts (``ValueError``). Duplicates run once. Per-run
-    progress bars show with the in-process executor only.
-    """
-    configs = settle(configs, executor)                    # the one normalisation of each config
-    from penb.limits import check_store
-
-    check_store(root(store))
-    todo = {}
-    for c in configs:
-        if status(c, store) != "done":
-            todo.setdefault(key(c), c)
-    from penb.executors import LocalExecutor
-
-    executor = executor or LocalExecutor()
-    from penb.progress import emit
-
-    distinct = {key(c) for c in configs}
-    emit({"event": "sweep", "runs": len(distinct), "found": len(distinct) - len(todo), "todo": len(todo)})
-    trained = set()
-    if todo:
-        job = partial(_job, store=str(root(store)), progress=progress and isinstance(executor, LocalExecutor))
-        done = executor.map(job, groups(list(todo.values())))
-        trained = {k for d in done for k, t in (d if isinstance(d, list) else [d]) if t}
-    results = [load(c, store) for c in configs]
-    _log_usage(results, trained)
-    return results
-
-
 def split_diverged(results: Iterable[RunResult]) -> tuple[list[RunResult], list[RunResult]]:
     """(valid runs, diverged runs): a chapter summarises the first and shows and counts the second."""
     results = list(results)
     return [r for r in results if not r.diverged], [r for r in results if r.diverged]
-
-
-def chapter_sweep(configs: list[Mapping[str, Any]], cfg, desc: str, executor: Optional[Executor] = None,
-                  store: Optional[Path] = None, progress: bool = True) -> tuple[list[RunResult], list[bool]]:
-    """A chapter's sweep: says how many runs are in the store and how many will train, trains them with the
-    chapter's executor (``penb.executors.for_config(cfg, desc, todo, store)``: chosen by the chapter's
-    ``executor`` parameters) unless ``executor`` is given, and
-    returns the results in order with, per config, whether it was in the store before (reused)."""
-    from penb.executors import for_config
-
-    if executor is None and cfg.get("executor") == "submitit":
-        executor = for_config(cfg, desc, len(configs), store)
-    configs = settle(configs, executor)
-    before = [status(c, store) == "done" for c in configs]
-    todo = len(configs) - sum(before)
-    print(f"{len(configs)} runs: {sum(before)} found in the run store, {todo} to train")
-    results = sweep(configs, executor or for_config(cfg, desc, todo, store), store=store, progress=progress)
-    return results, before
-
-
-USAGE_LOG = "PENB_RUN_LOG"   # environment variable: a file to which sweep appends one line per run it returned
-
-
-def _log_usage(results: list[RunResult], trained: set) -> None:
-    """Append ``{"key", "trained", "wall_s"}`` per distinct run to the file named by ``$PENB_RUN_LOG`` (if set).
-
-    ``penb.notebook`` sets it while a chapter runs, so the status page can say how many runs a chapter used,
-    how many it trained itself and how long their training took where they were made.
-    """
-    path = os.environ.get(USAGE_LOG)
-    if not path:
-        return
-    seen, lines = set(), []
-    for r in results:
-        if r.key in seen:
-            continue
-        seen.add(r.key)
-        lines.append(json.dumps({"key": r.key, "trained": r.key in trained, "wall_s": r.wall_s}))
-    with open(path, "a") as f:
-        f.write("".join(line + "\n" for line in lines))
 
 
 def outcomes(results: Iterable[RunResult]) -> list[dict]:

@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence
 
 import pandas as pd
 
-from penb import train
+from penb import sweeps, train
 from penb.store import runs
 from penb.chapters import rnn_common
 from penb.names import VARIANT_LABELS
@@ -237,7 +237,7 @@ def run(cfg, panels: Sequence[Panel], executor=None, store: Optional[Path] = Non
     per_panel = [len(p.vocabs) * len(p.variants) * len(cfg.seeds) for p in panels]
     owners = [p for p, n in zip(panels, per_panel) for _ in range(n)]
     todo = configs + rnn_common.half_budgets(configs, cfg)          # protocol 4: N and N/2
-    results, before = runs.chapter_sweep(todo, cfg, desc, executor, store, progress)
+    results, before = sweeps.chapter_sweep(todo, cfg, desc, executor, store, progress)
     return _rows([(p.name, p.title) for p in owners], results[:len(configs)], before)
 
 

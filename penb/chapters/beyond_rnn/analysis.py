@@ -24,6 +24,7 @@ import pandas as pd
 
 from penb import claims
 from penb.store import runs
+from penb import sweeps
 from penb.claims import evidence, training
 from penb.executors import Executor
 from penb.presets import left_out
@@ -79,7 +80,7 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
 
     configs = run_configs(cfg)
     todo = configs + rnn_common.half_budgets(configs, cfg)
-    results, _ = runs.chapter_sweep(todo, cfg, "beyond_rnn runs", executor, store, progress)
+    results, _ = sweeps.chapter_sweep(todo, cfg, "beyond_rnn runs", executor, store, progress)
     return frame(results[:len(configs)])
 
 

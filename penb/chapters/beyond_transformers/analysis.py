@@ -19,7 +19,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from penb import claims, presets
+from penb import claims, presets, sweeps
 from penb.store import runs
 from penb.chapters.beyond_transformers.length import MODEL, length_frame
 from penb.chapters.irie.budgets import half, next_cost
@@ -99,7 +99,7 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     """Train or reuse every Transformer run, the LSTM runs and the runs at half the updates (:func:`half_configs`);
     (:func:`frame` of the full-budget runs, their RunResults). :func:`half_frame` reads the others."""
     configs = run_configs(cfg) + (lstm_configs(cfg) if cfg.lstm else [])
-    results, _ = runs.chapter_sweep(configs + half_configs(cfg) + lstm_half_configs(cfg), cfg,
+    results, _ = sweeps.chapter_sweep(configs + half_configs(cfg) + lstm_half_configs(cfg), cfg,
                                     "beyond_transformers runs", executor, store, progress)
     return frame(results[:len(configs)]), results[:len(configs)]
 

@@ -25,6 +25,7 @@ import pandas as pd
 
 from penb import claims
 from penb.store import runs
+from penb import sweeps
 from penb.chapters import rnn_common
 from penb.chapters.frequency.grading import (EXCEPTION, HARM, ROBUST, diverged_counts,  # noqa: F401
                                              harm_evidence, robust_evidence)
@@ -72,8 +73,8 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     wall_s (training time where it was made), key, path (run folder).
     """
     configs = run_configs(cfg)
-    todo = configs + rnn_common.half_budgets(configs, cfg)          # protocol 4: N and N/2
-    results, _ = runs.chapter_sweep(todo, cfg, "Fig. 3 runs", executor, store, progress)
+    todo = rnn_common.all_budgets(configs, cfg)          # N, N/2 (and earlier ones)
+    results, _ = sweeps.chapter_sweep(todo, cfg, "Fig. 3 runs", executor, store, progress)
     return _frame(results[:len(configs)])
 
 

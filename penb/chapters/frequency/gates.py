@@ -9,6 +9,9 @@ import pandas as pd
 from penb.chapters.frequency.grid import per_seed
 from penb.chapters.frequency.harm import VANILLA
 from penb.names import model_name, variant_label
+from penb.presets import SLICE_S4D, left_out
+
+NOT_RUN = {("slice", "s4d"): SLICE_S4D}     # (preset, model) -> why the preset leaves the model out
 
 
 def of(frame: pd.DataFrame, model: str, variant: str) -> pd.DataFrame:
@@ -31,7 +34,8 @@ def vanilla_control(cells_: pd.DataFrame, model: str, vocab: int) -> dict:
 def absent(cfg, model: str, variants: tuple) -> str:
     """Why ``model`` cannot be graded at ``cfg`` with ``variants`` ('' when it can)."""
     if model not in cfg.cores:
-        return f"not at this preset: the {model_name(model)} is not among its models"
+        why = left_out(NOT_RUN, cfg, model)
+        return f"not at this preset: the {model_name(model)} is not among its models" + (f" ({why})" if why else "")
     encodings = {variant_label(e) for e in cfg.encodings}
     lacking = [v for v in variants if v not in encodings]
     return f"not at this preset: no {' or '.join(lacking)} runs" if lacking else ""

@@ -27,7 +27,7 @@ build their runs with :func:`penb.chapters.frequency.analysis.run_configs`, so e
 run keys and no retraining.
 """
 from penb.chapters import rnn_common
-from penb.presets import CONFIRMATION_SEEDS, QUICK_SEEDS, confirmation, require
+from penb.presets import CONFIRMATION_SEEDS, QUICK_SEEDS, SLICE_SEEDS, confirmation, require
 
 PAPER = dict(
     device="auto",                                  # auto: CUDA when present, else the CPU
@@ -115,6 +115,27 @@ GPU = dict(
 # one run at a time: GRU V64 10 runs x 12k x 13.5 ms = 27 min; LSTM V1024 10 x 6k x 20.1 ms = 20 min;
 # S4D V2048 10 x 6k x 24.0 ms = 24 min: about 1.2 GPU-hours (30 runs), under one with the runs packed
 # four at a time if packing gains 1.2x or more. Measure it before trusting it.
+
+# One GPU call of at most 8 minutes on an H100 (``python -m penb slice frequency``): quick's cells, trained as
+# batches of runs further and on more seeds (penb.presets.SLICE_RULE, written before any slice confirmation run).
+# Estimate (``python -m penb plan --preset slice frequency``, measured batched rates): 7.3 minutes with the
+# overhead; 6 seeds would take 8.0, and quick's N x 8 (j = 3) about 13. The dual-frequency task had no search
+# beyond quick's N on search seeds, so the rule's stop could not be read: N is the largest quick N x 2^j that fits.
+SLICE = dict(
+    QUICK,                                          # quick's cells and regime, then:
+    device="auto",                                  # CUDA; refused without it unless device="cpu" is given
+    executor="batched",                             # the runs of one shape as one batched model (penb.batched)
+    batch_runs=16,                                  # a cell's seeds in one batch (at most 16 a batch)
+    cores=("gru", "lstm"),                          # the batched trainer's models (SLICE_RULE; the S4D: SLICE_S4D)
+    seeds=confirmation(SLICE_SEEDS),                # SLICE_RULE: 5 (t = 2.78); a sixth does not fit
+    checkpoint_every=12_000,                        # no checkpoint but the last: a slice hands back none, and
+                                                    # a cut-off batch is the next slice's (Fig. 5 is not sliced)
+    per_core={                                      # quick's regime, each N x 4 (SLICE_RULE: j = 2 fits, j = 3
+        "gru": {"steps": 12_000},                   # does not)
+        "lstm": {"batch_size": 128, "steps": 8000},
+    },
+    earlier=1,                                      # N/4 too: the doubling before the graded one, shown
+)
 
 # Exercises every cell in seconds; its numbers mean nothing.
 SMOKE = dict(

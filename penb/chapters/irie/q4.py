@@ -2,7 +2,7 @@
 
 Two studies, each a grid of depth (``q4_layers``) x encoding (``none`` / the chapter's ``encoding``,
 ADDED to the token embedding) x seeds, trained by ``penb.train`` (``core="transformer"``) and stored
-and reused by ``penb.store.runs.sweep``:
+and reused by ``penb.sweeps.sweep``:
 
 * **order**: a synthetic task of the RNN chapters (``q4_task``, default ``reverse``: read x_1..x_L,
   then write them reversed), scored by test token accuracy on held-out sequences. For ``reverse`` the
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from penb import claims
 from penb.store import runs
+from penb import sweeps
 from penb.chapters.irie.budgets import half
 from penb.chapters.irie.ceiling import binomial_margin, blind_ceiling
 from penb.executors import LocalExecutor, ProcessExecutor
@@ -144,7 +145,7 @@ def run(cfg, progress: bool = True) -> dict[str, list]:
     parts = {"lm": lm_configs(cfg), "lm_half": half_configs(cfg, "lm"), "order": order_configs(cfg),
              "order_half": half_configs(cfg, "order")}
     executor = ProcessExecutor(workers=cfg.workers, threads=1) if cfg.workers > 1 else LocalExecutor(threads=1)
-    results = runs.sweep([c for configs in parts.values() for c in configs], executor=executor, progress=progress)
+    results = sweeps.sweep([c for configs in parts.values() for c in configs], executor=executor, progress=progress)
     out, i = {}, 0
     for name, configs in parts.items():
         out[name], i = results[i:i + len(configs)], i + len(configs)

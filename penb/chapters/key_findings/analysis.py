@@ -28,6 +28,7 @@ import pandas as pd
 
 from penb import claims, metrics
 from penb.store import runs
+from penb import sweeps
 from penb.chapters import rnn_common
 from penb.chapters.key_findings.grading import (  # noqa: F401 (re-exported)
     BETTER, DECLINE, PE, TREND, TREND_MIN_VOCABS, UNTESTED, VANILLA, _paired,
@@ -74,8 +75,9 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
         progress: bool = True) -> pd.DataFrame:
     """Train or reuse every run of the resolved config ``cfg``; their :func:`frame`."""
     configs = run_configs(cfg)
-    todo = configs + rnn_common.half_budgets(configs, cfg)      # protocol 4: N and N/2
-    results, _ = runs.chapter_sweep(todo, cfg, "Fig. 2 runs", executor, store, progress)
+    todo = rnn_common.all_budgets(configs, cfg)      # N, N/2 (and earlier ones)
+    results, _ = sweeps.chapter_sweep(todo, cfg, "Fig. 2 runs", executor, store,
+                                      progress)
     return frame(results[:len(configs)])
 
 

@@ -26,7 +26,7 @@ from penb.chapters import rnn_common
 from penb.claims import evidence as evidence_table
 from penb.claims import training
 from penb.names import model_name, variant_label
-from penb.presets import QUICK_RULE, left_out
+from penb.presets import QUICK_RULE, SLICE_S4D, left_out
 
 CHAPTER = "key_findings"
 VANILLA, PE = "none", "sinusoidal"               # the two encodings Fig. 2 compares
@@ -50,7 +50,7 @@ RESCUE = {f"morita.sec4_1.more_updates.{core}": core for core in ("gru", "lstm",
 # Sec. 4.1 claims that the registry says no chapter tests: recorded with its reason
 UNTESTED = ("morita.sec4_1.no_rescue",)
 # (preset, model) -> why the preset leaves the model out (issue 34: the hour)
-NOT_RUN: dict = {}        # none since issue 41 (penb.presets.QUICK_RULE)
+NOT_RUN: dict = {("slice", "s4d"): SLICE_S4D}  # quick: none since issue 41
 
 
 def _paired(frame: pd.DataFrame, model: str, vocab: int, metric: str) -> pd.DataFrame:

@@ -29,7 +29,8 @@ Which runs these settings make: :func:`penb.chapters.key_findings.analysis.run_c
 """
 from penb.chapters import rnn_common
 from penb.device import QUICK_AMP
-from penb.presets import CONFIRMATION_SEEDS, QUICK_SEEDS, confirmation, require
+from penb.presets import (CONFIRMATION_SEEDS, QUICK_SEEDS, SLICE_SEEDS, confirmation,
+                          require)
 
 PAPER = dict(
     device="auto",                      # auto: CUDA when present, else the CPU
@@ -200,6 +201,39 @@ LEASE = dict(
     per_core={"lstm": {"steps": 2500}},  # LSTM: the anchors' V16384 gap (0.032 vs
                                          # 0.063) was open by 3k; 2,500 is what the
                                          # budget leaves
+)
+
+# One GPU call of at most 8 minutes on an H100 (``python -m penb slice key_findings``):
+# quick's cells, trained as batches of runs further and on more seeds
+# (penb.presets.SLICE_RULE, written before any slice confirmation run). Its plan and
+# estimate (``python -m penb plan --preset slice key_findings``, measured batched
+# rates): 7.3 minutes with the overhead; a sixth seed takes 8.2 and quick's N x 4
+# (j = 2) 13.5. The rule's stop was not reached: on search seeds 0 and 1
+# (scripts/search_slice.py, slice_search.csv beside this module: the vanilla GRU at
+# h64, L16, WSD budgets 2k-16k) vanilla still gained 0.02-0.04 from 8,000 to 16,000
+# updates at V 8 and 16, 0.07 at V 32 and 0.06-0.11 at V 64 (only V 128, not a quick
+# vocabulary, was near its stop: 0.01-0.03 a doubling near chance), so N is the
+# largest quick N x 2^j that fits (j = 1). The LSTM was not searched (its cell is
+# quick's; the anchors' V 2,048 LSTM still rose 0.14 from 8k to 16k).
+SLICE = dict(
+    QUICK,                              # quick's cells and regime, then:
+    device="auto",                      # CUDA; refused without it unless device="cpu"
+    executor="batched",                 # the runs of one shape as one batched model
+    batch_runs=16,                      # a cell's seeds in one batch (at most 16)
+    seeds=confirmation(SLICE_SEEDS),    # SLICE_RULE: 5 (t = 2.78); more do not fit
+    core_seeds={},                      # both models on all five
+    cores=("gru", "lstm"),              # the batched trainer's (the S4D: SLICE_S4D)
+    gru_vocab=(8, 16, 32),              # quick's three: the trend and decline read them
+    lstm_vocab=(512,),                  # quick's; a trend over three LSTM vocabularies
+                                        # (two more cells, ~2.7 more minutes) would not
+                                        # fit beside the GRU: a slice of its own
+    checkpoint_every=8000,              # only the last: a slice hands back none
+    per_core={                          # quick's regime, each N doubled (j = 1)
+        "gru": {"batch_size": 64, "steps": 4000},
+        "lstm": {"hidden": 128, "batch_size": 64, "steps": 8000, "lr": 3e-3,
+                 "amp": "none"},        # fp32 on the GPU (bf16 is quick's CPU path)
+    },
+    earlier=1,                          # N/4 too: the doubling before the graded one
 )
 
 # Exercises every cell in seconds; its numbers mean nothing.

@@ -29,6 +29,7 @@ import pandas as pd
 
 from penb import claims
 from penb.store import runs
+from penb import sweeps
 from penb.executors import Executor
 from penb.names import variant_label
 from penb.tasks import IGNORE
@@ -125,7 +126,7 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     """
     data = data or prepare(cfg)                     # fails before any training
     configs = run_configs(cfg, data.test_paragraphs)
-    results, _ = runs.chapter_sweep(configs, cfg, "LM runs", executor, store, progress)
+    results, _ = sweeps.chapter_sweep(configs, cfg, "LM runs", executor, store, progress)
     bad = {r.key for r in runs.split_diverged(results)[1]}
     rows = []
     for r in results:

@@ -1,0 +1,185 @@
+"""Runs made on a GPU elsewhere, carried back and executed here (``python -m penb archive CHAPTER --from DIR``).
+
+A GPU lease step (``penb.lease``) or a GPU slice (``penb.slice``) writes a folder of a few files, no checkpoints:
+
+* ``manifest.json``: what made the runs (device and its name, clean commit, torch, date, preset, parameters, seeds,
+  budgets, minutes). A lease's manifest names one ``chapter``; a slice's names several under ``chapters`` (each with
+  its preset, parameters, configuration key, run keys and whether all its runs finished);
+* ``results.json``: each finished run's ``result.json``, by run key;
+* ``predictions.tar`` (a lease) or ``predictions-1.tar``, ``predictions-2.tar``, ... (a slice, each at most
+  :data:`PART_BYTES`): the runs' held-out predictions, which re-executing a chapter needs.
+
+:func:`restore` puts such a folder's runs into the run store (each run's key must match its config). :func:`archive`
+executes a chapter at the folder's preset against a temporary store made from it, reading the runs as made on their
+device (``penb.device.archived``: nothing trains), and writes ``book/archived/<chapter>-<preset>`` (the executed
+notebook's status and grades, the manifest, the results): small, and committed. It refuses a folder whose manifest
+does not match its runs: another chapter, unfinished runs, an unclean commit, a configuration that differs from the
+one this code resolves for the same preset and parameters, or planned runs missing from the results.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Iterator, Optional
+
+from penb.store import atomic, paths, runs
+from penb.store.run_result import opened  # noqa: F401 (re-exported: lease.opened, archive.opened)
+from penb.store.identity import CLEAN_COMMIT as COMMIT
+
+KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.store.runs.key)
+PART_BYTES = 15 * 2 ** 20                  # a predictions part: under the 16 MiB a GPU machine hands back per file
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def pack(out: Path, members: list[tuple[str, Path]], single: bool = False) -> list[str]:
+    """Write the ``(name in the archive, file)`` members into ``out`` as ``predictions.tar`` (``single``) or as
+    ``predictions-1.tar``, ``-2``, ... of at most :data:`PART_BYTES` each (a member never split); earlier parts
+    beyond the new count are removed. Returns the file names written."""
+    parts: list[list] = [[]]
+    size = 0
+    for name, path in members:
+        n = path.stat().st_size + 1024
+        if parts[-1] and size + n > PART_BYTES and not single:
+            parts.append([])
+            size = 0
+        parts[-1].append((name, path))
+        size += n
+    names = ["predictions.tar"] if single else [f"predictions-{i}.tar" for i in range(1, len(parts) + 1)]
+    for fname, part in zip(names, parts):
+        def write(tmp: str, part=part) -> None:
+            with tarfile.open(tmp, "w") as tar:       # not compressed: the .npz files are
+                for name, path in part:
+                    tar.add(path, arcname=name)
+        atomic.atomic_write(out / fname, write)
+    for stale in out.glob("predictions-*.tar"):
+        if stale.name not in names:
+            stale.unlink()
+    return names
+
+
+def _tars(source: Path) -> list[Path]:
+    found = sorted(source.glob("predictions-*.tar"), key=lambda p: int(p.stem.split("-")[1]))
+    return found or [source / "predictions.tar"]
+
+
+def restore(source: Path) -> int:
+    """Put the finished runs of a collected folder ``source`` into the run store (those not finished there yet),
+    with their predictions; returns how many. A run whose key does not match its config is refused."""
+    source = Path(source)
+    results = json.loads((source / "results.json").read_text())
+    with contextlib.ExitStack() as stack:
+        tars = [stack.enter_context(tarfile.open(t)) for t in _tars(source)]
+        where = {m: tar for tar in tars for m in tar.getnames()}
+        put = 0
+        for key, result in results.items():
+            if not KEY.match(key) or runs.key(result["config"]) != key:
+                raise ValueError(f"{source}: run {key!r} does not match its configuration (another code version?)")
+            d = runs.root() / key
+            if runs.finished(d):
+                continue
+            d.mkdir(parents=True, exist_ok=True)
+            if result.get("status", "done") == "done":
+                name = f"{key}/predictions.npz"
+                if name not in where:
+                    raise ValueError(f"{source}: run {key} has no predictions in {[t.name for t in _tars(source)]}")
+                data = where[name].extractfile(name).read()
+                atomic.atomic_write(d / "predictions.npz", lambda tmp: Path(tmp).write_bytes(data))
+            atomic.write_json(d / "config.json", result["config"])
+            atomic.write_json(d / "result.json", result)
+            put += 1
+    return put
+
+
+@contextlib.contextmanager
+def _env(**values: str) -> Iterator[None]:
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def manifest(source: Path, chapter: str) -> dict:
+    """The manifest of ``source`` as one chapter's: a slice's top-level fields with that chapter's own merged in.
+    ``ValueError`` for a folder without one, or one that holds no runs of ``chapter``."""
+    source = Path(source)
+    if not (source / "manifest.json").is_file():
+        raise ValueError(f"{source} holds no GPU runs (no manifest.json): give the folder a lease step or a slice "
+                         f"wrote with --out")
+    man = json.loads((source / "manifest.json").read_text())
+    if "chapters" in man:                                         # a slice: several chapters
+        if chapter not in man["chapters"]:
+            raise ValueError(f"{source} holds runs of {', '.join(man['chapters'])}, not {chapter!r}")
+        man = {**{k: v for k, v in man.items() if k != "chapters"}, **man["chapters"][chapter], "chapter": chapter}
+    if man["chapter"] != chapter:
+        raise ValueError(f"{source} holds runs of {man['chapter']!r}, not {chapter!r}")
+    return man
+
+
+def check_runs(chapter: str, man: dict, results: dict) -> None:
+    """``ValueError`` unless this code resolves the manifest's preset and parameters to the configuration the runs
+    were made with, and every run it plans is among ``results`` (a mismatch: another code version or preset)."""
+    from penb import plan, presets
+
+    cfg = presets.resolve(chapter, man["preset"], **man["parameters"])
+    if man.get("config_key") and cfg.key() != man["config_key"]:
+        raise ValueError(f"the manifest's configuration of {chapter} at {man['preset']!r} ({man['config_key']}) is not "
+                         f"the one this code resolves ({cfg.key()}): archive it from the commit that made it "
+                         f"({', '.join(man.get('commit') or ['unknown'])})")
+    missing = [k for k in dict.fromkeys(runs.key(c) for c in plan.configs_for(chapter, cfg)) if k not in results]
+    if missing:
+        raise ValueError(f"the manifest does not match its runs: {len(missing)} of the runs {chapter} plans at "
+                         f"{man['preset']!r} are not in results.json (first {missing[0]}); another code version?")
+
+
+def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
+    """Execute ``chapter`` against the runs collected in ``source`` (training nothing) and write the archived
+    execution to ``dest`` (default ``book/archived/<chapter>-<preset>``); returns ``dest``."""
+    from penb import notebook
+    from penb.store import identity
+    from penb.device import ARCHIVED
+
+    source = Path(source)
+    man = manifest(source, chapter)
+    if not man["complete"]:
+        raise ValueError(f"{source} holds {man['finished']} of the {man['runs']} runs of {chapter} at preset "
+                         f"{man['preset']!r}: train the rest first (another lease step, or another slice)")
+    bad = [c for c in man.get("commit") or [""] if not COMMIT.match(c)]
+    if bad:
+        raise ValueError(f"{source} names the commit {bad[0] or 'none'!r}, a tree no reader can check out: archive "
+                         f"only runs made from a clean commit")
+    results = json.loads((source / "results.json").read_text())
+    dest = Path(dest) if dest is not None else paths.REPO / "book" / "archived" / f"{chapter}-{man['preset']}"
+    if dest.exists() and any(dest.iterdir()) and not (dest / "manifest.json").exists():
+        raise ValueError(f"{dest} is not empty and holds no archived execution: choose another --dest")
+    with tempfile.TemporaryDirectory() as tmp, _env(PENB_STORE=str(Path(tmp) / "store"), **{ARCHIVED: man["device"]}):
+        check_runs(chapter, man, results)
+        restore(source)
+        executed = notebook.run_chapter(chapter, {"preset": man["preset"], **man["parameters"]},
+                                        Path(tmp) / "executed").parent
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        for f in executed.iterdir():                 # the notebook, its status and its recorded grades
+            if f.is_file():
+                shutil.copy2(f, dest / f.name)
+    mine = set(man.get("keys") or results)           # a slice's chapter: its own runs only
+    atomic.write_json(dest / "results.json", {k: r for k, r in results.items() if k in mine})
+    man["archived"] = {"date": now(), "commit": identity.git_commit(), "by": f"python -m penb archive {chapter}"}
+    man.pop("keys", None)
+    atomic.write_json(dest / "manifest.json", man)
+    return dest

@@ -1,0 +1,50 @@
+"""How the quick and slice presets are sized: which cells they train, on how many seeds, for how many updates.
+
+Rules written before the builds that apply them, reading only cost and training (never a verdict, an interval or a
+doubling move); ``penb.presets`` re-exports them, and the chapters' presets cite them value by value.
+"""
+from __future__ import annotations
+
+# Which cells the quick preset trains (issue 41, item 3; written 2026-11-27, before the build that applies it). The
+# rule reads no verdict, no doubling move and no build's interval:
+# * seeds: every graded cell takes QUICK_SEEDS confirmation seeds. No count is chosen from a build's intervals, and
+#   the pilot's power never cuts a cell: an underpowered cell runs and its row says how many seeds would decide it;
+# * cells: every cell that a chapter's claims need (their variants, their x-values) is trained, unless
+#   (a) cost: the cells a claim needs beyond those quick trains for the chapter's other claims cost more than
+#       QUICK_CLAIM_CPU_MIN CPU-minutes (one core, fp32, N and N/2 of every run, from the runs' recorded times);
+#   (b) need: the text places the effect where quick cannot reach it (an effect the text dates past quick's
+#       budget), or the model sits at its trivial baseline on the search seeds at quick's settings.
+#   Such a claim reads "not tested", its row naming (a) or (b) and the numbers behind it.
+# Applied 2026-11-27: the cuts of 549ae11 and ddd9241 (chosen by the doubling column and the pilot's power) are
+# restored, key findings' GRU goes from five seeds (chosen after a 3-seed build had been read) to three, and the
+# S4D of key findings and Sec. 4.2 comes back (about 8 CPU-minutes a cell, under the cost cap). Still out: the
+# LSTM's and S4D's trends over three vocabularies (a: two more cells each, about 16-20 CPU-minutes), Sec. 4.3's
+# S4D half in gradient stability (b: its effect fades after 10,000 updates), appendix A.3 (b: both models at the
+# blind-guess baseline on search seeds). QUICK_RULE is the sentence the rows cite.
+QUICK_CLAIM_CPU_MIN = 10
+QUICK_RULE = ("penb.presets.QUICK_RULE (issue 41): quick leaves a claim to a larger preset only for (a) the cost of "
+              f"its own cells, above {QUICK_CLAIM_CPU_MIN} CPU-minutes, or (b) what the claim needs, never for a "
+              "verdict seen")
+
+# How the slice presets are sized (issue 43; written 2026-11-27, before any slice confirmation run, and reading only
+# training on search seeds, never a gap, an interval or a verdict):
+# * shapes: the quick presets' (hidden, length, batch, learning rate): the only shapes whose batched rate on an H100
+#   was measured (penb.executors.cost.BATCHED_H100), and the regime the quick searches chose;
+# * models: those the batched trainer trains (GRU, LSTM); the S4D is not batched and its GPU rate is unmeasured, so
+#   no plan could promise it fits (its claims read "not tested" at slice, with this reason);
+# * budget N per model: the smallest quick N x 2^j (j >= 1) at which the model behind (vanilla) on the search seeds
+#   (scripts/search_slice.py, its table beside the chapter's presets) gains less than SLICE_STOP from N/2 to N at
+#   every vocabulary of its cells; where that N does not fit the minutes with SLICE_SEEDS seeds, the largest quick N
+#   x 2^j that does, and the preset says the rule's stop was not reached;
+# * seeds: SLICE_SEEDS confirmation seeds a cell (t = 2.78 at 4 degrees of freedom), more (up to 10) while the plan
+#   stays within SLICE_MINUTES;
+# * minutes: the plan's estimate (penb.slice: measured batched rates plus a minute of overhead) at most SLICE_MINUTES,
+#   one chapter a call.
+SLICE_STOP = 0.02          # protocol 5's smallest move of a model (penb.claims.doubling)
+SLICE_SEEDS = 5
+SLICE_MINUTES = 8.0
+SLICE_RULE = (f"penb.presets.SLICE_RULE (issue 43): quick's shapes, GRU and LSTM only (batched), N the smallest quick "
+              f"N x 2^j where vanilla gains < {SLICE_STOP} per doubling on search seeds or else the largest that fits "
+              f"{SLICE_MINUTES:g} H100-minutes, {SLICE_SEEDS}+ seeds")
+SLICE_S4D = ("the S4D is not trained by the batched trainer and its GPU rate is unmeasured, so no slice plan can "
+             "promise it fits (penb.presets.SLICE_RULE)")

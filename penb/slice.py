@@ -1,0 +1,199 @@
+"""One short GPU call that trains chapters' runs as batches and hands back what re-executing them needs.
+
+    python -m penb slice key_findings --minutes 8 --out DIR          # on a GPU machine, from a clean commit
+    python -m penb archive key_findings --from DIR                   # on any machine with the book's packages
+
+A GPU is often at hand only in slices (a 10-minute command, a debug queue). A chapter's ``slice`` preset is sized to
+one such call: small models, many seeds, WSD budgets N/4, N/2 and N on one trunk, all trained as batches of runs
+of one shape (``penb.executors.batched``, one batched model per batch: ``penb.batched``). Before anything trains,
+:func:`plan` lists the runs, groups them into the batches the executor will train, and estimates each batch's
+seconds on one H100 from the measured batched rates (``penb.executors.cost.batch_update_seconds``); a plan whose
+estimate plus :data:`OVERHEAD_S` exceeds ``--minutes``, or whose output would not fit :data:`MAX_FILES` files,
+is refused in one line. The slice then trains the batches in order (longest budgets first, so each trunk is there
+before its branches) and, after every batch, rewrites the output folder (atomically, no checkpoints):
+
+* ``manifest.json``: device, GPU name, clean commit, torch, date, preset, minutes (asked, estimated, spent), and per
+  chapter its parameters, configuration key, seeds, budgets, run keys and how many finished;
+* ``results.json`` and ``predictions-1.tar``, ``-2``, ... (``penb.archive``: at most 15 MiB each).
+
+A call cut off (a time limit, a kill) leaves the batches finished before it; a batch that would start past the
+deadline is left for the next slice. It needs torch, numpy, scipy, pandas, tqdm and filelock: no papermill,
+jupytext, ipykernel or submitit (a bare GPU image's packages).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from penb import presets
+from penb.archive import PART_BYTES, now, pack
+from penb.store import atomic, runs
+
+OVERHEAD_S = 60.0          # start, CUDA set-up, evaluation and collection: an allowance (no measurement yet), which
+                           # each slice's manifest checks against its own spent minutes
+MAX_MINUTES = 9.0          # a GPU command's 10 minutes, less the machine's own start and hand-back
+MAX_FILES = 8              # what a GPU machine hands back: at most 8 files ...
+PREDICTION_BYTES = 100_000  # ... of at most 16 MiB; one run's predictions.npz at L 16 (measured: 26-92 kB), per 16 steps
+
+
+def with_slice() -> list[str]:
+    """The chapters that have a ``slice`` preset (sorted)."""
+    return [c for c in presets.chapters() if "slice" in presets.table(c)]
+
+
+def here() -> dict:
+    """The overrides that plan a slice on this machine: none with CUDA; ``device="cpu"`` without (planned, not
+    trained: the estimate is an H100's either way)."""
+    import torch
+
+    return {} if torch.cuda.is_available() else {"device": "cpu"}
+
+
+def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] = None) -> dict:
+    """What a slice of ``chapters`` at ``preset`` trains, before anything trains: {"chapters": {name: {"cfg",
+    "configs"}}, "batches": [{"configs", "runs", "updates", "seconds", "measured"}] in training order,
+    "seconds" (all batches), "measured" (every batch's shape was measured)}. Runs that two chapters share count
+    once. ``ValueError`` for an unknown chapter or parameter, or a chapter without the preset."""
+    from penb import plan as planner
+    from penb.batched import batchable
+    from penb.executors import batched
+    from penb.executors.cost import batch_update_seconds
+    from penb.run_config import decay_start
+    from penb.trunks import shares_trunk, trunk_key
+
+    if not chapters:
+        raise ValueError("name at least one chapter, e.g. python -m penb slice key_findings --minutes 8 --out DIR")
+    found, seen = {}, {}
+    for ch in chapters:
+        if ch not in presets.chapters():
+            raise ValueError(f"unknown chapter {ch!r}{presets.suggest([ch], presets.chapters())}")
+        if preset not in presets.table(ch):
+            raise ValueError(f"{ch} has no {preset!r} preset; chapters with one: "
+                             f"{', '.join(c for c in presets.chapters() if preset in presets.table(c))}")
+        cfg = presets.resolve(ch, preset, **(overrides or {}))     # (a slice trains batched whatever its executor)
+        configs = planner.configs_for(ch, cfg)
+        found[ch] = {"cfg": cfg, "configs": configs}
+        seen.update({runs.key(c): (c, cfg.batch_runs) for c in configs})
+    longest: dict = {}
+    for c, _ in seen.values():
+        if shares_trunk(c):
+            longest[trunk_key(c)] = max(longest.get(trunk_key(c), 0), c["steps"])
+    width = min(k for _, k in seen.values())
+    alone = [c for c, _ in seen.values() if not batchable(c)]
+    todo = batched.plan([c for c, _ in seen.values() if batchable(c)], width) + [[c] for c in alone]
+    out = []
+    for batch in todo:
+        c = batch[0]
+        branch = shares_trunk(c) and c["steps"] < longest[trunk_key(c)]
+        n = c["steps"] - decay_start(c["steps"], c["decay"]) if branch else c["steps"]
+        per, measured = batch_update_seconds(c, len(batch)) if batchable(c) else batch_update_seconds(c, 1)
+        out.append({"configs": batch, "runs": len(batch), "updates": n, "measured": measured,
+                    "seconds": n * per * (1 if batchable(c) else len(batch))})
+    return {"chapters": found, "batches": out, "seconds": sum(b["seconds"] for b in out), "overrides": dict(overrides
+            or {}), "measured": all(b["measured"] for b in out), "runs": len(seen)}
+
+
+def check(p: dict, minutes: float) -> None:
+    """``ValueError`` (one line) for a slice that cannot fit ``minutes`` on one H100, or whose output would not fit
+    the files a GPU machine hands back."""
+    if not 0 < minutes <= MAX_MINUTES:
+        raise ValueError(f"--minutes must be in (0, {MAX_MINUTES:g}] (a GPU command's 10 minutes, less the "
+                         f"machine's start), got {minutes:g}")
+    need = (p["seconds"] + OVERHEAD_S) / 60
+    if need > minutes:
+        raise ValueError(f"the slice needs about {need:.1f} minutes on one H100 (training {p['seconds'] / 60:.1f} + "
+                         f"{OVERHEAD_S / 60:.0f} of overhead), more than --minutes {minutes:g}: slice fewer chapters "
+                         f"per call, or give fewer seeds or updates")
+    size = sum(PREDICTION_BYTES * max(1, c["length"] // 16) for b in p["batches"] for c in b["configs"])
+    if size > (MAX_FILES - 2) * PART_BYTES:
+        raise ValueError(f"the slice's predictions (~{size / 2 ** 20:.0f} MiB) would not fit {MAX_FILES - 2} files "
+                         f"of {PART_BYTES / 2 ** 20:.0f} MiB: slice fewer chapters per call")
+
+
+def describe(p: dict, minutes: Optional[float] = None) -> str:
+    """The plan as lines for the terminal: per batch its model, vocabulary, encoding, budget, runs and estimate."""
+    from penb.executors.cost import BATCHED_SOURCE
+
+    lines = [f"{'batch':>5}  {'model':<5}{'V':>6}  {'encoding':<11}{'updates':>9}{'runs':>6}{'est. s':>8}"]
+    for i, b in enumerate(p["batches"], 1):
+        c = b["configs"][0]
+        lines.append(f"{i:>5}  {c['core']:<5}{c['vocab_size']:>6}  {c['encoding']:<11}{b['updates']:>9,}"
+                     f"{b['runs']:>6}{b['seconds']:>8.0f}" + ("" if b["measured"] else "  (shape not measured)"))
+    total = (p["seconds"] + OVERHEAD_S) / 60
+    lines.append(f"{p['runs']} runs of {', '.join(p['chapters'])}: about {total:.1f} minutes on one H100 "
+                 f"({p['seconds'] / 60:.1f} training + {OVERHEAD_S / 60:.0f} overhead)"
+                 + (f", of --minutes {minutes:g}" if minutes else ""))
+    lines.append(f"rates: {BATCHED_SOURCE}" + ("" if p["measured"] else "; a shape not measured is scaled up "
+                                               "from its model's nearest measured one (penb.executors.cost)"))
+    return "\n".join(lines)
+
+
+def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", overrides: Optional[dict] = None,
+        clock: Callable[[], float] = time.monotonic, progress: bool = False) -> dict:
+    """Train the slice (see the module's docstring) and write ``out``; returns {"runs", "finished", "left",
+    "spent_min", "estimate_min", "out"}. ``clock`` (seconds) is the call's timer; tests pass a fake one."""
+    from penb.executors.batched import train_group
+    from penb.lease import source_commit
+    from penb.progress import watching
+
+    start = clock()
+    p = plan(chapters, preset, overrides)
+    check(p, minutes)
+    commit = source_commit("a slice")                # a clean commit, before anything trains
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    deadline = start + minutes * 60 - OVERHEAD_S / 2   # the rest: evaluation and the last collection
+    done = sum(runs.status(c) == "done" for b in p["batches"] for c in b["configs"])
+    with watching(",".join(chapters), p["runs"], done, minutes * 60, "--minutes", on=progress):
+        for b in p["batches"]:
+            if all(runs.status(c) == "done" for c in b["configs"]):
+                continue
+            if clock() + b["seconds"] > deadline:    # would end past the call's minutes: the next slice's
+                break
+            train_group(b["configs"], runs.root(), progress=False)
+            collect(p, out, commit, minutes, (clock() - start) / 60)
+    return collect(p, out, commit, minutes, (clock() - start) / 60)
+
+
+def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -> dict:
+    """Write the finished runs of plan ``p`` into ``out`` (manifest, results, predictions parts); the status."""
+    results, members = {}, []
+    for b in p["batches"]:
+        for c in b["configs"]:
+            d = runs.run_dir(c)
+            if runs.status(c) == "done" and d.name not in results:
+                results[d.name] = json.loads((d / "result.json").read_text())
+                if (d / "predictions.npz").exists():
+                    members.append((f"{d.name}/predictions.npz", d / "predictions.npz"))
+    files = pack(out, members)
+    atomic.write_json(out / "results.json", results)
+    envs = [r.get("environment", {}) for r in results.values()]
+
+    def distinct(k: str) -> list:
+        return sorted({str(e.get(k, "")) for e in envs} - {""})
+    chapters = {}
+    for ch, item in p["chapters"].items():
+        cfg, keys = item["cfg"], list(dict.fromkeys(runs.key(c) for c in item["configs"]))
+        finished = sum(k in results for k in keys)
+        budgets = {}
+        for c in item["configs"]:
+            budgets.setdefault(c["core"], set()).add(c["steps"])
+        chapters[ch] = {"preset": cfg.preset, "parameters": p["overrides"],
+                        "config_key": cfg.key(), "runs": len(keys), "finished": finished,
+                        "complete": finished == len(keys),
+                        "diverged": sum(results[k].get("status") == "diverged" for k in keys if k in results),
+                        "seeds": sorted({c["seed"] for c in item["configs"]}),
+                        "updates": {core: max(s) for core, s in budgets.items()},
+                        "budgets": {core: sorted(s) for core, s in budgets.items()}, "keys": keys}
+    configs = [c for b in p["batches"] for c in b["configs"]]
+    atomic.write_json(out / "manifest.json", {
+        "kind": "slice", "chapters": chapters,
+        "device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
+        "device_name": distinct("device_name"), "torch": distinct("torch"), "commit": [commit],
+        "runs_commit": distinct("git_commit"), "date": now(), "minutes": minutes,
+        "estimate_min": round((p["seconds"] + OVERHEAD_S) / 60, 2), "spent_min": round(spent_min, 2),
+        "files": ["manifest.json", "results.json", *files]})
+    return {"runs": p["runs"], "finished": len(results), "left": p["runs"] - len(results),
+            "spent_min": spent_min, "estimate_min": (p["seconds"] + OVERHEAD_S) / 60, "out": str(out)}
