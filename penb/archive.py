@@ -13,8 +13,8 @@ A GPU lease step (``penb.lease``) or a GPU slice (``penb.slice``) writes a folde
 executes a chapter at the folder's preset against a temporary store made from it, reading the runs as made on their
 device (``penb.device.archived``: nothing trains), and writes ``book/archived/<chapter>-<preset>`` (the executed
 notebook's status and grades, the manifest, the results): small, and committed. It refuses a folder whose manifest
-does not match its runs: another chapter, unfinished runs, an unclean commit, a configuration that differs from the
-one this code resolves for the same preset and parameters, or planned runs missing from the results.
+does not match its runs: another chapter, unfinished runs, an unclean commit, or runs that this code plans for the
+manifest's preset and parameters missing from the results (their keys hash each run's whole configuration).
 """
 from __future__ import annotations
 
@@ -125,26 +125,26 @@ def manifest(source: Path, chapter: str) -> dict:
     if "chapters" in man:                                         # a slice: several chapters
         if chapter not in man["chapters"]:
             raise ValueError(f"{source} holds runs of {', '.join(man['chapters'])}, not {chapter!r}")
-        man = {**{k: v for k, v in man.items() if k != "chapters"}, **man["chapters"][chapter], "chapter": chapter}
+        man = {**{k: v for k, v in man.items() if k != "chapters"}, **man["chapters"][chapter], "chapter": chapter,
+               "with": sorted(man["chapters"])}
     if man["chapter"] != chapter:
         raise ValueError(f"{source} holds runs of {man['chapter']!r}, not {chapter!r}")
     return man
 
 
 def check_runs(chapter: str, man: dict, results: dict) -> None:
-    """``ValueError`` unless this code resolves the manifest's preset and parameters to the configuration the runs
-    were made with, and every run it plans is among ``results`` (a mismatch: another code version or preset)."""
+    """``ValueError`` unless every run that this code plans for the manifest's preset and parameters is among
+    ``results`` (by run key, which hashes each run's whole configuration and the store version): a mismatch means
+    another code version, preset or parameters than the runs were made with. (The manifest's ``config_key`` is not
+    compared: it also hashes settings that make no run, such as ``batch_runs``.)"""
     from penb import plan, presets
 
     cfg = presets.resolve(chapter, man["preset"], **man["parameters"])
-    if man.get("config_key") and cfg.key() != man["config_key"]:
-        raise ValueError(f"the manifest's configuration of {chapter} at {man['preset']!r} ({man['config_key']}) is not "
-                         f"the one this code resolves ({cfg.key()}): archive it from the commit that made it "
-                         f"({', '.join(man.get('commit') or ['unknown'])})")
     missing = [k for k in dict.fromkeys(runs.key(c) for c in plan.configs_for(chapter, cfg)) if k not in results]
     if missing:
         raise ValueError(f"the manifest does not match its runs: {len(missing)} of the runs {chapter} plans at "
-                         f"{man['preset']!r} are not in results.json (first {missing[0]}); another code version?")
+                         f"{man['preset']!r} are not in results.json (first {missing[0]}); archive it from the "
+                         f"commit that made it ({', '.join(man.get('commit') or ['unknown'])})")
 
 
 def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:

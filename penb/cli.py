@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     sl.add_argument("--preset", default="slice")
     sl.add_argument("--minutes", type=float, required=True, help="the call's minutes (at most 9): the plan must fit")
     sl.add_argument("--out", required=True, help="folder for the finished runs: at most 8 files, no checkpoints")
+    sl.add_argument("--from", dest="source", help="a folder an earlier slice wrote: its runs go into the store first")
     sl.add_argument("--plan", action="store_true", help="print the plan and its estimate; train nothing")
     sl.add_argument("--quiet", action="store_true", help="no progress line")
     pl = sub.add_parser("plan", help="what a preset would train, per chapter, before anything trains (penb.plan)")
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                 slicing.check(p, args.minutes)
                 return 0
             result = slicing.run(args.chapters, args.minutes, args.out, args.preset, _params(args.parameter, None),
-                                 progress=not args.quiet)
+                                 progress=not args.quiet, source=args.source)
             print(f"slice: {result['finished']} of {result['runs']} runs finished in {result['spent_min']:.1f} "
                   f"minutes (estimated {result['estimate_min']:.1f}) -> {result['out']}", flush=True)
             return 0 if not result["left"] else 3

@@ -60,7 +60,6 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
     from penb.batched import batchable
     from penb.executors import batched
     from penb.executors.cost import batch_update_seconds
-    from penb.run_config import decay_start
     from penb.trunks import shares_trunk, trunk_key
 
     if not chapters:
@@ -78,21 +77,36 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
         seen.update({runs.key(c): (c, cfg.batch_runs) for c in configs})
     longest: dict = {}
     for c, _ in seen.values():
-        if shares_trunk(c):
-            longest[trunk_key(c)] = max(longest.get(trunk_key(c), 0), c["steps"])
+        if shares_trunk(c) and c["steps"] > longest.get(trunk_key(c), {"steps": 0})["steps"]:
+            longest[trunk_key(c)] = c
     width = min(k for _, k in seen.values())
-    alone = [c for c, _ in seen.values() if not batchable(c)]
+    alone = sorted((c for c, _ in seen.values() if not batchable(c)), key=lambda c: -c["steps"])
     todo = batched.plan([c for c, _ in seen.values() if batchable(c)], width) + [[c] for c in alone]
     out = []
     for batch in todo:
+        left = [c for c in batch if runs.status(c) != "done"]        # a call that resumes: only what is left
+        n = max((_updates(c, longest) for c in left), default=0)
         c = batch[0]
-        branch = shares_trunk(c) and c["steps"] < longest[trunk_key(c)]
-        n = c["steps"] - decay_start(c["steps"], c["decay"]) if branch else c["steps"]
-        per, measured = batch_update_seconds(c, len(batch)) if batchable(c) else batch_update_seconds(c, 1)
+        per, measured = batch_update_seconds(c, max(len(left), 1) if batchable(c) else 1)
         out.append({"configs": batch, "runs": len(batch), "updates": n, "measured": measured,
-                    "seconds": n * per * (1 if batchable(c) else len(batch))})
+                    "seconds": n * per * (1 if batchable(c) else len(left))})
     return {"chapters": found, "batches": out, "seconds": sum(b["seconds"] for b in out), "overrides": dict(overrides
             or {}), "measured": all(b["measured"] for b in out), "runs": len(seen)}
+
+
+def _updates(c: dict, longest: dict) -> int:
+    """The updates run ``c`` trains: a shorter WSD budget only its decay branch where the trunk's longest run saves
+    that branch point (``penb.trunks.branch_points``) and either trains in this call or left the checkpoint in the
+    store; any other run all its updates (a restored slice carries no trunk checkpoints)."""
+    from penb.run_config import decay_start
+    from penb.trunks import branch_points, latest, shares_trunk, trunk_dir, trunk_key
+
+    top = longest.get(trunk_key(c)) if shares_trunk(c) else None
+    if top is None or top["steps"] == c["steps"]:
+        return c["steps"]
+    d = decay_start(c["steps"], c["decay"])
+    saved = runs.status(top) != "done" or any(s == d for s, _ in latest(trunk_dir(c, runs.root()), d))
+    return c["steps"] - d if d in branch_points(top) and saved else c["steps"]
 
 
 def check(p: dict, minutes: float) -> None:
@@ -131,18 +145,24 @@ def describe(p: dict, minutes: Optional[float] = None) -> str:
 
 
 def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", overrides: Optional[dict] = None,
-        clock: Callable[[], float] = time.monotonic, progress: bool = False) -> dict:
+        clock: Callable[[], float] = time.monotonic, progress: bool = False, source: Optional[Path] = None) -> dict:
     """Train the slice (see the module's docstring) and write ``out``; returns {"runs", "finished", "left",
-    "spent_min", "estimate_min", "out"}. ``clock`` (seconds) is the call's timer; tests pass a fake one."""
+    "spent_min", "estimate_min", "out"}. The finished runs ``out`` already holds (an earlier call's) and those of
+    ``source`` (``--from``) go into the store first, so a call on a fresh machine trains only the rest and never
+    hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one."""
     from penb.executors.batched import train_group
     from penb.lease import source_commit
     from penb.progress import watching
 
+    from penb.archive import restore
+
     start = clock()
+    out = Path(out)
+    for folder in [f for f in (source, out) if f is not None and (Path(f) / "results.json").is_file()]:
+        restore(folder)                              # an earlier call's runs (a fresh machine has no store)
     p = plan(chapters, preset, overrides)
     check(p, minutes)
     commit = source_commit("a slice")                # a clean commit, before anything trains
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     deadline = start + minutes * 60 - OVERHEAD_S / 2   # the rest: evaluation and the last collection
     done = sum(runs.status(c) == "done" for b in p["batches"] for c in b["configs"])
@@ -158,7 +178,10 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
 
 
 def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -> dict:
-    """Write the finished runs of plan ``p`` into ``out`` (manifest, results, predictions parts); the status."""
+    """Write the finished runs of plan ``p`` into ``out`` (manifest, results, predictions parts); the status. A
+    temporary file that a killed call left in ``out`` is removed first (it would count against the 8 files)."""
+    for stale in out.glob(".*.tmp"):
+        stale.unlink(missing_ok=True)
     results, members = {}, []
     for b in p["batches"]:
         for c in b["configs"]:

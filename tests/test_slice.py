@@ -191,9 +191,9 @@ def test_an_archive_refuses_a_manifest_that_does_not_match_its_runs_and_executes
     fewer = dict(list(results.items())[1:])
     with pytest.raises(ValueError, match="does not match its runs"):
         archive("key_findings", variant("fewer", results_=fewer), tmp_path / "never")
-    other = json.loads(json.dumps(man))
-    other["chapters"]["key_findings"]["config_key"] = "0" * 16
-    with pytest.raises(ValueError, match="is not the one this code resolves"):
+    other = json.loads(json.dumps(man))               # other parameters than the runs were made with
+    other["chapters"]["key_findings"]["parameters"] = {"cores": ["gru"], "gru_vocab": [16, 32]}
+    with pytest.raises(ValueError, match="does not match its runs"):
         archive("key_findings", variant("other", man_=other), tmp_path / "never")
     assert not (tmp_path / "never").exists()
 
@@ -205,6 +205,7 @@ def test_an_archive_refuses_a_manifest_that_does_not_match_its_runs_and_executes
 
     shown = archives.view("key_findings", dest, presets.resolve("key_findings", "quick"), [])
     assert "preset 'smoke'" in shown["header"] and "budgets GRU 10, 20" in shown["header"]
+    assert f"results are in {dest}/" in shown["header"]
     assert "archived (smoke)" in shown["tables"][-1].columns
 
 
@@ -272,3 +273,39 @@ def test_the_gpu_check_runs_every_chapter_the_cuda_tests_and_a_slice(tmp_path):
             assert ("device" in cmd) == ("device" in notebook.declared_parameters(ch))
             assert str(tmp_path) not in " ".join(cmd)              # notebooks go to a temporary folder
     assert sum(p.stat().st_size for p in tmp_path.rglob("*")) == 0
+
+
+def test_a_second_call_on_a_fresh_machine_trains_only_the_rest_and_never_hands_back_less(tmp_path, monkeypatch):
+    """A GPU machine starts bare: the runs the out folder holds go into its empty store first, and a call cut off
+    sooner than the first leaves the folder with at least what it held (a stale temporary file is swept)."""
+    monkeypatch.setenv("PENB_COMMIT", CLEAN)
+    out = tmp_path / "out"
+    monkeypatch.setenv("PENB_STORE", str(tmp_path / "first"))
+    first = slicing.run(["key_findings"], 8, out, "smoke", overrides={"cores": ("gru",)})
+    held = set(json.loads((out / "results.json").read_text()))
+    assert first["finished"] == first["runs"] == len(held)
+    (out / ".predictions-1.tar.abc.tmp").write_bytes(b"half")                # what a kill during a write leaves
+    monkeypatch.setenv("PENB_STORE", str(tmp_path / "fresh"))
+    p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru",)})
+    assert p["seconds"] > 0                                                   # nothing in the fresh store yet
+    again = slicing.run(["key_findings"], 8, out, "smoke", overrides={"cores": ("gru",)},
+                        clock=FakeClock(step=8 * 60))                         # past the deadline at once
+    assert set(json.loads((out / "results.json").read_text())) == held and again["left"] == 0
+    assert not list(out.glob(".*.tmp"))
+    assert not list((tmp_path / "fresh").rglob("*.pt"))                       # nothing trained: all restored
+    assert slicing.plan(["key_findings"], "smoke", {"cores": ("gru",)})["seconds"] == 0
+
+
+def test_a_branch_is_planned_as_its_decay_only_where_the_trunk_saves_that_point(store):
+    """WSD: with the trunk's longest run to train, N/2 and N/4 cost their decay branch (penb.trunks.branch_points);
+    a budget whose decay start is no branch point (N not divisible by 4) costs all its updates."""
+    from penb.run_config import decay_start
+
+    p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru",), "steps": 40, "warmup": 2, "earlier": 1})
+    got = {b["configs"][0]["steps"]: b["updates"] for b in p["batches"]}
+    assert got == {40: 40, 20: 20 - decay_start(20, 0.2), 10: 10 - decay_start(10, 0.2)}
+    odd = slicing.plan(["key_findings"], "smoke", {"cores": ("gru",), "steps": 42, "warmup": 2, "earlier": 1})
+    got = {b["configs"][0]["steps"]: b["updates"] for b in odd["batches"]}
+    assert got[42] == 42 and got[21] == 21 - decay_start(21, 0.2) and got[10] == 10     # 21 is odd: no N/4 point
+    with pytest.raises(ValueError, match="earlier must be 0 or 1"):
+        presets.resolve("key_findings", "smoke", steps=80, warmup=2, earlier=2)

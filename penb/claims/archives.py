@@ -48,15 +48,22 @@ DECIDED = ("reproduced", "direction only", "not reproduced")
 def decided_line(found: list[dict], here: dict) -> str:
     """One sentence: how many claims the archives decided (a verdict other than inconclusive or not tested), by
     verdict, counted apart from this build's totals, and how many of those this build left undecided."""
-    decided = {k: v for a in found for k, v in a["verdicts"].items() if v in DECIDED}
-    if not decided:
+    seen: dict = {}
+    for a in found:
+        for k, v in a["verdicts"].items():
+            seen.setdefault(k, set()).add(v)
+    conflicts = sorted(k for k, vs in seen.items() if len(vs & set(DECIDED)) and len(vs) > 1)
+    decided = {k: next(iter(vs)) for k, vs in seen.items() if len(vs) == 1 and vs <= set(DECIDED)}
+    if not decided and not conflicts:
         return ("The archives decided no claim: every verdict they recorded is inconclusive or not tested. They are "
                 "not counted in this build's totals.")
     counts = ", ".join(f"{sum(v == d for v in decided.values())} {d}" for d in DECIDED)
     open_here = sum(here.get(k, {}).get("verdict") not in DECIDED for k in decided)
     n = len(decided)
+    clash = (f" Archives disagree on {len(conflicts)} more ({', '.join(conflicts)}): not counted as decided."
+             if conflicts else "")
     return (f"**Decided by archives** (counted apart from this build's totals): {n} claim{'s' * (n != 1)} "
-            f"({counts}); {open_here} of {'them' if n != 1 else 'it'} undecided or not tested in this build.")
+            f"({counts}); {open_here} of {'them' if n != 1 else 'it'} undecided or not tested in this build.{clash}")
 
 
 def section(table: list[dict], root: Optional[Path] = None) -> list[str]:
@@ -129,7 +136,9 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
               f"({man['diverged']} diverged), seeds {', '.join(map(str, man['seeds']))}, updates {updates}"
               + (" (budgets " + "; ".join(f"{model_name(c)} {', '.join(f'{n:,}' for n in b)}"
                                           for c, b in budgets.items()) + ")" if budgets else "")
-              + f", {man['spent_min']:.1f} GPU-minutes. Its grades, status and results are in {where}/; the "
+              + f", {man['spent_min']:.1f} GPU-minutes"
+              + (" (the whole call's)" if len(man.get("with", [])) > 1 else "")
+              + f". Its grades, status and results are in {where}/; the "
               f"executed notebook that `penb archive` writes beside them is not committed (no .ipynb is)."
               + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note") if man.get(k))
               + (DIRTY if any(not COMMIT.match(c) for c in man["commit"] or [""]) else ""))
