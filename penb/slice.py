@@ -16,8 +16,8 @@ before its branches) and, after every batch, rewrites the output folder (atomica
   chapter its parameters, configuration key, seeds, budgets, run keys and how many finished;
 * ``results.json`` and ``predictions-1.tar``, ``-2``, ... (``penb.archive``: at most 15 MiB each).
 
-A call cut off (a time limit, a kill) leaves the batches finished before it; a batch that would start past the
-deadline is left for the next slice. It needs torch, numpy, scipy, pandas, tqdm and filelock: no papermill,
+A call cut off (a time limit, a kill) leaves the batches finished before it; a batch that would end past the
+deadline (its estimate scaled by how much slower than estimated the batches so far ran) is left for the next call. It needs torch, numpy, scipy, pandas, tqdm and filelock: no papermill,
 jupytext, ipykernel or submitit (a bare GPU image's packages).
 """
 from __future__ import annotations
@@ -166,13 +166,17 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     out.mkdir(parents=True, exist_ok=True)
     deadline = start + minutes * 60 - OVERHEAD_S / 2   # the rest: evaluation and the last collection
     done = sum(runs.status(c) == "done" for b in p["batches"] for c in b["configs"])
+    estimated = took = 0.0                           # the batches trained so far: estimated and measured seconds
     with watching(",".join(chapters), p["runs"], done, minutes * 60, "--minutes", on=progress):
         for b in p["batches"]:
             if all(runs.status(c) == "done" for c in b["configs"]):
                 continue
-            if clock() + b["seconds"] > deadline:    # would end past the call's minutes: the next slice's
+            slower = max(1.0, took / estimated) if estimated else 1.0   # this machine against the estimate
+            if clock() + b["seconds"] * slower > deadline:  # would end past the call's minutes: the next slice's
                 break
+            t = clock()
             train_group(b["configs"], runs.root(), progress=False)
+            estimated, took = estimated + b["seconds"], took + clock() - t
             collect(p, out, commit, minutes, (clock() - start) / 60)
     return collect(p, out, commit, minutes, (clock() - start) / 60)
 
