@@ -340,12 +340,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # (quick among them) print why there is no table.
 
 # %% tags=["hide-input"]
-curve = rnn_common.budget_curve(run_frame, cfg)
-if curve is None:
-    print(f"preset {cfg.preset!r} trains no budget below N/2 "
-          f"(earlier={cfg.get('earlier', 0)})")
-else:
-    display(curve)
+display(rnn_common.budget_view(run_frame, cfg))
 
 # %% [markdown]
 # ## Archived GPU executions

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from penb.store import atomic, paths, runs
-from penb.store.run_result import opened  # noqa: F401 (re-exported: lease.opened, archive.opened)
 from penb.store.identity import CLEAN_COMMIT as COMMIT
 
 KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.store.runs.key)
@@ -65,6 +64,52 @@ def pack(out: Path, members: list[tuple[str, Path]], single: bool = False) -> li
         if stale.name not in names:
             stale.unlink()
     return names
+
+
+def source_commit(what: str = "a lease step") -> str:
+    """The clean commit whose code a lease step or a slice runs: ``$PENB_COMMIT`` where the user names one (a GPU
+    machine's copy of the tree can carry a stale .git), else the checkout's. ``ValueError`` for a tree with
+    uncommitted changes or no commit at all: an archive must name a tree that a reader can check out (issue 36)."""
+    from penb.store import identity
+
+    named = os.environ.get("PENB_COMMIT", "").strip()
+    commit = named or identity.git_commit()
+    if not COMMIT.match(commit):
+        where = "$PENB_COMMIT" if named else "this checkout"
+        raise ValueError(f"refusing {what} from {where} at {commit or 'no commit'!r}: commit the tree first "
+                         f"(or name the clean commit of main it is in PENB_COMMIT), so that the archive names code a "
+                         f"reader can check out")
+    return commit
+
+
+def write_runs(configs, out: Path, single: bool = False) -> tuple[dict, list[str]]:
+    """Write the finished runs among ``configs`` (each once) into folder ``out``: ``results.json`` and their
+    predictions (:func:`pack`), no checkpoints; a temporary file that a killed writer left there is swept first.
+    Returns (each finished run's ``result.json`` by run key, the prediction files written)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob(".*.tmp"):
+        stale.unlink(missing_ok=True)
+    results, members = {}, []
+    for c in configs:
+        d = runs.run_dir(c)
+        if runs.status(c) == "done" and d.name not in results:
+            results[d.name] = json.loads((d / "result.json").read_text())
+            if (d / "predictions.npz").exists():
+                members.append((f"{d.name}/predictions.npz", d / "predictions.npz"))
+    files = pack(out, members, single)
+    atomic.write_json(out / "results.json", results)
+    return results, files
+
+
+def made_on(configs, results: dict) -> dict:
+    """What a manifest says of where runs were made: the device type of ``configs`` and, from the finished runs'
+    recorded environments, the device names, torch versions and commits (``runs_commit``)."""
+    envs = [r.get("environment", {}) for r in results.values()]
+
+    def distinct(k: str) -> list:
+        return sorted({str(e.get(k, "")) for e in envs} - {""})
+    return {"device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
+            "device_name": distinct("device_name"), "torch": distinct("torch"), "runs_commit": distinct("git_commit")}
 
 
 def _tars(source: Path) -> list[Path]:

@@ -28,34 +28,17 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Callable, Optional
 
 from penb import presets, train
-from penb.archive import COMMIT, KEY, archive, now as _now, opened, pack, restore  # noqa: F401 (re-exported)
+from penb.archive import archive, made_on, now as _now, restore, source_commit, write_runs  # noqa: F401 (archive)
 from penb.progress import watching as progress_line
 from penb.store import atomic, paths, runs
 
 DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
-
-
-def source_commit(what: str = "a lease step") -> str:
-    """The clean commit whose code a step runs: ``$PENB_COMMIT`` where the user names one (a GPU machine's copy of
-    the tree can carry a stale .git), else the checkout's. ``ValueError`` for a tree with uncommitted changes or no
-    commit at all: an archive must name a tree that a reader can check out (issue 36)."""
-    from penb.store import identity
-
-    named = os.environ.get("PENB_COMMIT", "").strip()
-    commit = named or identity.git_commit()
-    if not COMMIT.match(commit):
-        where = "$PENB_COMMIT" if named else "this checkout"
-        raise ValueError(f"refusing {what} from {where} at {commit or 'no commit'!r}: commit the tree first "
-                         f"(or name the clean commit of main it is in PENB_COMMIT), so that the archive names code a "
-                         f"reader can check out")
-    return commit
 
 
 class TimeUp(Exception):
@@ -176,31 +159,16 @@ def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_
             commit: str = "") -> Path:
     """Write the finished runs of ``configs`` into folder ``out`` (see the module's docstring); no checkpoints.
     ``commit``: the clean commit the step ran (:func:`source_commit`)."""
-    out.mkdir(parents=True, exist_ok=True)
-    results, members = {}, []
-    for c in configs:
-        d = runs.run_dir(c)
-        if runs.status(c) == "done":
-            results[d.name] = json.loads((d / "result.json").read_text())
-            if (d / "predictions.npz").exists():
-                members.append((f"{d.name}/predictions.npz", d / "predictions.npz"))
-
-    pack(out, members, single=True)
-    atomic.write_json(out / "results.json", results)
-    envs = [r.get("environment", {}) for r in results.values()]
-
-    def distinct(k: str) -> list:
-        return sorted({str(e.get(k, "")) for e in envs} - {""})
+    results, _ = write_runs(configs, out, single=True)
+    where = made_on(configs, results)
     atomic.write_json(out / "manifest.json", {
         "chapter": cfg.chapter, "preset": cfg.preset, "parameters": parameters, "config_key": cfg.key(),
         "complete": len(results) == len(configs), "runs": len(configs), "finished": len(results),
         "diverged": sum(r.get("status") == "diverged" for r in results.values()),
-        "device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
-        "device_name": distinct("device_name"), "torch": distinct("torch"),
+        **{k: where[k] for k in ("device", "device_name", "torch")},
         # the clean commit the step ran (source_commit: $PENB_COMMIT where the user gave one, as a GPU machine's
         # copy of the tree can carry a stale .git: seen on the first lease), else the runs'
-        "commit": [commit] if commit else distinct("git_commit"),
-        "runs_commit": distinct("git_commit"),
+        "commit": [commit] if commit else where["runs_commit"], "runs_commit": where["runs_commit"],
         "date": _now(), "seeds": sorted({c["seed"] for c in configs}),
         "updates": {c["core"]: c["steps"] for c in configs}, "budget_min": budget_min,
         "spent_min": round(book["spent_s"] / 60, 3), "ledger": book})

@@ -22,13 +22,12 @@ jupytext, ipykernel or submitit (a bare GPU image's packages).
 """
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Callable, Optional
 
 from penb import presets
-from penb.archive import PART_BYTES, now, pack
+from penb.archive import PART_BYTES, made_on, now, restore, source_commit, write_runs
 from penb.store import atomic, runs
 
 OVERHEAD_S = 60.0          # start, CUDA set-up, evaluation and collection: an allowance (no measurement yet), which
@@ -38,9 +37,9 @@ MAX_FILES = 8              # what a GPU machine hands back: at most 8 files ...
 PREDICTION_BYTES = 100_000  # ... of at most 16 MiB; one run's predictions.npz at L 16 (measured: 26-92 kB), per 16 steps
 
 
-def with_slice() -> list[str]:
-    """The chapters that have a ``slice`` preset (sorted)."""
-    return [c for c in presets.chapters() if "slice" in presets.table(c)]
+def with_slice(preset: str = "slice") -> list[str]:
+    """The chapters that have ``preset`` (sorted)."""
+    return [c for c in presets.chapters() if preset in presets.table(c)]
 
 
 def here() -> dict:
@@ -69,8 +68,7 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
         if ch not in presets.chapters():
             raise ValueError(f"unknown chapter {ch!r}{presets.suggest([ch], presets.chapters())}")
         if preset not in presets.table(ch):
-            raise ValueError(f"{ch} has no {preset!r} preset; chapters with one: "
-                             f"{', '.join(c for c in presets.chapters() if preset in presets.table(c))}")
+            raise ValueError(f"{ch} has no {preset!r} preset; chapters with one: {', '.join(with_slice(preset))}")
         cfg = presets.resolve(ch, preset, **(overrides or {}))     # (a slice trains batched whatever its executor)
         configs = planner.configs_for(ch, cfg)
         found[ch] = {"cfg": cfg, "configs": configs}
@@ -151,10 +149,7 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     ``source`` (``--from``) go into the store first, so a call on a fresh machine trains only the rest and never
     hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one."""
     from penb.executors.batched import train_group
-    from penb.lease import source_commit
     from penb.progress import watching
-
-    from penb.archive import restore
 
     start = clock()
     out = Path(out)
@@ -182,24 +177,10 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
 
 
 def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -> dict:
-    """Write the finished runs of plan ``p`` into ``out`` (manifest, results, predictions parts); the status. A
-    temporary file that a killed call left in ``out`` is removed first (it would count against the 8 files)."""
-    for stale in out.glob(".*.tmp"):
-        stale.unlink(missing_ok=True)
-    results, members = {}, []
-    for b in p["batches"]:
-        for c in b["configs"]:
-            d = runs.run_dir(c)
-            if runs.status(c) == "done" and d.name not in results:
-                results[d.name] = json.loads((d / "result.json").read_text())
-                if (d / "predictions.npz").exists():
-                    members.append((f"{d.name}/predictions.npz", d / "predictions.npz"))
-    files = pack(out, members)
-    atomic.write_json(out / "results.json", results)
-    envs = [r.get("environment", {}) for r in results.values()]
-
-    def distinct(k: str) -> list:
-        return sorted({str(e.get(k, "")) for e in envs} - {""})
+    """Write the finished runs of plan ``p`` into ``out`` (manifest, results, predictions parts:
+    ``penb.archive.write_runs``, which also sweeps a temporary file a killed call left); the status."""
+    configs = [c for b in p["batches"] for c in b["configs"]]
+    results, files = write_runs(configs, out)
     chapters = {}
     for ch, item in p["chapters"].items():
         cfg, keys = item["cfg"], list(dict.fromkeys(runs.key(c) for c in item["configs"]))
@@ -214,12 +195,9 @@ def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -
                         "seeds": sorted({c["seed"] for c in item["configs"]}),
                         "updates": {core: max(s) for core, s in budgets.items()},
                         "budgets": {core: sorted(s) for core, s in budgets.items()}, "keys": keys}
-    configs = [c for b in p["batches"] for c in b["configs"]]
     atomic.write_json(out / "manifest.json", {
-        "kind": "slice", "chapters": chapters,
-        "device": ",".join(sorted({str(c["device"]).split(":")[0] for c in configs})),
-        "device_name": distinct("device_name"), "torch": distinct("torch"), "commit": [commit],
-        "runs_commit": distinct("git_commit"), "date": now(), "minutes": minutes,
+        "kind": "slice", "chapters": chapters, **made_on(configs, results), "commit": [commit], "date": now(),
+        "minutes": minutes,
         "estimate_min": round((p["seconds"] + OVERHEAD_S) / 60, 2), "spent_min": round(spent_min, 2),
         "files": ["manifest.json", "results.json", *files]})
     return {"runs": p["runs"], "finished": len(results), "left": p["runs"] - len(results),

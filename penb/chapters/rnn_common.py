@@ -134,6 +134,17 @@ def budget_curve(frame, cfg, metric: str = "token_accuracy"):
     return table.rename(columns=lambda n: f"{n:,} updates").round(3)
 
 
+def budget_view(frame, cfg, metric: str = "token_accuracy"):
+    """What a chapter page shows of :func:`budget_curve`: the table, or one line (Markdown) saying that the preset
+    trains no budget below N/2."""
+    curve = budget_curve(frame, cfg, metric)
+    if curve is not None:
+        return curve
+    from IPython.display import Markdown
+
+    return Markdown(f"Preset `{cfg.preset}` trains no budget below N/2 (`earlier={cfg.get('earlier', 0)}`).")
+
+
 def load_half(configs: list[dict], cfg, store=None) -> list | None:
     """The finished half-budget runs of ``configs`` (:func:`half_budgets`) from the run store, or None when the
     chapter trains none or one of them is missing (grading then reads the claims about trained models as

@@ -18,6 +18,7 @@ from typing import Optional
 
 from penb.claims.catalog import CLAIMS, get, graded, of_chapter  # noqa: F401 (re-exported)
 from penb.claims.claim import ABOUT, NOT_DOUBLED, P3_GATED, Claim  # noqa: F401 (re-exported)
+from penb.claims.outcomes import DECIDED  # the verdicts that decide a claim (a test of training holds them back)
 from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
                                  VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval)
 from penb.claims.intervals import resolution_of
@@ -118,9 +119,6 @@ def graded_with_half(grade_fn, frame, half, cfg, *args, steps: Optional[int] = N
         return grade_fn(frame, cfg, *args, **kwargs)
     finally:
         HALF.reset(token)
-
-
-DECIDED = (REPRODUCED, DIRECTION, NOT_REPRODUCED)       # the verdicts a test of training can hold back
 
 
 def _held_back(verdict: str, reason: str, rec: dict) -> tuple[str, str]:

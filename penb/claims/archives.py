@@ -27,27 +27,26 @@ def of_chapter(chapter: str, root: Optional[Path] = None) -> list[Path]:
 
 
 def describe(folder: Path) -> dict:
-    """{name, chapter, preset, device, commit, clean, date, largest, verdicts: {claim: verdict}} of one
-    archived execution (``largest``: the most updates any of its models made)."""
+    """{name, chapter, preset, device, commit, clean, date, largest, verdicts: {claim: verdict}, grades: {claim:
+    recorded grade}, manifest} of one archived execution (``largest``: the most updates any of its models made)."""
     from penb.store.identity import CLEAN_COMMIT as COMMIT
 
     man = json.loads((folder / "manifest.json").read_text())
-    grades = folder / f"{man['chapter']}.grades.json"
-    verdicts = {k: g.get("verdict", "") for k, g in json.loads(grades.read_text()).items()} if grades.exists() else {}
+    file = folder / f"{man['chapter']}.grades.json"
+    grades = json.loads(file.read_text()) if file.exists() else {}
     commits = man.get("commit") or []
     return dict(name=folder.name, chapter=man["chapter"], preset=man["preset"],
                 device=" / ".join(man.get("device_name") or []) or man.get("device", ""),
                 commit=" / ".join(commits) or "unknown", clean=bool(commits) and all(COMMIT.match(c) for c in commits),
                 date=str(man.get("date", ""))[:10], largest=max((man.get("updates") or {0: 0}).values()),
-                verdicts=verdicts)
-
-
-DECIDED = ("reproduced", "direction only", "not reproduced")
+                verdicts={k: g.get("verdict", "") for k, g in grades.items()}, grades=grades, manifest=man)
 
 
 def decided_line(found: list[dict], here: dict) -> str:
     """One sentence: how many claims the archives decided (a verdict other than inconclusive or not tested), by
     verdict, counted apart from this build's totals, and how many of those this build left undecided."""
+    from penb.claims.outcomes import DECIDED
+
     seen: dict = {}
     for a in found:
         for k, v in a["verdicts"].items():
@@ -101,7 +100,6 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
     import pandas as pd
 
     from penb.names import model_name
-    from penb.store.identity import CLEAN_COMMIT as COMMIT
     from penb.store.run_result import opened
 
     folder = Path(folder)
@@ -113,7 +111,8 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
         return {"header": f"No archived GPU execution of this chapter is in the repository ({where}/): "
                           f"`python -m penb slice {chapter}` (or a lease) makes one (README, 'GPU in short slices').",
                 "tables": []}
-    man = json.loads((folder / "manifest.json").read_text())
+    a = describe(folder)
+    man = a["manifest"]
     if cfg is not None and cfg.preset == man["preset"]:
         return {"header": f"This page is an execution at preset {man['preset']!r}: it is not shown twice.",
                 "tables": []}
@@ -121,19 +120,17 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
     if summary is not None:
         with opened(folder) as results:
             tables.append(summary(results))
-    grades_file = folder / f"{chapter}.grades.json"
-    recorded = json.loads(grades_file.read_text()) if grades_file.exists() else {}
     here = {g.claim: g for g in grades or []}
     rows = [{"claim": k, **({f"this page ({cfg.preset})": here[k].verdict} if k in here and cfg is not None else {}),
              f"archived ({man['preset']})": g.get("verdict", ""), "archived: ours": g.get("ours", "")}
-            for k, g in recorded.items()]
+            for k, g in a["grades"].items()]
     tables.append(pd.DataFrame(rows).set_index("claim") if rows else pd.DataFrame())
     updates = ", ".join(f"{model_name(c)} {n:,}" for c, n in man["updates"].items())
     budgets = man.get("budgets")
     header = (f"Archived GPU execution, not re-executed by this build: preset {man['preset']!r} on "
-              f"{' / '.join(man.get('device_name') or []) or man['device']} ({man['device']}), code at commit "
-              f"{' / '.join(man['commit']) or 'unknown'}, runs collected {man['date']}; {man['finished']} runs "
-              f"({man['diverged']} diverged), seeds {', '.join(map(str, man['seeds']))}, updates {updates}"
+              f"{a['device']} ({man['device']}), code at commit {a['commit']}, runs collected {man['date']}; "
+              f"{man['finished']} runs ({man['diverged']} diverged), seeds {', '.join(map(str, man['seeds']))}, "
+              f"updates {updates}"
               + (" (budgets " + "; ".join(f"{model_name(c)} {', '.join(f'{n:,}' for n in b)}"
                                           for c, b in budgets.items()) + ")" if budgets else "")
               + f", {man['spent_min']:.1f} GPU-minutes"
@@ -141,7 +138,7 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
               + f". Its grades, status and results are in {where}/; the "
               f"executed notebook that `penb archive` writes beside them is not committed (no .ipynb is)."
               + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note") if man.get(k))
-              + (DIRTY if any(not COMMIT.match(c) for c in man["commit"] or [""]) else ""))
+              + ("" if a["clean"] else DIRTY))
     return {"header": header, "tables": tables}
 
 

@@ -13,6 +13,7 @@ from penb.claims.protocol import PROTOCOL
 REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED = (
     "reproduced", "direction only", "not reproduced", "inconclusive", "not tested")
 VERDICTS = (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED)
+DECIDED = (REPRODUCED, DIRECTION, NOT_REPRODUCED)       # the verdicts that decide a claim, either way
 
 
 def fmt(mean: float, lo: float, hi: float, digits: int = 3) -> str:

@@ -64,7 +64,13 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
     return LocalExecutor(threads=1 if cpu else None)
 
 
-EXECUTORS = {"local": LocalExecutor, "process": ProcessExecutor, "submitit": None}   # submitit: imported when used
+def _submitit(**options) -> Executor:
+    from penb.executors.cluster import SubmititExecutor
+
+    return SubmititExecutor(**options)
+
+
+EXECUTORS = {"local": LocalExecutor, "process": ProcessExecutor, "submitit": _submitit}   # submitit: imported when used
 
 
 def __getattr__(name: str):
@@ -80,4 +86,4 @@ def make_executor(name: str = "local", **options) -> Executor:
     """The executor registered as ``name`` ("local", "process" or "submitit") with ``options``."""
     if name not in EXECUTORS:
         raise ValueError(f"unknown executor {name!r}; valid: {', '.join(EXECUTORS)}")
-    return (EXECUTORS[name] or __getattr__("SubmititExecutor"))(**options)
+    return EXECUTORS[name](**options)
