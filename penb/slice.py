@@ -5,7 +5,7 @@
 
 A GPU is often at hand only in slices (a 10-minute command, a debug queue). A chapter's ``slice`` preset is sized to
 one such call: small models, many seeds, WSD budgets N/4, N/2 and N on one trunk, all trained as batches of runs
-of one shape (``penb.executors.batched``, one batched model per batch: ``penb.batched``). Before anything trains,
+of one shape (``penb.executors.batched``, one batch per shape: ``penb.trainer``). Before anything trains,
 :func:`plan` lists the runs, groups them into the batches the executor will train, and estimates each batch's
 seconds on one H100 from the measured batched rates (``penb.executors.cost.batch_update_seconds``); a plan whose
 estimate plus :data:`OVERHEAD_S` exceeds ``--minutes``, or whose output would not fit :data:`MAX_FILES` files,
@@ -56,7 +56,7 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
     "seconds" (all batches), "measured" (every batch's shape was measured)}. Runs that two chapters share count
     once. ``ValueError`` for an unknown chapter or parameter, or a chapter without the preset."""
     from penb import plan as planner
-    from penb.batched import batchable
+    from penb.trainer.kernels import stackable as batchable
     from penb.executors import batched
     from penb.executors.cost import batch_update_seconds
     from penb.trunks import shares_trunk, trunk_key

@@ -1,10 +1,10 @@
-"""K recurrent cores with per-run weights, one batched product per time step (issue 42).
+"""K recurrent cores with per-run weights, one batched product per time step (issue 42; the kernel of issue 48).
 
-:class:`penb.batched.BatchedTrainer` packs K runs' GRU/LSTM weights into one block-diagonal cuDNN call: exact, but it
-multiplies K - 1 zero blocks for every run (at K = 64, 63/64 of the recurrent arithmetic) and lets one run's NaN
-cross into the others (0 x NaN), which is why it fences bad runs. Here each run keeps its own weights stacked along
-a leading axis K, and every step is one ``baddbmm`` over the K runs: no zero blocks, so no arithmetic is wasted and
-no number of one run ever enters another's (a NaN stays in its run).
+Each run keeps its own weights stacked along a leading axis K, and every step is one ``baddbmm`` over the K runs: no
+number of one run ever enters another's (a NaN stays in its run). The input term of every step is computed before
+the recurrence, for all steps at once (``input_terms``), so that a caller can build it cheaper (``penb.trainer.
+kernels.Stacked`` folds a positional encoding's share into one product per position, as ``RNNCore.
+forward_positional`` does for one run).
 
 The equations are ``torch.nn.GRU``'s and ``torch.nn.LSTM``'s (one layer, batch first), gate order as theirs:
 
@@ -14,28 +14,28 @@ The equations are ``torch.nn.GRU``'s and ``torch.nn.LSTM``'s (one layer, batch f
   h' = o * tanh(c').
 
 Shapes: ``x: Tensor[K, B, T, D]``, ``w_ih: Tensor[K, G*H, D]``, ``w_hh: Tensor[K, G*H, H]``, ``b_ih, b_hh:
-Tensor[K, G*H]`` (G = 3 for the GRU, 4 for the LSTM: ``nn.GRU.weight_ih_l0`` etc., stacked), output
-``Tensor[K, B, T, H]`` (every step's hidden state, as ``nn.GRU(...)(x)[0]``).
+Tensor[K, G*H]`` (G = 3 for the GRU, 4 for the LSTM: ``nn.GRU.weight_ih_l0`` etc., stacked), input terms
+``gi: Tensor[K, B, T, G*H]``, output ``Tensor[K, B, T, H]`` (every step's hidden state, as ``nn.GRU(...)(x)[0]``).
 """
 from __future__ import annotations
 
 import torch
 
+GATES = {"gru": 3, "lstm": 4}
 
-def _setup(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor, b_hh: torch.Tensor):
-    """What every step reads: every step's input projection ``gi [K, B, T, G*H]`` at once, the recurrent weights
-    ``w [K, H, G*H]`` and bias ``[K, 1, G*H]``, and a zero state ``[K, B, H]``."""
+
+def input_terms(x: torch.Tensor, w_ih: torch.Tensor, b_ih: torch.Tensor) -> torch.Tensor:
+    """``W_i. x_t + b_i.`` of every step at once: ``[K, B, T, D]`` -> ``[K, B, T, G*H]``."""
     K, B, T, D = x.shape
-    gi = torch.baddbmm(b_ih.unsqueeze(1), x.reshape(K, B * T, D), w_ih.transpose(1, 2))   # [K, B*T, G*H]
-    return gi.view(K, B, T, -1), w_hh.transpose(1, 2), b_hh.unsqueeze(1), x.new_zeros(K, B, w_hh.shape[-1])
+    return torch.baddbmm(b_ih.unsqueeze(1), x.reshape(K, B * T, D), w_ih.transpose(1, 2)).view(K, B, T, -1)
 
 
-def gru(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor,
-        b_hh: torch.Tensor) -> torch.Tensor:
-    """K GRUs, run k on ``x[k]`` with its own weights: ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
-    gi, w, bias, h = _setup(x, w_ih, w_hh, b_ih, b_hh)                # [K,B,T,3H], [K,H,3H], [K,1,3H], [K,B,H]
+def gru_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
+    """K GRUs from their input terms ``gi: Tensor[K, B, T, 3H]``: -> ``Tensor[K, B, T, H]``."""
+    K, B, T, _ = gi.shape
+    w, bias, h = w_hh.transpose(1, 2), b_hh.unsqueeze(1), gi.new_zeros(K, B, w_hh.shape[-1])   # [K,H,3H], [K,1,3H]
     out = []
-    for t in range(x.shape[2]):
+    for t in range(T):
         gh = torch.baddbmm(bias, h, w)                                # [K, B, 3H]: W_h. h + b_h.
         i_r, i_z, i_n = gi[:, :, t].chunk(3, -1)                      # [K, B, H] each
         h_r, h_z, h_n = gh.chunk(3, -1)                               # [K, B, H] each
@@ -47,13 +47,13 @@ def gru(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Ten
     return torch.stack(out, 2)                                        # [K, B, T, H]
 
 
-def lstm(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor,
-         b_hh: torch.Tensor) -> torch.Tensor:
-    """K LSTMs, run k on ``x[k]`` with its own weights: ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
-    gi, w, bias, h = _setup(x, w_ih, w_hh, b_ih, b_hh)                # [K,B,T,4H], [K,H,4H], [K,1,4H], [K,B,H]
+def lstm_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
+    """K LSTMs from their input terms ``gi: Tensor[K, B, T, 4H]``: -> ``Tensor[K, B, T, H]``."""
+    K, B, T, _ = gi.shape
+    w, bias, h = w_hh.transpose(1, 2), b_hh.unsqueeze(1), gi.new_zeros(K, B, w_hh.shape[-1])   # [K,H,4H], [K,1,4H]
     c = torch.zeros_like(h)                                           # [K, B, H]
     out = []
-    for t in range(x.shape[2]):
+    for t in range(T):
         gates = gi[:, :, t] + torch.baddbmm(bias, h, w)               # [K, B, 4H]
         i, f, g, o = gates.chunk(4, -1)                               # [K, B, H] each, nn.LSTM's order
         c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)   # [K, B, H]
@@ -62,15 +62,25 @@ def lstm(x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Te
     return torch.stack(out, 2)                                        # [K, B, T, H]
 
 
-CORES = {"gru": (gru, 3), "lstm": (lstm, 4)}
+FROM_TERMS = {"gru": gru_from, "lstm": lstm_from}
 
 
 def core(kind: str, x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor,
          b_hh: torch.Tensor) -> torch.Tensor:
-    """The K cores of ``kind`` ("gru" or "lstm"): ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
-    if kind not in CORES:
-        raise ValueError(f"unknown core {kind!r}; stacked cores: {', '.join(CORES)}")
-    return CORES[kind][0](x, w_ih, w_hh, b_ih, b_hh)
+    """The K cores of ``kind`` ("gru" or "lstm") on inputs ``x``: ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
+    if kind not in FROM_TERMS:
+        raise ValueError(f"unknown core {kind!r}; stacked cores: {', '.join(FROM_TERMS)}")
+    return FROM_TERMS[kind](input_terms(x, w_ih, b_ih), w_hh, b_hh)
+
+
+def gru(x, w_ih, w_hh, b_ih, b_hh):
+    """K GRUs, run k on ``x[k]`` with its own weights: ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
+    return core("gru", x, w_ih, w_hh, b_ih, b_hh)
+
+
+def lstm(x, w_ih, w_hh, b_ih, b_hh):
+    """K LSTMs, run k on ``x[k]`` with its own weights: ``[K, B, T, D]`` -> ``[K, B, T, H]``."""
+    return core("lstm", x, w_ih, w_hh, b_ih, b_hh)
 
 
 def stack(modules) -> tuple[torch.Tensor, ...]:

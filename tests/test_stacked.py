@@ -1,8 +1,7 @@
 """Per-run stacked weights (penb.stacked, issue 42): K cores in one batched product per step, each the run it claims
-to be, checked against torch.nn.GRU / nn.LSTM run one module at a time, and inside BatchedTrainer against the same
-runs trained alone by penb.train.
+to be, checked against torch.nn.GRU / nn.LSTM run one module at a time (inside the trainer: tests/test_trainer.py).
 
-Tolerances as in tests/test_batched.py: other GEMM shapes than the module's own kernels give last-bit differences
+Tolerances: other GEMM shapes than the module's own kernels give last-bit differences
 (fp32: about 1e-7 of the output; 1e-5 allowed), while a wrong gate order, a bias outside the reset product or one
 run's weights applied to another would differ by orders of magnitude more.
 """
@@ -10,9 +9,6 @@ import pytest
 import torch
 
 from penb import stacked
-from penb.batched import BatchedTrainer
-
-from tests.test_batched import TINY, alone, assert_same_run, rel, trainer
 
 K, B, T, D, H = 3, 5, 7, 4, 6
 
@@ -58,54 +54,6 @@ def test_a_nan_stays_in_its_run():
 
 
 def test_an_unknown_core_is_refused():
+    x = torch.zeros(1, 1, 1, D)
     with pytest.raises(ValueError, match="unknown core"):
-        stacked.core("s4d", *([torch.zeros(1)] * 5))
-    with pytest.raises(ValueError, match="unknown kernel"):
-        BatchedTrainer([trainer({**TINY, "core": "gru"})], kernel="vmap")
-
-
-@pytest.mark.parametrize("core", ["gru", "lstm"])
-def test_stacked_batch_matches_each_run_alone(core):
-    configs = [{**TINY, "core": core, "seed": s, "clip": c} for s, c in ((1, 1.0), (2, 0.05), (3, 1.0))]
-    ts = [trainer(c) for c in configs]
-    out = BatchedTrainer(ts, kernel="stacked").run()
-    assert set(out.values()) == {"done"}
-    for t, c in zip(ts, configs):
-        s, _ = alone(c)
-        assert_same_run(t, s)
-
-
-def test_stacked_and_packed_agree():
-    configs = [{**TINY, "core": "lstm", "seed": s} for s in (4, 5)]
-    a = [trainer(c) for c in configs]
-    b = [trainer(c) for c in configs]
-    BatchedTrainer(a, kernel="stacked").run()
-    BatchedTrainer(b).run()
-    for s, p in zip(a, b):
-        for x, y in zip(s.model.parameters(), p.model.parameters()):
-            assert rel(x, y) < 1e-5
-
-
-@pytest.mark.parametrize("core", ["gru", "lstm"])
-def test_a_stacked_run_does_not_see_its_batch_mates(core):
-    def run(seeds):
-        ts = [trainer({**TINY, "core": core, "seed": s}) for s in seeds]
-        BatchedTrainer(ts, kernel="stacked").run()
-        return ts
-
-    a, b = run((1, 2, 3)), run((1, 2, 4))                    # the third batch-mate swapped
-    for x, y in zip(a[:2], b[:2]):
-        assert x.history == y.history
-        assert all(torch.equal(p, q) for p, q in zip(x.model.parameters(), y.model.parameters()))
-    assert a[2].history != b[2].history
-
-
-def test_a_stacked_run_that_diverges_leaves_the_others_alone():
-    from penb import train
-
-    configs = [{**TINY, "core": "gru", "seed": s, "log_every": 5} for s in (1, 2, 3)]
-    ts = [trainer(c, blow=(k == 1)) for k, c in enumerate(configs)]
-    out = BatchedTrainer(ts, kernel="stacked").run()
-    assert isinstance(out[1], train.Diverged) and out[0] == out[2] == "done"
-    for k in (0, 2):
-        assert_same_run(ts[k], alone(configs[k])[0])
+        stacked.core("rnn", x, *stacked.stack(modules("gru"))[:4])

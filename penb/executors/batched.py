@@ -1,17 +1,18 @@
-"""A sweep's GRU/LSTM runs trained K at a time as one batched model (:mod:`penb.batched`), into the run store.
+"""A sweep's GRU/LSTM runs trained K at a time by the one trainer (:mod:`penb.trainer`), into the run store.
 
-* :func:`plan` splits normalised configs into batches: one :func:`penb.batched.group_key` each, at most ``max_runs``
-  runs, longer budgets first (a WSD trunk is trained to its branch points before the budgets that branch off it);
-* :func:`train_group` trains one batch into the store as ``penb.store.runs.run`` would each of its runs: under every run's
-  lock, skipping runs found done, resuming from checkpoints or the trunk, and writing each run's ``config.json``,
-  checkpoints, ``predictions.npz`` and ``result.json`` through ``penb.train``'s own code. A run's ``result.json``
-  has the single run's fields, plus ``"batched": {"runs": K, "wall_s": the batch's training time}``; its ``wall_s``
-  is its share of that time (1/K) plus its own test;
+* :func:`plan` splits normalised configs into batches: one :func:`penb.trainer.group_key` each (one core type, hidden
+  size, batch size, length and task; vocabularies, encodings, budgets, schedules and seeds may differ), at most
+  ``max_runs`` runs; the runs of one WSD trunk go to successive batches, longest budget first, so that a shorter
+  budget starts from the branch point the longer one saved (``penb.trunks``) instead of training the trunk again;
+* :func:`train_group` trains one batch into the store as ``penb.store.runs.run`` would each of its runs: under every
+  run's lock, skipping runs found done, resuming from checkpoints or the trunk, and writing each run's
+  ``config.json``, checkpoints, ``predictions.npz`` and ``result.json`` through ``penb.trainer``'s own code. A run's
+  ``result.json`` has the single run's fields, plus ``"batched": {"runs": K, "wall_s": the batch's training time,
+  "compile_s": ...}``; its ``wall_s`` is its share of that time (1/K) plus its own test;
 * :class:`BatchedExecutor` plugs both into ``penb.sweeps.sweep(configs, executor)``.
 
-A chapter's sweep takes it with ``executor="batched"`` (``penb.executors.for_config``, ``batch_runs`` = ``max_runs``:
-the slice presets), and ``penb.slice`` trains its plan's batches through :func:`train_group` directly. The plan of one
-batch does not size K to the device's memory (``max_runs`` does, by hand).
+A chapter's sweep takes it with ``executor="batched"`` (``penb.executors.for_config``, ``batch_runs`` = ``max_runs``),
+and ``penb.slice`` trains its plan's batches through :func:`train_group` directly.
 """
 from __future__ import annotations
 
@@ -20,29 +21,55 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from penb import train, trunks
+from penb import trunks
 from penb.store import atomic, runs
-from penb.batched import BatchedTrainer, batchable, group_key
+from penb.trainer import Trainer, compiles, finish, group_key
+from penb.trainer.kernels import stackable as batchable
 from penb.executors.base import Executor, LocalExecutor, check_count
 from penb.executors.cost import flat
 
 
-def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 16) -> list[list]:
-    """Batches of normalised ``configs`` (all :func:`~penb.batched.batchable`) in training order: the runs of one
-    group key in chunks of at most ``max_runs`` (a lone run is a batch of one), longer budgets first."""
-    by_key: dict[str, list] = {}
+def stage(configs: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """{run key: its rank among the budgets of its WSD trunk, longest first (0)}; 0 for a run without a trunk."""
+    budgets: dict[str, set] = {}
     for c in configs:
-        by_key.setdefault(group_key(c), []).append(c)
-    batches = [g[i:i + max_runs] for g in by_key.values() for i in range(0, len(g), max_runs)]
-    return sorted(batches, key=lambda b: -b[0]["steps"])
+        if trunks.shares_trunk(c):
+            budgets.setdefault(trunks.trunk_key(c), set()).add(c["steps"])
+    return {runs.key(c): (sorted(budgets[trunks.trunk_key(c)], reverse=True).index(c["steps"])
+                          if trunks.shares_trunk(c) else 0) for c in configs}
 
 
-def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False) -> dict[str, bool]:
+def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]:
+    """Batches of normalised ``configs`` (all :func:`batchable`) in training order: the runs of one group key and
+    one trunk stage (:func:`stage`) in chunks of at most ``max_runs`` (a lone run is a batch of one); earlier
+    stages first, and within a stage longer budgets first."""
+    ranks = stage(configs)
+    by_key: dict[tuple, list] = {}
+    for c in sorted(configs, key=lambda c: -c["steps"]):
+        by_key.setdefault((ranks[runs.key(c)], group_key(c)), []).append(c)
+    batches = [(rank, g[i:i + max_runs]) for (rank, _), g in by_key.items() for i in range(0, len(g), max_runs)]
+    return [b for _, b in sorted(batches, key=lambda rb: (rb[0], -rb[1][0]["steps"]))]
+
+
+def pays(configs: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether training ``configs`` (one group key) as one stacked batch beats training them one at a time, each with
+    its own fused module: on CUDA always; on the CPU only where the update compiles (``penb.trainer.compiles``:
+    the eager stacked update ran at half one run's speed at K = 18 there, ``benchmarks/batched_cpu.py``)."""
+    import torch
+
+    c = configs[0]
+    return len(configs) > 1 and compiles(torch.device(c["device"]), "stacked", len(configs),
+                                         max(x["steps"] for x in configs))
+
+
+def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False, kernel: str = "auto",
+                compile: str = "auto") -> dict[str, bool]:
     """Train the batch ``configs`` (normalised, one group key) in the store folder ``store``; {run key: trained here}.
 
-    The runs' locks are taken in key order (two processes never wait on each other); runs at one step after
-    resuming train as one batch, a lone one as ``Trainer.run``; a run that comes back ``"alone"`` trains again alone
-    from its last checkpoint (``penb.train.train``)."""
+    The runs' locks are taken in key order (two processes never wait on each other); each run resumes from its own
+    checkpoints, else from its trunk's branch point, and the batch trains them together from wherever each
+    stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it :func:`pays`, else each run
+    alone with its own module (in order); ``kernel``, ``compile``: as ``Trainer`` takes them otherwise."""
     from filelock import FileLock
 
     from penb.device import archived
@@ -58,55 +85,35 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
         if todo and archived():
             raise ValueError(f"runs {[dirs[k].name for k in todo]} are not in the archived store being read; "
                              f"nothing trains here")
-        start = time.time()
-        trainers, trunk_dirs = [], []
-        for k in todo:
-            runs.sweep_temporary(dirs[k])
-            t = train.Trainer(unique[k])
-            atomic.write_json(dirs[k] / "config.json", t.config)
-            trunk_dirs.append(trunks.trunk_dir(t.config, store))
-            if not t.resume(dirs[k]):
-                t.resume(trunk_dirs[-1], trunk=True)
-            trainers.append(t)
-        outcomes: dict[int, Any] = {}
-        for step in sorted({t.step for t in trainers}):
-            idx = [j for j, t in enumerate(trainers) if t.step == step]
-            if len(idx) == 1:
-                outcomes[idx[0]] = _alone(trainers[idx[0]], dirs[todo[idx[0]]], trunk_dirs[idx[0]], progress)
-                continue
-            batch = BatchedTrainer([trainers[j] for j in idx], [dirs[todo[j]] for j in idx],
-                                   [trunk_dirs[j] for j in idx])
-            outcomes.update({idx[m]: o for m, o in batch.run(progress).items()})
-        wall = time.time() - start
-        for j, t in enumerate(trainers):
-            d = dirs[todo[j]]
-            if outcomes[j] == "alone":
-                train.train(unique[todo[j]], d, progress=progress, trunk=trunk_dirs[j])
-                continue
-            diverged = outcomes[j] if isinstance(outcomes[j], train.Diverged) else None
-            train.finish(t, d, time.time() - wall / len(trainers), diverged,
-                         batched={"runs": len(trainers), "wall_s": round(wall, 2)})
+        if todo:
+            for k in todo:
+                runs.sweep_temporary(dirs[k])
+            alone = kernel == "auto" and not pays([unique[k] for k in todo])
+            for part in ([[k] for k in todo] if alone else [todo]):
+                start = time.time()
+                trainer = Trainer([unique[k] for k in part], [dirs[k] for k in part],
+                                  [trunks.trunk_dir(unique[k], store) for k in part],
+                                  kernel="auto" if kernel == "auto" else kernel, compile=compile)
+                for k, r in zip(part, trainer.runs):
+                    atomic.write_json(dirs[k] / "config.json", r.config)
+                trainer.run(progress=progress)
+                wall = time.time() - start
+                extra = {} if len(part) == 1 else {"batched": {"runs": len(part), "wall_s": round(wall, 2),
+                                                               "compile_s": round(trainer.compile_s, 2)}}
+                for k, r in zip(part, trainer.runs):
+                    finish(r, dirs[k], time.time() - wall / len(part), **extra)
     done = {dirs[k].name for k in todo}
     return {runs.key(c): runs.key(c) in done for c in configs}
 
 
-def _alone(t: train.Trainer, run_dir: Path, trunk: Optional[Path], progress: bool):
-    """Train one run as ``penb.train`` does; "done" or its Diverged."""
-    try:
-        t.run(run_dir, progress=progress, trunk=trunk)
-    except train.Diverged as d:
-        return d
-    return "done"
-
-
 class BatchedExecutor(Executor):
-    """For ``penb.sweeps.sweep``: the items whose runs are all :func:`~penb.batched.batchable` train here in batches of
+    """For ``penb.sweeps.sweep``: the items whose runs are all :func:`batchable` train here in batches of
     at most ``max_runs`` (:func:`plan`, :func:`train_group`); the others go to ``fallback`` (default: this process).
 
     It reads the store from the sweep's job ``fn`` (``functools.partial(penb.sweeps._job, store=..., progress=...)``)
     and returns what that job returns per item: ``(key, trained)``, or a list of them for a trunk's tuple."""
 
-    def __init__(self, max_runs: int = 16, fallback: Optional[Executor] = None):
+    def __init__(self, max_runs: int = 64, fallback: Optional[Executor] = None):
         self.max_runs = check_count("max_runs", max_runs)
         self.fallback = fallback
 

@@ -10,6 +10,9 @@ version are then never reused, and a partial run of the old version is never res
   type, so "cuda" and "cuda:0" share runs); divergence check; non-finite entries counted per update.
 * 3: a position-encoded GRU/LSTM on the CPU computes its encoding's input projection once per position
   (``penb.models.RNNCore.forward_positional``): the same maths and parameters, other float rounding (issue 26).
+* 4: one trainer over a run axis (``penb.trainer``, issue 48): training batches drawn in blocks keyed by (seed,
+  block), so other data than version 3's generator stream; Adam and clipping written out per run (other rounding);
+  the loss over the steps from the task's ``scored_from`` on, masked; checkpoints without a generator state.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
-STORE_VERSION = 3
+STORE_VERSION = 4
 
 
 # -- the run key (``penb.store.runs`` re-exports it; ``penb.trunks`` hashes a trunk from the same fields) --------------

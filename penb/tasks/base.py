@@ -121,6 +121,12 @@ class Task:
         """T: time steps of one sequence (input and output phases); positions run 0..T-1."""
         return 2 * self.length
 
+    @property
+    def scored_from(self) -> int:
+        """The first step at which any sequence of the task can carry a target (a training batch's loss and
+        logits start there: ``penb.trainer``); 0 unless a task knows better."""
+        return 0
+
     def _patterns(self) -> int:
         """Distinct raw sequences within one held-out group (see ``_groups``)."""
         return self.vocab_size ** self.length

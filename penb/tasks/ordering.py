@@ -14,6 +14,10 @@ class Reverse(Task):
 
     name = "reverse"
 
+    @property
+    def scored_from(self):
+        return self.length                        # the output phase
+
     def _output(self, x: torch.Tensor) -> torch.Tensor:
         return x.flip(1)
 
@@ -36,6 +40,10 @@ class ReverseAdd(Task):
     """``reverse_add``: raw [x_1..x_L, y_1..y_L]; y is fed in the output phase; target (x_{L+1-i}+y_i) mod V."""
 
     name = "reverse_add"
+
+    @property
+    def scored_from(self):
+        return self.length                        # the output phase
 
     def _patterns(self):
         return self.vocab_size ** (2 * self.length)
@@ -65,6 +73,10 @@ class Predecessor(Task):
     @property
     def num_steps(self):
         return self.length + 1
+
+    @property
+    def scored_from(self):
+        return self.length                        # the query step alone
 
     def _patterns(self):
         return math.perm(self.vocab_size, self.length) * (self.length - 1)

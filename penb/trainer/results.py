@@ -1,0 +1,53 @@
+"""A trained run's results: its held-out predictions and ``result.json``, written where every training path ends.
+
+:func:`finish` tests a run that finished (or records one that diverged) and writes ``predictions.npz`` and
+``result.json`` atomically; :func:`train` is one run from its config to its results (the K = 1 path of
+``penb.store.runs``, the lease and the Slurm jobs; batches end in :func:`finish` too: ``penb.executors.batched``).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional
+
+from penb.metrics import summarize
+from penb.progress import emit
+from penb.store import atomic
+from penb.store.identity import environment
+from penb.trainer.loop import Trainer
+from penb.trainer.run import Diverged, Run
+
+
+def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[[Trainer], None]] = None,
+          progress: bool = True, trunk: Optional[Path] = None) -> dict:
+    """Train (or resume) the run ``config`` in ``run_dir``, test it, and write its results there.
+
+    Writes (atomically) ``predictions.npz`` (see ``Run.evaluate``) and then ``result.json``
+    ({"status": "done", "config", "metrics", "history", "wall_s", "environment"}); returns the result dict.
+    A run that diverges writes no predictions and a ``result.json`` with ``"status": "diverged"``,
+    ``"diverged"`` (step, last finite loss, bad updates) and empty metrics.
+    """
+    run_dir = Path(run_dir)
+    start = time.time()
+    trainer = Trainer(config)
+    atomic.write_json(run_dir / "config.json", trainer.config)
+    trainer.run(run_dir, callback, progress, trunk=trunk)
+    return finish(trainer.runs[0], run_dir, start)
+
+
+def finish(run: Run, run_dir: Path, start: float, **extra: Any) -> dict:
+    """Test a trained run (unless it diverged: ``run.outcome``) and write its ``predictions.npz`` and ``result.json``
+    (see :func:`train`; ``wall_s`` counts from ``start``, a ``time.time()``; ``extra`` fields are added at the end)."""
+    result = {"config": run.config, "environment": environment(run.config["device"])}
+    if isinstance(run.outcome, Diverged):
+        result.update(status="diverged", diverged=run.outcome.as_dict(), metrics={}, history=run.history)
+    else:
+        pred = run.evaluate()
+        atomic.write_npz(Path(run_dir) / "predictions.npz", pred)
+        result.update(status="done", metrics=summarize(pred), history=run.history)
+    result["wall_s"] = round(time.time() - start, 2)
+    result.update(extra)
+    atomic.write_json(Path(run_dir) / "result.json", result)
+    emit({"event": "run", "trained": True})       # every training path ends here: what a watched build counts
+    return json.loads(json.dumps(result, default=str))

@@ -1,0 +1,155 @@
+"""The one trainer (penb.trainer, issue 48): a run inside a batch is the run trained alone.
+
+Each run of a batch that mixes vocabulary sizes, encodings (sinusoidal, none, [emb, emb]), budgets and seeds is
+checked against the same run trained alone with its own ``nn.GRU``/``nn.LSTM`` module (the ``module`` kernel): its
+logits and gradients on one batch, its data, and its weights and losses over a few hundred updates, in fp64. The
+two paths share only the loss and Adam (the stacked cores are checked against the modules in test_stacked.py, Adam
+against torch.optim.Adam in test_train.py), so a run's padding, masking, slot or schedule going wrong would show as
+a difference of order 1e-3 or more, against the 1e-7 allowed (fp64 rounding over other GEMM shapes: ~1e-15 seen;
+the cross-entropy is taken in fp32, whose rounding reaches the gradients: up to 2e-9 after 200 updates).
+"""
+import pytest
+import torch
+
+from penb.tasks import IGNORE
+from penb.trainer import Trainer, data, group_key, kernels
+from penb.trainer.update import losses
+
+TINY = dict(vocab_size=6, length=4, hidden=12, batch_size=8, steps=40, warmup=5, lr=1e-2, held_out=8,
+            checkpoint_every=1000, log_every=10, device="cpu", core="gru", dtype="float64")
+MIX = [TINY, {**TINY, "vocab_size": 9, "seed": 5, "lr": 3e-2}, {**TINY, "encoding": "none", "steps": 25},
+       {**TINY, "vocab_size": 4, "input_mode": "double", "encoding": "none", "schedule": "wsd", "steps": 30},
+       {**TINY, "encoding": "sinusoidal", "input_mode": "add", "seed": 9, "clip": 0.1}]
+
+
+def rel(a, b):
+    return ((a - b).abs().max() / b.abs().max().clamp(min=1e-30)).item()
+
+
+def weights(model):
+    return {n: p.detach() for n, p in model.named_parameters()}
+
+
+@pytest.mark.parametrize("core", ["gru", "lstm"])
+def test_a_batch_computes_each_runs_logits_and_gradients(core):
+    mix = [{**c, "core": core} for c in MIX]
+    batch = Trainer(mix, kernel="stacked", compile="never")
+    batch._pack()
+    b = batch.batch
+    inputs, targets = b.feed.next([0] * len(mix))
+    logits = b.kernel.logits(b.kernel.params, inputs)                        # [K, B, S, V_max]
+    loss, _ = losses(logits, targets)
+    grads = torch.autograd.grad(loss.sum(), b.kernel.params)
+    for j, c in enumerate(mix):
+        alone = Trainer(c)
+        V, s0 = c["vocab_size"], alone.task.scored_from
+        want = alone.model(inputs[j])[:, s0:]                                # the module's forward, [B, S, V]
+        assert rel(logits[j, ..., :V], want) < 1e-12
+        assert (logits[j, ..., V:] == float("-inf")).all()                   # past its own vocabulary
+        mask = targets[j] != IGNORE
+        ref = torch.nn.functional.cross_entropy(want[mask].float(), targets[j][mask])
+        ref.backward()
+        for n, g in zip(b.kernel.names, grads):
+            own = dict(alone.model.named_parameters())[n].grad
+            assert rel(g[b.kernel.view(j)[n]], own) < 1e-6, n                 # fp32 cross-entropy in both
+            rest = g[j].clone()
+            rest[b.kernel.view(j)[n][1:]] = 0
+            assert not rest.any(), n                                          # padding gets no gradient
+
+
+def test_a_run_trained_in_a_mixed_batch_is_the_run_trained_alone():
+    batch = Trainer([{**c, "steps": c["steps"] * 5} for c in MIX], kernel="stacked", compile="never")
+    out = batch.run(progress=False)
+    assert set(out.values()) == {"done"}
+    for j, c in enumerate(MIX):
+        alone = Trainer({**c, "steps": c["steps"] * 5})
+        alone.run(progress=False)
+        assert [h["step"] for h in batch.runs[j].history] == [h["step"] for h in alone.history]
+        assert [h["loss"] for h in batch.runs[j].history] == pytest.approx([h["loss"] for h in alone.history],
+                                                                           rel=1e-6)   # fp32 cross-entropy
+        mine, theirs = weights(batch.runs[j].model), weights(alone.model)
+        assert all(rel(mine[n], theirs[n]) < 1e-7 for n in theirs), j
+        assert batch.runs[j].step == c["steps"] * 5
+
+
+def test_a_runs_data_do_not_depend_on_its_batch_or_its_start():
+    runs = Trainer(MIX[:3], kernel="stacked", compile="never").runs
+    feed = data.Feed([r.task for r in runs], [r.config["seed"] for r in runs], 8, runs[0].task.scored_from,
+                     torch.device("cpu"))
+    for steps in ([0, 0, 0], [15, 15, 15], [16, 3, 40], [17, 4, 41]):    # across blocks, runs at other updates
+        inputs, targets = feed.next(steps)
+        for j, (r, s) in enumerate(zip(runs, steps)):
+            alone = data.batch_at(r.task, r.config["seed"], s, 8, torch.device("cpu"))
+            assert torch.equal(inputs[j], alone.inputs) and torch.equal(targets[j], alone.targets[:, r.task.scored_from:])
+    other = data.batch_at(runs[0].task, runs[0].config["seed"], 1, 8, torch.device("cpu"))
+    assert not torch.equal(other.inputs, data.batch_at(runs[0].task, runs[0].config["seed"], 0, 8,
+                                                       torch.device("cpu")).inputs)
+    held = set(map(tuple, runs[0].test.inputs.tolist()))
+    block = data.block(runs[0].task, runs[0].config["seed"], 0, 8, torch.device("cpu"))
+    assert not held & set(map(tuple, block.inputs.tolist()))                # held-out rows never train
+
+
+def test_a_diverging_batch_mate_changes_nothing_of_the_others():
+    def trained(blow):              # one budget: the batch keeps its shape (packing anew would change the rounding)
+        t = Trainer([MIX[0], MIX[1], {**MIX[2], "steps": 40}], kernel="stacked", compile="never")
+        if blow:
+            with torch.no_grad():
+                t.runs[1].model.readout.weight[0, 0] = float("nan")         # run 1's first loss is NaN
+        t.run(progress=False)
+        return t
+
+    clean, dirty = trained(False), trained(True)
+    assert isinstance(dirty.runs[1].outcome, Exception) and dirty.runs[1].outcome.step == TINY["log_every"]
+    for j in (0, 2):
+        assert dirty.runs[j].outcome == "done"
+        assert all(torch.equal(a, b) for a, b in zip(weights(dirty.runs[j].model).values(),
+                                                      weights(clean.runs[j].model).values()))
+        assert dirty.runs[j].history == clean.runs[j].history
+
+
+def test_a_killed_batch_resumes_where_it_stopped(tmp_path):
+    configs = [{**c, "checkpoint_every": 10} for c in MIX[:3]]
+    straight = Trainer(configs, kernel="stacked", compile="never")
+    straight.run(progress=False)
+
+    dirs = [tmp_path / str(j) for j in range(3)]
+
+    def kill(t):
+        if t.runs[0].step == 23:
+            raise KeyboardInterrupt
+
+    first = Trainer(configs, dirs, kernel="stacked", compile="never")
+    with pytest.raises(KeyboardInterrupt):
+        first.run(callback=kill, progress=False)
+    again = Trainer(configs, dirs, kernel="stacked", compile="never")
+    again.run(progress=False)
+    for a, b in zip(again.runs, straight.runs):
+        assert a.history == b.history
+        assert all(torch.equal(x, y) for x, y in zip(weights(a.model).values(), weights(b.model).values()))
+
+
+def test_what_may_share_a_batch():
+    base = {**TINY, "dtype": "float32"}
+    assert group_key(base) == group_key({**base, "seed": 3, "vocab_size": 30, "encoding": "none", "steps": 7})
+    assert group_key(base) != group_key({**base, "hidden": 8})
+    with pytest.raises(ValueError, match="a batch takes"):
+        Trainer([base, {**base, "hidden": 8}])
+    with pytest.raises(ValueError, match="a batch takes"):
+        Trainer([base, {**base, "core": "s4d"}])
+    with pytest.raises(ValueError, match="unknown kernel"):
+        Trainer(base, kernel="packed")
+    assert kernels.stackable(Trainer(base).config) and not kernels.stackable(Trainer({**base, "core": "s4d"}).config)
+
+
+@pytest.mark.slow
+def test_the_stacked_update_compiles_whole():
+    """torch.compile(fullgraph=True) of the whole update (forward, backward, per-run clipping, Adam): any graph
+    break raises. The compiled batch agrees with the eager one (fp32, other fused kernels: ~3e-7 seen)."""
+    mix = [{**c, "dtype": "float32", "steps": 12} for c in MIX[:3]]
+    compiled = Trainer(mix, kernel="stacked", compile="always")
+    compiled.run(progress=False)
+    eager = Trainer(mix, kernel="stacked", compile="never")
+    eager.run(progress=False)
+    assert compiled.compile_s > 0
+    for a, b in zip(compiled.runs, eager.runs):
+        assert all(rel(x, y) < 1e-5 for x, y in zip(weights(a.model).values(), weights(b.model).values()))
