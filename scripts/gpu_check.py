@@ -5,8 +5,8 @@
                                                            # GPU minute goes to a typo
 
 Steps, each with its own time limit, each logged to DIR/gpu_check.log with its exit status and seconds:
-1. the CUDA tests (tests/test_batched.py, tests/test_bf16_cuda.py, tests/test_stacked.py);
-2. the batched benchmark at the quick and medium sizes, both kernels (benchmarks/batched_gpu.py), into DIR;
+1. the CUDA tests (tests/test_trainer.py, tests/test_bf16_cuda.py, tests/test_stacked.py);
+2. the batched benchmark at the quick sizes and hidden 256 (benchmarks/batched.py), into DIR;
 3. every chapter of the book at ``smoke`` on the device (``-p device cuda`` where the chapter has a device);
 4. a slice at smoke on the device (``python -m penb slice``), into DIR/slice-smoke.
 The summary (DIR/gpu_check.json: step, status, seconds) is written after every step, so a call cut off keeps what
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CUDA_TESTS = ["tests/test_batched.py", "tests/test_bf16_cuda.py", "tests/test_stacked.py"]
+CUDA_TESTS = ["tests/test_trainer.py", "tests/test_bf16_cuda.py", "tests/test_stacked.py"]
 
 
 def steps(device: str, out: Path) -> list[tuple[str, list[str], int]]:
@@ -41,10 +41,10 @@ def steps(device: str, out: Path) -> list[tuple[str, list[str], int]]:
         chapters.append((f"chapter {ch}", [py, "-m", "penb", "run", ch, "--preset", "smoke", "--quiet", "--out",
                                            executed] + (["-p", "device", device] if has_device else []),
                          120))
-    bench = [py, "benchmarks/batched_gpu.py", "--device", device, "--sizes", "quick,quick_lstm,medium",
-             "--k", "16,64", "--proc-k", "4", "--kernels", "packed,stacked", "--steps", "30"]
+    bench = [py, "benchmarks/batched.py", "--device", device, "--sizes", "quick,quick_lstm,h256",
+             "--k", "1,16,64", "--steps", "30"]
     if device == "cpu":
-        bench = [py, "benchmarks/batched_gpu.py", "--tiny"]
+        bench = [py, "benchmarks/batched.py", "--tiny"]
     return ([("cuda tests", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *CUDA_TESTS], 150),
              ("benchmark", bench, 120)] + chapters +
             [("slice at smoke", [py, "-m", "penb", "slice", "key_findings", "frequency", "--preset", "smoke",

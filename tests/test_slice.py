@@ -313,19 +313,20 @@ def test_a_branch_is_planned_as_its_decay_only_where_the_trunk_saves_that_point(
 
 def test_a_machine_slower_than_the_estimate_starts_no_batch_that_would_overrun(store, tmp_path, monkeypatch):
     """Each batch's estimate is scaled by how much slower than estimated the batches so far ran. Here an update
-    takes 12 s (the estimate: a fraction of a second): the first batch (20 updates) ends after 240 s, and the second,
-    as long, would end past the 450 s the call has for training, so it is left for the next call (before the
-    scaling it started, on an estimate of a fraction of a second)."""
+    takes 12 s (the estimate: a fraction of a second): the GRU's batch (20 updates) ends after 240 s, and the
+    LSTM's, as long, would end past the 450 s the call has for training, so it is left for the next call (before the
+    scaling it started, on an estimate of a fraction of a second); the short branch batches after it still fit."""
     from penb.executors import batched
 
     clock, trained = FakeClock(step=0.5), []
-    p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru",)})
-    updates = {b["configs"][0]["steps"]: b["updates"] for b in p["batches"]}
+    p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru", "lstm")})
+    updates = {(b["configs"][0]["core"], b["configs"][0]["steps"]): b["updates"] for b in p["batches"]}
 
     def slow(configs, store, progress=False):
-        trained.append(configs[0]["steps"])
-        clock.t += 12.0 * updates[configs[0]["steps"]]
+        trained.append((configs[0]["core"], configs[0]["steps"]))
+        clock.t += 12.0 * updates[configs[0]["core"], configs[0]["steps"]]
         return {}
     monkeypatch.setattr(batched, "train_group", slow)
-    slicing.run(["key_findings"], 8, tmp_path / "out", "smoke", overrides={"cores": ("gru",)}, clock=clock)
-    assert trained == [20] and len(p["batches"]) == 4
+    slicing.run(["key_findings"], 8, tmp_path / "out", "smoke", overrides={"cores": ("gru", "lstm")}, clock=clock)
+    assert [b["updates"] for b in p["batches"]][:2] == [20, 20]
+    assert trained[0] == ("gru", 20) and ("lstm", 20) not in trained

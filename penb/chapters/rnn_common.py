@@ -36,7 +36,7 @@ EXECUTION = dict(
                             # (penb.executors.batched; 16 is near the quick LSTM's best measured K on an H100)
 )
 EXECUTORS = ("auto", "local", "process", "submitit", "batched")  # values of ``executor``; batched: the runs
-                            # of one shape K at a time as one model in this process (penb.batched), the others alone
+                            # of one shape K at a time as one batch in this process (penb.trainer), the others alone
 
 # How a chapter's budgets are trained for grading protocol 4 (``penb.claims.doubling``), merged into the PAPER
 # preset of the chapters that grade with it. ``schedule`` enters every run's config; ``doubling`` decides which runs

@@ -42,8 +42,9 @@ def gpu_hours(configs) -> float:
     return total / 3600
 
 
-# Many small runs as one batched model on one H100 (penb.batched, block-diagonal "packed" kernel, fp32), measured by
-# benchmarks/batched_gpu.py on main 11f8433 (shared/anchors/gpu-h100-measurements.md, 2026-11-27): for each shape
+# Many small runs as one batched model on one H100 (the block-diagonal "packed" kernel of penb.batched, removed in
+# issue 48 for penb.trainer's stacked kernel, whose H100 rates are not yet measured; fp32), measured by
+# benchmarks/batched_gpu.py (now benchmarks/batched.py) on main 11f8433 (shared/anchors/gpu-h100-measurements.md, 2026-11-27): for each shape
 # (core, hidden, length, batch) the run-updates per second of all runs together at each batch size K measured; K=1 is
 # one run at a time. The vocabulary of the measurement is given; a batch's time per update is read off these points
 # (:func:`batch_update_seconds`).

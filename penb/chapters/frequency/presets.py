@@ -124,7 +124,7 @@ GPU = dict(
 SLICE = dict(
     QUICK,                                          # quick's cells and regime, then:
     device="auto",                                  # CUDA; refused without it unless device="cpu" is given
-    executor="batched",                             # the runs of one shape as one batched model (penb.batched)
+    executor="batched",                             # the runs of one shape as one batch (penb.trainer)
     batch_runs=16,                                  # a cell's seeds in one batch (at most 16 a batch)
     cores=("gru", "lstm"),                          # the batched trainer's models (SLICE_RULE; the S4D: SLICE_S4D)
     seeds=confirmation(SLICE_SEEDS),                # SLICE_RULE: 5 (t = 2.78); a sixth does not fit
