@@ -170,3 +170,32 @@ def test_on_cuda_a_batch_run_is_the_run_alone(compile):
         alone.run(progress=False)
         mine, theirs = weights(batch.runs[j].model), weights(alone.model)
         assert all(rel(mine[n], theirs[n]) < 1e-4 for n in theirs), j
+
+
+def test_a_batched_sweep_stores_what_one_run_at_a_time_stores(tmp_path, monkeypatch):
+    """A sweep through the batched executor (GRU runs of two vocabularies and both encodings, each at N and at N/2
+    of one WSD trunk, beside an S4D that cannot share a batch) stores every run as the one-at-a-time sweep does: the
+    same keys, histories and held-out predictions (fp64: to rounding), the N/2 runs branched off their trunk."""
+    import numpy as np
+
+    from penb import sweeps
+    from penb.executors import LocalExecutor
+    from penb.executors import batched as batched_executor
+
+    base = {**TINY, "steps": 40, "schedule": "wsd", "log_every": 5}
+    configs = [{**base, "vocab_size": v, "encoding": e, "steps": n}
+               for v in (6, 9) for e in ("sinusoidal", "none") for n in (40, 20)]
+    configs.append({**base, "core": "s4d", "steps": 20})
+    monkeypatch.setattr(batched_executor, "pays", lambda batch: len(batch) > 1)   # batch even these tiny runs
+    plan = batched_executor.schedule(sweeps.runs.settle(configs), 64)
+    assert [[len(g) for g in s] for s in plan] == [[4, 1], [4]]       # N's four GRUs, the S4D; then the four N/2
+    one = sweeps.sweep(configs, LocalExecutor(), store=tmp_path / "one", progress=False)
+    many = sweeps.sweep(configs, batched_executor.BatchedExecutor(64), store=tmp_path / "many", progress=False)
+    for a, b in zip(one, many):
+        assert a.key == b.key and [h["step"] for h in a.history] == [h["step"] for h in b.history]
+        assert [h["loss"] for h in a.history] == pytest.approx([h["loss"] for h in b.history], rel=1e-5)
+        pa, pb = (np.load(r.path / "predictions.npz") for r in (a, b))
+        assert np.array_equal(pa["targets"], pb["targets"]) and (pa["predictions"] == pb["predictions"]).mean() > 0.99
+    trunk_dirs = list((tmp_path / "many" / "_trunks").iterdir())
+    assert trunk_dirs and all(any(d.glob("step-*.pt")) for d in trunk_dirs)
+    assert sorted(r.result.get("batched", {}).get("runs", 1) for r in many) == [1] + [4] * 8

@@ -32,8 +32,9 @@ EXECUTION = dict(
                             # from its last checkpoint (a 300k-update fp32 LSTM run, ~4.4 h on an
                             # H100, is requeued once)
     array_parallelism=32,   # submitit on Slurm: jobs of the array running at once
-    batch_runs=16,          # batched: at most this many runs of one shape trained as one batched model
-                            # (penb.executors.batched; 16 is near the quick LSTM's best measured K on an H100)
+    batch_runs=64,          # batched (and auto on the CPU): at most this many runs of one shape in one
+                            # batch (penb.executors.batched; the stacked kernel does each run's arithmetic
+                            # once, so a figure's runs fit: key findings' quick GRU cells are 18)
 )
 EXECUTORS = ("auto", "local", "process", "submitit", "batched")  # values of ``executor``; batched: the runs
                             # of one shape K at a time as one batch in this process (penb.trainer), the others alone

@@ -106,30 +106,57 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
     return {runs.key(c): runs.key(c) in done for c in configs}
 
 
+def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int) -> list[list[list]]:
+    """The groups a sweep trains, stage by stage: :func:`plan`'s batches (any config; a run that cannot share a batch,
+    an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single runs.
+    Stage s holds the groups whose runs are the s-th longest budget of their WSD trunk (:func:`stage`): a stage
+    starts after the one before has saved its branch points. Within a stage the groups are independent."""
+    ranks = stage(configs)
+    stages: dict[int, list] = {}
+    for batch in plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in configs if not batchable(c)]:
+        parts = [batch] if pays(batch) else [[c] for c in batch]
+        stages.setdefault(ranks[runs.key(batch[0])], []).extend(parts)
+    return [stages[s] for s in sorted(stages)]
+
+
+def _group_job(configs: list, store: str, progress: bool) -> dict[str, bool]:
+    return train_group(configs, Path(store), progress)
+
+
 class BatchedExecutor(Executor):
-    """For ``penb.sweeps.sweep``: the items whose runs are all :func:`batchable` train here in batches of
-    at most ``max_runs`` (:func:`plan`, :func:`train_group`); the others go to ``fallback`` (default: this process).
+    """For ``penb.sweeps.sweep``: every run of the sweep trains in a group of :func:`schedule` (a stacked batch of at
+    most ``max_runs`` runs where that pays, else alone), stage by stage, the groups of a stage spread over
+    ``workers`` processes of ``threads`` torch threads each (one process: here, in order).
 
     It reads the store from the sweep's job ``fn`` (``functools.partial(penb.sweeps._job, store=..., progress=...)``)
     and returns what that job returns per item: ``(key, trained)``, or a list of them for a trunk's tuple."""
 
-    def __init__(self, max_runs: int = 64, fallback: Optional[Executor] = None):
+    def __init__(self, max_runs: int = 64, workers: int = 1, threads: int = 1, desc: Optional[str] = None):
         self.max_runs = check_count("max_runs", max_runs)
-        self.fallback = fallback
+        self.workers, self.threads, self.desc = check_count("workers", workers), check_count("threads", threads), desc
 
     def map(self, fn, items):
+        from functools import partial
+
+        from penb.executors.pool import ProcessExecutor
+
         items = list(items)
         keywords = getattr(fn, "keywords", None) or {}
         if "store" not in keywords:
             raise TypeError("BatchedExecutor runs penb.sweeps.sweep's jobs (a partial of penb.sweeps._job with store=)")
-        store, progress = Path(keywords["store"]), bool(keywords.get("progress", False))
-        mine = [n for n, it in enumerate(items) if all(batchable(c) for c in flat([it]))]
+        store, progress = str(keywords["store"]), bool(keywords.get("progress", False))
         trained: dict[str, bool] = {}
-        for batch in plan(flat([items[n] for n in mine]), self.max_runs):
-            trained.update(train_group(batch, store, progress))
-        rest = [n for n in range(len(items)) if n not in set(mine)]
-        out = dict(zip(rest, (self.fallback or LocalExecutor()).map(fn, [items[n] for n in rest])))
-        for n in mine:
-            pairs = [(runs.key(c), trained[runs.key(c)]) for c in flat([items[n]])]
-            out[n] = pairs if isinstance(items[n], tuple) else pairs[0]
-        return [out[n] for n in range(len(items))]
+        for groups in schedule(flat(items), self.max_runs):
+            if self.workers > 1 and len(groups) > 1:
+                pool = ProcessExecutor(self.workers, self.threads, desc=self.desc)
+                done = pool.map(partial(_group_job, store=store, progress=False), groups)
+            else:
+                done = LocalExecutor(threads=self.threads).map(partial(_group_job, store=store, progress=progress),
+                                                               groups)
+            for d in done:
+                trained.update(d)
+        out = []
+        for it in items:
+            pairs = [(runs.key(c), trained[runs.key(c)]) for c in flat([it])]
+            out.append(pairs if isinstance(it, tuple) else pairs[0])
+        return out
