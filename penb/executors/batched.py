@@ -53,13 +53,19 @@ def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]
 
 def pays(configs: Sequence[Mapping[str, Any]]) -> bool:
     """Whether training ``configs`` (one group key) as one stacked batch beats training them one at a time, each with
-    its own fused module: on CUDA always; on the CPU only where the update compiles (``penb.trainer.compiles``:
-    the eager stacked update ran at half one run's speed at K = 18 there, ``benchmarks/batched_cpu.py``)."""
+    its own fused module: on CUDA always; on the CPU only for the GRU (:data:`CPU_BATCH_CORES`) and only where the
+    update compiles (:func:`penb.trainer.compiles`). Measured on one thread of the AVX-512 host (``benchmarks/batched.py``,
+    K = 18, quick sizes): the compiled GRU batch 1.74x one run's updates (57 s to compile); the eager one about
+    0.5x; the compiled LSTM batch 0.54x (oneDNN's fused LSTM runs one run at 71% of a matmul's rate)."""
     import torch
 
     c = configs[0]
-    return len(configs) > 1 and compiles(torch.device(c["device"]), "stacked", len(configs),
-                                         max(x["steps"] for x in configs))
+    device = torch.device(c["device"])
+    return len(configs) > 1 and (device.type == "cuda" or c["core"] in CPU_BATCH_CORES) and compiles(
+        device, "stacked", len(configs), max(x["steps"] for x in configs))
+
+
+CPU_BATCH_CORES = ("gru",)
 
 
 def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False, kernel: str = "auto",

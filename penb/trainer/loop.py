@@ -53,7 +53,7 @@ def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str 
     """Whether a batch compiles its update: ``when`` "always" or "never", else ("auto") a stacked batch on CUDA (its
     launches, captured as a CUDA graph), and on the CPU a stacked batch of at least :data:`CPU_COMPILE_RUNS` runs
     with at least :data:`CPU_COMPILE_UPDATES` updates to go, where the compile time (about 1-2 minutes a shape on
-    this project's 2-core hosts) is paid back (``benchmarks/batched_cpu.py``)."""
+    this project's 2-core hosts) is paid back (``benchmarks/batched.py``)."""
     if when != "auto":
         return when == "always" and kernel == "stacked"
     if kernel != "stacked":
