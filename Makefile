@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 PRESET ?= quick
 VENDOR := book/vendor
 
-.PHONY: setup book chapters chapter test lab benchmarks clean gpu-wheels gpu-check
+.PHONY: setup book chapters chapter test lab benchmarks clean gpu-wheels gpu-check device-pack device-run
 setup: $(VENV)/.stamp $(VENDOR)/.stamp
 
 # The virtual environment: pinned packages, penb in editable mode, and a kernel named "penb"
@@ -58,11 +58,22 @@ lab: setup $(VENV)/.lab-stamp
 benchmarks: setup
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
 
-# A bare GPU machine (issue 42) has torch, numpy, scipy, pandas, matplotlib, tqdm and filelock but reaches no package
-# index: `make gpu-wheels` (here, beforehand) downloads what else the chapters need into .whl/ (ignored), and
-# `make gpu-check` (there, with .whl carried) installs them beside the image's packages and runs the CUDA tests, the
-# batched benchmark, every chapter at smoke on CUDA and a slice at smoke, within 8 minutes (scripts/gpu_check.py;
-# `python3 scripts/gpu_check.py --out DIR --device cpu` runs the same steps here first). OUT: where its log goes.
+# A bare GPU machine (issues 42, 50) has torch, numpy, scipy, pandas, matplotlib, tqdm and filelock but reaches no
+# package index and gets no .git. Here, beforehand: `make device-pack` (on a clean commit) writes .device/ (ignored):
+# the commit's blob id of every tracked file, and the WikiText-2 copy lm_appendix reads; `make gpu-wheels` downloads
+# into .whl/ (ignored) what executing chapters needs beyond the image (scripts/import_check.py checks the set).
+# There, in one call each:
+#   make device-run OUT=$OUT [CHAPTERS=key_findings]   carry .device: preflight, the tree checked against its commit,
+#                                                      the slice, the CUDA tests, within 540 s (penb.device_run)
+#   make gpu-check OUT=$OUT                            carry .device and .whl: CUDA tests, benchmark, every chapter at
+#                                                      smoke, a smoke slice, within 540 s (scripts/gpu_check.py)
+CHAPTERS ?= key_findings
+device-pack: setup
+	$(PY) -m penb device-pack
+
+device-run:
+	python3 -m penb device-run --out $${OUT:-device_out} --chapters $(CHAPTERS) $(if $(FROM),--from $(FROM))
+
 gpu-wheels:
 	bash scripts/gpu_wheels.sh .whl
 

@@ -74,7 +74,7 @@ def source_commit(what: str = "a lease step") -> str:
 
     named = os.environ.get("PENB_COMMIT", "").strip()
     commit = named or identity.git_commit()
-    if not COMMIT.match(commit):
+    if not COMMIT.match(commit) or not commit.strip("0"):           # forty zeros name no commit
         where = "$PENB_COMMIT" if named else "this checkout"
         raise ValueError(f"refusing {what} from {where} at {commit or 'no commit'!r}: commit the tree first "
                          f"(or name the clean commit of main it is in PENB_COMMIT), so that the archive names code a "
@@ -204,7 +204,7 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     if not man["complete"]:
         raise ValueError(f"{source} holds {man['finished']} of the {man['runs']} runs of {chapter} at preset "
                          f"{man['preset']!r}: train the rest first (another lease step, or another slice)")
-    bad = [c for c in man.get("commit") or [""] if not COMMIT.match(c)]
+    bad = [c for c in man.get("commit") or [""] if not COMMIT.match(c) or not c.strip("0")]
     if bad:
         raise ValueError(f"{source} names the commit {bad[0] or 'none'!r}, a tree no reader can check out: archive "
                          f"only runs made from a clean commit")

@@ -16,6 +16,8 @@
                                                 one GPU call: the slice preset's runs as batches (penb.slice)
     python -m penb archive key_findings --from slice_out
                                                 the archived execution of a slice's (or a lease's) runs
+    python -m penb device-pack                  here, on a clean commit: .device/ for a GPU call (penb.device_run)
+    python -m penb device-run --out DIR         there: preflight, tree check, slice, CUDA tests in one budget
 """
 from __future__ import annotations
 
@@ -75,6 +77,16 @@ def main(argv: list[str] | None = None) -> int:
     sl.add_argument("--from", dest="source", help="a folder an earlier slice wrote: its runs go into the store first")
     sl.add_argument("--plan", action="store_true", help="print the plan and its estimate; train nothing")
     sl.add_argument("--quiet", action="store_true", help="no progress line")
+    sub.add_parser("device-pack", help="write .device/ (the commit's file hashes, the corpus) for a GPU call")
+    dr = sub.add_parser("device-run", help="one GPU call: preflight, tree check, slice, CUDA tests (penb.device_run)")
+    dr.add_argument("--out", required=True, help="folder handed back: at most 8 files, 16 MiB")
+    dr.add_argument("--chapters", default="key_findings", help="comma-separated chapters with a slice preset")
+    dr.add_argument("--budget", type=float, default=540.0, help="wall-clock seconds for everything (default 540)")
+    dr.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: the rehearsal here")
+    dr.add_argument("--preset", default="slice")
+    dr.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    dr.add_argument("--from", dest="source", help="an earlier call's --out: its runs go into the store first")
+    dr.add_argument("--no-tests", action="store_true", help="skip the CUDA tests")
     pl = sub.add_parser("plan", help="what a preset would train, per chapter, before anything trains (penb.plan)")
     pl.add_argument("chapters", nargs="*", help="default: every chapter of the book")
     pl.add_argument("--preset", default="gpu")
@@ -121,6 +133,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"slice: {result['finished']} of {result['runs']} runs finished in {result['spent_min']:.1f} "
                   f"minutes (estimated {result['estimate_min']:.1f}) -> {result['out']}", flush=True)
             return 0 if not result["left"] else 3
+        elif args.cmd == "device-pack":
+            from penb import device_run
+
+            print(f"wrote {device_run.pack()}: carry it to the GPU call (carry=[\"{device_run.PACK}\"])")
+        elif args.cmd == "device-run":
+            from penb import device_run
+
+            record = device_run.run(args.out, args.chapters.split(","), args.budget, args.device, args.preset,
+                                    _params(args.parameter, None), args.source, tests=not args.no_tests)
+            for s in record["steps"]:
+                print(f"{s['seconds']:>7.1f} s  {s['status']:<22} {s['step']}", flush=True)
+            return 0 if all(s["status"] == "passed" for s in record["steps"]) else 3
         elif args.cmd == "plan" and args.preset == "slice":
             from penb import slice as slicing
 

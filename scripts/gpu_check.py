@@ -1,10 +1,10 @@
 """Everything a short GPU slice should check, in one command of at most 8 minutes (``make gpu-check``; issue 42).
 
-    python3 scripts/gpu_check.py --out DIR                 # on a bare GPU machine (CUDA)
+    python3 scripts/gpu_check.py --out DIR                 # on a bare GPU machine (CUDA), .device carried
     python3 scripts/gpu_check.py --out DIR --device cpu    # here, first: the same steps on the CPU, so that no
                                                            # GPU minute goes to a typo
 
-Steps, each with its own time limit, each logged to DIR/gpu_check.log with its exit status and seconds:
+Steps, each with its own time limit (cut to what is left of ``--budget``, default 540 s), each logged to DIR/gpu_check.log with its exit status and seconds:
 1. the CUDA tests (tests/test_trainer.py, tests/test_bf16_cuda.py, tests/test_stacked.py);
 2. the batched benchmark at the quick sizes and hidden 256 (benchmarks/batched.py), into DIR;
 3. every chapter of the book at ``smoke`` on the device (``-p device cuda`` where the chapter has a device);
@@ -52,33 +52,52 @@ def steps(device: str, out: Path) -> list[tuple[str, list[str], int]]:
                                  "--quiet"], 120)])
 
 
+def run_steps(steps: list, out: Path, budget: float, env: dict, clock=time.monotonic, runner=subprocess.run) -> list:
+    """Run ``steps`` in order inside ``budget`` wall-clock seconds: each step gets its own limit or what is left of
+    the budget (less :data:`CLOSE_S` to write the summary), whichever is less; a step with under :data:`MIN_STEP_S`
+    left is not started. The summary (``out/gpu_check.json``) is rewritten after every step."""
+    start, done = clock(), []
+    with open(out / "gpu_check.log", "a") as log:
+        for name, cmd, own in steps:
+            left = budget - CLOSE_S - (clock() - start)
+            if left < MIN_STEP_S:
+                done.append({"step": name, "status": "not run (out of budget)", "seconds": 0})
+                continue
+            limit = int(min(own, left))
+            t = clock()
+            log.write(f"\n$ {' '.join(cmd)}\n")
+            log.flush()
+            try:
+                rc = runner(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=limit).returncode
+                status = "passed" if rc == 0 else f"failed (exit {rc})"
+            except subprocess.TimeoutExpired:
+                status = f"failed (over {limit} s)"
+            done.append({"step": name, "status": status, "seconds": round(clock() - t, 1), "limit": limit})
+            print(f"{done[-1]['seconds']:>7.1f} s  {status:<22} {name}", flush=True)
+            (out / "gpu_check.json").write_text(json.dumps(done, indent=1))
+    return done
+
+
+CLOSE_S = 5            # kept at the end of the budget for the summary
+MIN_STEP_S = 10        # a step with less than this left is not started
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
-    ap.add_argument("--minutes", type=float, default=8.0, help="stop starting steps after this many minutes")
+    ap.add_argument("--budget", type=float, default=540.0, help="wall-clock seconds for every step together")
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PENB_STORE": os.environ.get("PENB_STORE", "/tmp/penb-gpu-check"),
-           "PENB_COMMIT": os.environ.get("PENB_COMMIT", "0" * 40)}   # a slice needs a clean commit: a check's is none
-    start, done = time.time(), []
-    with open(a.out / "gpu_check.log", "a") as log:
-        for name, cmd, limit in steps(a.device, a.out):
-            if time.time() - start > a.minutes * 60:
-                done.append({"step": name, "status": "not run (out of minutes)", "seconds": 0})
-                continue
-            t = time.time()
-            log.write(f"\n$ {' '.join(cmd)}\n")
-            log.flush()
-            try:
-                rc = subprocess.run(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                    timeout=limit).returncode
-                status = "passed" if rc == 0 else f"failed (exit {rc})"
-            except subprocess.TimeoutExpired:
-                status = f"failed (over {limit} s)"
-            done.append({"step": name, "status": status, "seconds": round(time.time() - t, 1)})
-            print(f"{done[-1]['seconds']:>7.1f} s  {status:<22} {name}", flush=True)
-            (a.out / "gpu_check.json").write_text(json.dumps(done, indent=1))
+    sys.path.insert(0, str(REPO))
+    from penb import device_run
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PENB_STORE": os.environ.get("PENB_STORE", "/tmp/penb-gpu-check")}
+    if (REPO / device_run.PACK / "tree.json").is_file():
+        env["PENB_COMMIT"] = device_run.verify(REPO)              # the slice's archive names the checked commit
+    if (REPO / device_run.PACK / "data").is_dir():
+        env.setdefault("PENB_WIKITEXT_DIR", str(REPO / device_run.PACK / "data"))
+    done = run_steps(steps(a.device, a.out), a.out, a.budget, env)
     return 0 if all(d["status"] == "passed" for d in done) else 1
 
 

@@ -199,3 +199,19 @@ def test_a_batched_sweep_stores_what_one_run_at_a_time_stores(tmp_path, monkeypa
     trunk_dirs = list((tmp_path / "many" / "_trunks").iterdir())
     assert trunk_dirs and all(any(d.glob("step-*.pt")) for d in trunk_dirs)
     assert sorted(r.result.get("batched", {}).get("runs", 1) for r in many) == [1] + [4] * 8
+
+
+def test_one_place_changes_weights():
+    """penb has one training loop: gradients are taken and Adam applied only in penb/trainer/update.py (no
+    torch.optim, no .backward() anywhere in the package)."""
+    import re
+    from pathlib import Path
+
+    import penb
+
+    root = Path(penb.__file__).parent
+    found = {str(f.relative_to(root)): pat for f in root.rglob("*.py") for pat in
+             (r"torch\.optim\b", r"\.backward\(", r"autograd\.grad\(", r"grad_and_value\(", r"\badam_\(")
+             if re.search(pat, f.read_text())}
+    assert set(found) == {"trainer/update.py", "trainer/adam.py"}, found
+    assert re.findall(r"\badam_\(", (root / "trainer" / "update.py").read_text()) == ["adam_("]

@@ -1,0 +1,164 @@
+"""One command per GPU call (issue 50): preflight, the tree checked against its commit, the slice, the CUDA tests.
+
+    python -m penb device-pack                          # here, on a clean commit: .device/ (ignored) for the call
+    python -m penb device-run --out $OUT                # there, carrying .device: one call, at most --budget s
+
+A lent GPU machine gets a copy of the working tree, not its ``.git``, and a device command is cut at 600 s, its start
+counted. So :func:`pack` writes, here, ``.device/tree.json``: the commit and the git blob id of every file it tracks
+(``git ls-tree -r HEAD``), and ``.device/data/``: the WikiText-2 copy that ``lm_appendix`` reads (``../shared`` does
+not travel). :func:`run` then does, in order, inside one wall-clock budget:
+
+1. **preflight**: torch, CUDA, the GPU's name and memory (a machine without CUDA is refused unless ``--device cpu``,
+   the rehearsal);
+2. **the tree**: every file of ``tree.json`` hashed as git hashes a blob and compared; a missing or changed file is
+   refused in one line, before anything trains, and the verified commit is what the archive names (``PENB_COMMIT``);
+3. **the slice** (``penb.slice.run``) of ``--chapters``, with the budget left less what the tests keep;
+4. **the CUDA tests** (``pytest`` on :data:`TESTS`) in whatever time the slice leaves.
+
+``--out`` gets at most 8 files, at most 16 MiB in all: the slice's ``manifest.json``, ``results.json`` and
+``predictions-*.tar`` (rewritten after every batch, so a cut-off call keeps what finished) and ``device_run.json``
+(preflight, tree check, each step's status and seconds, the tests' last lines), rewritten after every step. A second
+call with ``--from`` the first call's folder restores its runs and trains only the rest.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from penb.store import atomic, paths
+
+PACK = ".device"                    # beside the repository root; ignored by git, carried to the device
+TESTS = ["tests/test_trainer.py", "tests/test_stacked.py", "tests/test_bf16_cuda.py"]
+BUDGET_S = 540.0                    # a device command's 600 s, less its start and hand-back
+TEST_RESERVE_S = 60.0               # kept from the slice for the CUDA tests
+MAX_BYTES = 16 * 2 ** 20            # what a device call hands back: at most 16 MiB in all ...
+MAX_FILES = 8                       # ... in at most 8 files
+
+
+def blob_id(path: Path) -> str:
+    """git's object id of the file at ``path`` (sha1 of ``blob <size>\\0`` and its bytes)."""
+    data = Path(path).read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def pack(repo: Path = paths.REPO, shared: Optional[Path] = None) -> Path:
+    """Write ``<repo>/.device``: ``tree.json`` ({"commit", "files": {path: blob id}}) of HEAD, and ``data/`` (the
+    shared WikiText-2). ``ValueError`` for a tree with uncommitted changes: the device must run a commit."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+    if git("status", "--porcelain", "--untracked-files=no").strip():
+        raise ValueError("the tree has uncommitted changes: commit first, so that the device runs a commit a reader "
+                         "can check out")
+    files = {}
+    for line in git("ls-tree", "-r", "HEAD").splitlines():
+        meta, name = line.split("\t", 1)
+        mode, kind, oid = meta.split()
+        if kind == "blob" and mode != "120000":                       # links travel as what they point to
+            files[name] = oid
+    out = Path(repo) / PACK
+    out.mkdir(exist_ok=True)
+    atomic.write_json(out / "tree.json", {"commit": git("rev-parse", "HEAD").strip(), "files": files})
+    corpus = (shared or paths.shared_dir()) / "data" / "wikitext-2"
+    if corpus.is_dir():
+        shutil.copytree(corpus, out / "data" / "wikitext-2", dirs_exist_ok=True)
+    return out
+
+
+def verify(repo: Path = paths.REPO) -> str:
+    """The commit of ``<repo>/.device/tree.json`` once every file it lists is there with its blob id; ``ValueError``
+    (one line) otherwise."""
+    manifest = Path(repo) / PACK / "tree.json"
+    if not manifest.is_file():
+        raise ValueError(f"no {PACK}/tree.json: run `python -m penb device-pack` on the clean commit and carry {PACK}")
+    tree = json.loads(manifest.read_text())
+    missing = [f for f in tree["files"] if not (Path(repo) / f).is_file()]
+    changed = [f for f, oid in tree["files"].items() if f not in missing and blob_id(Path(repo) / f) != oid]
+    if missing or changed:
+        names = (changed + missing)[:3]
+        raise ValueError(f"the tree is not commit {tree['commit'][:12]}: {len(changed)} file(s) changed, "
+                         f"{len(missing)} missing (e.g. {', '.join(names)}); commit, then device-pack again")
+    return tree["commit"]
+
+
+def preflight(device: str) -> dict:
+    """torch, CUDA and the GPU: {"torch", "python", "device", "name", "memory_gib"}; ``ValueError`` without CUDA
+    unless ``device`` is "cpu" (the rehearsal)."""
+    import torch
+
+    info = {"torch": torch.__version__, "python": sys.version.split()[0], "device": device}
+    if device == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError("no CUDA on this machine: device-run is for a GPU call (--device cpu rehearses it)")
+        props = torch.cuda.get_device_properties(0)
+        info.update(name=props.name, memory_gib=round(props.total_memory / 2 ** 30, 1))
+    return info
+
+
+def check_out(out: Path) -> None:
+    """``ValueError`` if ``out`` holds more than :data:`MAX_FILES` files or :data:`MAX_BYTES` bytes."""
+    files = [f for f in Path(out).rglob("*") if f.is_file()]
+    size = sum(f.stat().st_size for f in files)
+    if len(files) > MAX_FILES or size > MAX_BYTES:
+        raise ValueError(f"{out} holds {len(files)} files, {size / 2 ** 20:.1f} MiB: more than a device call hands "
+                         f"back ({MAX_FILES} files, {MAX_BYTES / 2 ** 20:.0f} MiB)")
+
+
+def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str = "cuda", preset: str = "slice",
+        overrides: Optional[dict] = None, source: Optional[Path] = None, repo: Path = paths.REPO,
+        clock: Callable[[], float] = time.monotonic, tests: bool = True) -> dict:
+    """The device call (see the module's docstring); returns what ``device_run.json`` holds."""
+    from penb import slice as slicing
+
+    start = clock()
+    out = Path(out)
+    record: dict = {"budget_s": budget_s, "chapters": chapters, "preset": preset, "steps": []}
+
+    def left() -> float:
+        return budget_s - (clock() - start)
+
+    def step(name: str, status: str, t: float, **extra) -> None:
+        record["steps"].append({"step": name, "status": status, "seconds": round(clock() - t, 1), **extra})
+        out.mkdir(parents=True, exist_ok=True)
+        atomic.write_json(out / "device_run.json", record)
+
+    t = clock()
+    record["preflight"] = preflight(device)
+    step("preflight", "passed", t)
+    t = clock()
+    commit = verify(repo)
+    os.environ["PENB_COMMIT"] = commit                              # what the slice's archive names, now checked
+    data = Path(repo) / PACK / "data"
+    if data.is_dir():
+        os.environ.setdefault("PENB_WIKITEXT_DIR", str(data))
+    record["commit"] = commit
+    step("tree", "passed", t)
+    t = clock()
+    minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
+    params = {**(overrides or {}), **({"device": "cpu"} if device == "cpu" else {})}
+    result = slicing.run(chapters, minutes, out, preset, params, clock=clock, source=source)
+    step("slice", "passed" if not result["left"] else f"{result['left']} runs left", t,
+         finished=result["finished"], runs=result["runs"], estimate_min=round(result["estimate_min"], 2))
+    if tests:
+        t = clock()
+        limit = int(left())
+        if limit < 20:
+            step("cuda tests", "not run (out of time)", t)
+        else:
+            try:
+                proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS],
+                                      cwd=repo, capture_output=True, text=True, timeout=limit)
+                tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
+                step("cuda tests", "passed" if proc.returncode == 0 else f"failed (exit {proc.returncode})", t,
+                     tail=tail)
+            except subprocess.TimeoutExpired:
+                step("cuda tests", f"cut at {limit} s", t)
+    check_out(out)
+    return record
