@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     sl.add_argument("--from", dest="source", help="a folder an earlier slice wrote: its runs go into the store first")
     sl.add_argument("--plan", action="store_true", help="print the plan and its estimate; train nothing")
     sl.add_argument("--quiet", action="store_true", help="no progress line")
+    sl.add_argument("--sized", action="store_true", help="budgets from this device's measured rates "
+                                                          "(penb.slice_sizing), not the preset's")
     sub.add_parser("device-pack", help="write .device/ (the commit's file hashes, the corpus) for a GPU call")
     dr = sub.add_parser("device-run", help="one GPU call: preflight, tree check, slice, CUDA tests (penb.device_run)")
     dr.add_argument("--out", required=True, help="folder handed back: at most 8 files, 16 MiB")
@@ -129,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                 slicing.check(p, args.minutes)
                 return 0
             result = slicing.run(args.chapters, args.minutes, args.out, args.preset, _params(args.parameter, None),
-                                 progress=not args.quiet, source=args.source)
+                                 progress=not args.quiet, source=args.source, sized=args.sized)
             print(f"slice: {result['finished']} of {result['runs']} runs finished in {result['spent_min']:.1f} "
                   f"minutes (estimated {result['estimate_min']:.1f}) -> {result['out']}", flush=True)
             return 0 if not result["left"] else 3

@@ -12,7 +12,8 @@ not travel). :func:`run` then does, in order, inside one wall-clock budget:
    the rehearsal);
 2. **the tree**: every file of ``tree.json`` hashed as git hashes a blob and compared; a missing or changed file is
    refused in one line, before anything trains, and the verified commit is what the archive names (``PENB_COMMIT``);
-3. **the slice** (``penb.slice.run``) of ``--chapters``, with the budget left less what the tests keep;
+3. **the slice** (``penb.slice.run``) of ``--chapters``, with the budget left less what the tests keep, its budgets
+   sized on this device (``penb.slice_sizing``: the largest base N x 2^j that the measured rates fit);
 4. **the CUDA tests** (``pytest`` on :data:`TESTS`) in whatever time the slice leaves.
 
 ``--out`` gets at most 8 files, at most 16 MiB in all: the slice's ``manifest.json``, ``results.json`` and
@@ -143,7 +144,7 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
     t = clock()
     minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
     params = {**(overrides or {}), **({"device": "cpu"} if device == "cpu" else {})}
-    result = slicing.run(chapters, minutes, out, preset, params, clock=clock, source=source)
+    result = slicing.run(chapters, minutes, out, preset, params, clock=clock, source=source, sized=True)
     step("slice", "passed" if not result["left"] else f"{result['left']} runs left", t,
          finished=result["finished"], runs=result["runs"], estimate_min=round(result["estimate_min"], 2))
     if tests:

@@ -143,11 +143,14 @@ def describe(p: dict, minutes: Optional[float] = None) -> str:
 
 
 def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", overrides: Optional[dict] = None,
-        clock: Callable[[], float] = time.monotonic, progress: bool = False, source: Optional[Path] = None) -> dict:
+        clock: Callable[[], float] = time.monotonic, progress: bool = False, source: Optional[Path] = None,
+        sized: bool = False, timer: Optional[Callable] = None) -> dict:
     """Train the slice (see the module's docstring) and write ``out``; returns {"runs", "finished", "left",
     "spent_min", "estimate_min", "out"}. The finished runs ``out`` already holds (an earlier call's) and those of
     ``source`` (``--from``) go into the store first, so a call on a fresh machine trains only the rest and never
-    hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one."""
+    hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one.
+    ``sized``: the budgets come from this device's measured rates (``penb.slice_sizing``, ``timer`` its measurement)
+    instead of the preset's, and the manifest records the sizing."""
     from penb.executors.batched import train_group
     from penb.progress import watching
 
@@ -155,7 +158,17 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     out = Path(out)
     for folder in [f for f in (source, out) if f is not None and (Path(f) / "results.json").is_file()]:
         restore(folder)                              # an earlier call's runs (a fresh machine has no store)
-    p = plan(chapters, preset, overrides)
+    sizing = None
+    if sized:
+        from penb import slice_sizing
+
+        sizing = slice_sizing.size(chapters, preset, overrides, minutes, **({"timer": timer} if timer else {}),
+                                   clock=clock)
+        p = sizing.pop("plan")
+        p["seconds"], p["measured"] = sizing["estimate_s"] + sizing["measure_s"], True
+    else:
+        p = plan(chapters, preset, overrides)
+    p["sizing"] = sizing
     check(p, minutes)
     commit = source_commit("a slice")                # a clean commit, before anything trains
     out.mkdir(parents=True, exist_ok=True)
@@ -199,6 +212,7 @@ def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -
         "kind": "slice", "chapters": chapters, **made_on(configs, results), "commit": [commit], "date": now(),
         "minutes": minutes,
         "estimate_min": round((p["seconds"] + OVERHEAD_S) / 60, 2), "spent_min": round(spent_min, 2),
+        "overhead_s": OVERHEAD_S, **({"sizing": p["sizing"]} if p.get("sizing") else {}),
         "files": ["manifest.json", "results.json", *files]})
     return {"runs": p["runs"], "finished": len(results), "left": p["runs"] - len(results),
             "spent_min": spent_min, "estimate_min": (p["seconds"] + OVERHEAD_S) / 60, "out": str(out)}

@@ -156,3 +156,38 @@ def test_device_run_refuses_a_machine_without_cuda_and_a_tree_without_its_pack(t
         device_run.run(tmp_path / "out", ["key_findings"], repo=tmp_path)
     with pytest.raises(ValueError, match="device-pack"):
         device_run.run(tmp_path / "out", ["key_findings"], device="cpu", repo=tmp_path)
+
+
+def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
+    """penb.slice_sizing on a fake device: a measured rate picks the largest base N x 2^j that fits; a faster
+    device a larger j; the manifest records the rates, j and the estimate; too slow a device is refused."""
+    from penb import slice as slicing
+    from penb import slice_sizing
+
+    monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("PENB_COMMIT", "0123456789abcdef0123456789abcdef01234567")
+    ov = {"cores": ("gru",)}
+    base = slice_sizing.base_budgets("key_findings", "smoke", ov)
+    assert base == {"gru": 20}
+
+    def chosen(seconds_per_update, minutes=2.0):
+        return slice_sizing.size(["key_findings"], "smoke", ov, minutes, timer=lambda c: seconds_per_update,
+                                 clock=lambda: 0.0)
+
+    # 2 minutes - 60 s overhead = 60 s; trunk N plus the N/2 and N/4 branches (0.1 N and 0.05 N): about 1.15 N updates
+    slow, fast = chosen(0.2), chosen(0.05)
+    assert slow["j"] < fast["j"] <= slice_sizing.J_MAX
+    for s, rate in ((slow, 0.2), (fast, 0.05)):
+        n = 20 * 2 ** s["j"]
+        assert {c["steps"] for b in s["plan"]["batches"] for c in b["configs"]} <= {n, n // 2, n // 4}
+        assert s["estimate_s"] + slicing.OVERHEAD_S <= 120                     # it fits ...
+        bigger = slice_sizing.overrides_at("key_findings", "smoke", s["j"] + 1, ov)
+        more = sum(b["updates"] for b in slicing.plan(["key_findings"], "smoke", bigger)["batches"]) * rate
+        assert s["j"] == slice_sizing.J_MAX or more + slicing.OVERHEAD_S > 120  # ... and the next j would not
+    with pytest.raises(ValueError, match="not even base N"):
+        chosen(10.0)
+    out = tmp_path / "out"
+    slicing.run(["key_findings"], 2.0, out, "smoke", ov, sized=True, timer=lambda c: 0.01)
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["sizing"]["j"] >= 1 and man["sizing"]["seconds_per_update"] and man["overhead_s"] == 60.0
+    assert man["chapters"]["key_findings"]["complete"]

@@ -186,7 +186,9 @@ def test_a_batched_sweep_stores_what_one_run_at_a_time_stores(tmp_path, monkeypa
     configs = [{**base, "vocab_size": v, "encoding": e, "steps": n}
                for v in (6, 9) for e in ("sinusoidal", "none") for n in (40, 20)]
     configs.append({**base, "core": "s4d", "steps": 20})
-    monkeypatch.setattr(batched_executor, "pays", lambda batch: len(batch) > 1)   # batch even these tiny runs
+    from penb.trainer import loop
+
+    monkeypatch.setattr(loop, "batch_pays", lambda configs, to_go, when="auto": len(configs) > 1)  # batch these too
     plan = batched_executor.schedule(sweeps.runs.settle(configs), 64)
     assert [[len(g) for g in s] for s in plan] == [[4, 1], [4]]       # N's four GRUs, the S4D; then the four N/2
     one = sweeps.sweep(configs, LocalExecutor(), store=tmp_path / "one", progress=False)
@@ -215,3 +217,18 @@ def test_one_place_changes_weights():
              if re.search(pat, f.read_text())}
     assert set(found) == {"trainer/update.py", "trainer/adam.py"}, found
     assert re.findall(r"\badam_\(", (root / "trainer" / "update.py").read_text()) == ["adam_("]
+
+
+def test_a_run_with_a_bad_update_since_its_last_log_saves_no_checkpoint_or_branch_point(tmp_path):
+    """A NaN between two logs: the run's checkpoints and its trunk's branch points are not written (a shorter
+    budget would otherwise resume from non-finite weights); its next log ends it as diverged."""
+    cfg = {**TINY, "steps": 40, "schedule": "wsd", "log_every": 40, "checkpoint_every": 10}
+    t = Trainer(cfg)
+    with torch.no_grad():
+        t.model.readout.weight[0, 0] = float("nan")
+    t.run(tmp_path / "run", progress=False, trunk=tmp_path / "trunk")
+    assert isinstance(t.runs[0].outcome, Exception)
+    assert not list((tmp_path / "run").rglob("*.pt")) and not list((tmp_path / "trunk").rglob("*.pt"))
+    healthy = Trainer({**cfg, "seed": 4})
+    healthy.run(tmp_path / "run2", progress=False, trunk=tmp_path / "trunk2")
+    assert len(list((tmp_path / "run2").rglob("*.pt"))) == 4 and list((tmp_path / "trunk2").glob("*.pt"))

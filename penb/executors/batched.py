@@ -23,7 +23,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from penb import trunks
 from penb.store import atomic, runs
-from penb.trainer import Trainer, compiles, finish, group_key
+from penb.trainer import Trainer, finish, group_key
 from penb.trainer.kernels import stackable as batchable
 from penb.executors.base import Executor, LocalExecutor, check_count
 from penb.executors.cost import flat
@@ -51,21 +51,12 @@ def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]
     return [b for _, b in sorted(batches, key=lambda rb: (rb[0], -rb[1][0]["steps"]))]
 
 
-def pays(configs: Sequence[Mapping[str, Any]]) -> bool:
+def pays(configs: Sequence[Mapping[str, Any]], to_go: Optional[int] = None) -> bool:
     """Whether training ``configs`` (one group key) as one stacked batch beats training them one at a time, each with
-    its own fused module: on CUDA always; on the CPU only for the GRU (:data:`CPU_BATCH_CORES`) and only where the
-    update compiles (:func:`penb.trainer.compiles`). Measured on one thread of the AVX-512 host (``benchmarks/batched.py``,
-    K = 18, quick sizes): the compiled GRU batch 1.74x one run's updates (57 s to compile); the eager one about
-    0.5x; the compiled LSTM batch 0.54x (oneDNN's fused LSTM runs one run at 71% of a matmul's rate)."""
-    import torch
+    its own fused module (``penb.trainer.loop.batch_pays``), with ``to_go`` updates left (default: all of them)."""
+    from penb.trainer.loop import batch_pays
 
-    c = configs[0]
-    device = torch.device(c["device"])
-    return len(configs) > 1 and (device.type == "cuda" or c["core"] in CPU_BATCH_CORES) and compiles(
-        device, "stacked", len(configs), max(x["steps"] for x in configs))
-
-
-CPU_BATCH_CORES = ("gru",)
+    return batch_pays(configs, max(x["steps"] for x in configs) if to_go is None else to_go)
 
 
 def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False, kernel: str = "auto",
@@ -117,10 +108,13 @@ def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int) -> list[list[l
     an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single runs.
     Stage s holds the groups whose runs are the s-th longest budget of their WSD trunk (:func:`stage`): a stage
     starts after the one before has saved its branch points. Within a stage the groups are independent."""
+    from penb.run_config import decay_start
+
     ranks = stage(configs)
     stages: dict[int, list] = {}
     for batch in plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in configs if not batchable(c)]:
-        parts = [batch] if pays(batch) else [[c] for c in batch]
+        to_go = max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in batch)
+        parts = [batch] if pays(batch, to_go) else [[c] for c in batch]   # a branch trains only its decay
         stages.setdefault(ranks[runs.key(batch[0])], []).extend(parts)
     return [stages[s] for s in sorted(stages)]
 
@@ -160,7 +154,8 @@ class BatchedExecutor(Executor):
                 done = LocalExecutor(threads=self.threads).map(partial(_group_job, store=store, progress=progress),
                                                                groups)
             for d in done:
-                trained.update(d)
+                for k, v in d.items():
+                    trained[k] = trained.get(k, False) or v
         out = []
         for it in items:
             pairs = [(runs.key(c), trained[runs.key(c)]) for c in flat([it])]

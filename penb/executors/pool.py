@@ -124,9 +124,9 @@ def _stop(pool: Optional[cf.ProcessPoolExecutor], others: set) -> None:
 
 
 def _cost(item) -> float:
-    """Rough relative cost of a run config (sequence-steps x hidden^2), or of a tuple of them; 0 for anything
-    else."""
-    if isinstance(item, tuple):
+    """Rough relative cost of a run config (sequence-steps x hidden^2), or of a tuple or list of them (a trunk's
+    budgets, a batch); 0 for anything else."""
+    if isinstance(item, (tuple, list)):
         return sum(_cost(i) for i in item)
     if not isinstance(item, dict):
         return 0.0

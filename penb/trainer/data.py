@@ -48,14 +48,15 @@ class Feed:
         want = [s // BLOCK for s in steps]
         if want == self.index:
             return
-        if self.inputs is None or len(set(want)) > 1 or len(set(self.index)) > 1:
+        if self.inputs is None:
             rows = [block(t, seed, w, self.B, self.device) for t, seed, w in zip(self.tasks, self.seeds, want)]
             self.inputs = torch.stack([r.inputs for r in rows])                           # [K, BLOCK*B, T]
             self.targets = torch.stack([r.targets[:, self.s0:] for r in rows])            # [K, BLOCK*B, S]
-        else:                                             # every run moves to its next block together
+        else:                                             # only the runs that moved to another block draw it
             for k, (t, seed, w) in enumerate(zip(self.tasks, self.seeds, want)):
-                r = block(t, seed, w, self.B, self.device)
-                self.inputs[k], self.targets[k] = r.inputs, r.targets[:, self.s0:]
+                if w != self.index[k]:
+                    r = block(t, seed, w, self.B, self.device)
+                    self.inputs[k], self.targets[k] = r.inputs, r.targets[:, self.s0:]
         self.index = want
 
     def next(self, steps: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,0 +1,113 @@
+"""A slice that sizes itself on the device it runs on (issue 50, item 3).
+
+The written rule (:data:`RULE`, before any slice confirmation run; it reads the device's speed, never a verdict):
+
+* the runs are the slice preset's (its cells and its seeds: at least ``SLICE_SEEDS`` = 5 confirmation seeds), each
+  model's budget ``N = base N x 2^j`` (the base preset's N: quick's for ``slice``), trained as WSD branches N/4, N/2
+  and N of one trunk (the preset's ``earlier``);
+* in its first seconds the call measures, on this device, one update of each batch it will train: a few updates of
+  the batch itself, uncompiled (:func:`measure`); a compiled batch is faster, so the estimate is an upper bound, and
+  each batch that will compile is charged :data:`COMPILE_ALLOWANCE_S` on top;
+* ``j`` is the largest in ``[J_MIN, J_MAX]`` whose batches (their updates x the measured seconds per update, plus the
+  compile allowances), the measuring itself and ``penb.slice.OVERHEAD_S`` fit the call's minutes; where none does,
+  the call is refused in one line before anything trains.
+
+The manifest records the measured seconds per update of every batch shape, the chosen ``j`` and budgets, and the
+estimate against the minutes spent (``penb.slice.collect``).
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Optional
+
+from penb import presets
+
+J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
+COMPILE_ALLOWANCE_S = 90.0    # per compiled batch: CUDA-graph capture and inductor (unmeasured on a GPU: an allowance)
+MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
+RULE = (f"penb.slice_sizing.RULE (issue 50): the slice preset's cells and seeds, each model's N = base N x 2^j for the "
+        f"largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured (uncompiled) seconds per "
+        f"update, plus {COMPILE_ALLOWANCE_S:g} s per compiled batch")
+
+
+def base_budgets(chapter: str, preset: str, overrides: Optional[dict] = None) -> dict[str, int]:
+    """{core: N} of the base preset (quick's for ``slice``; a preset's own otherwise, as smoke in the rehearsal) for
+    the cores the slice trains."""
+    cfg = presets.resolve(chapter, preset, **(overrides or {}))
+    base = presets.resolve(chapter, "quick" if preset == "slice" else preset,
+                           **{k: v for k, v in (overrides or {}).items() if k not in ("per_core",)})
+    return {core: base.per_core.get(core, {}).get("steps", base.steps) for core in cfg.cores}
+
+
+def overrides_at(chapter: str, preset: str, j: int, overrides: Optional[dict] = None) -> dict:
+    """The overrides that make ``preset``'s runs of ``chapter`` train each model ``base N x 2^j`` updates."""
+    cfg = presets.resolve(chapter, preset, **(overrides or {}))
+    budgets = {core: n * 2 ** j for core, n in base_budgets(chapter, preset, overrides).items()}
+    per_core = {core: {**cfg.per_core.get(core, {}), "steps": n} for core, n in budgets.items()}
+    return {**(overrides or {}), "per_core": per_core, "checkpoint_every": max(budgets.values())}
+
+
+def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
+    """Seconds per update of ``configs`` trained as one batch here, uncompiled (the mean over ``updates`` after one
+    untimed update)."""
+    import torch
+
+    from penb.trainer import Trainer
+
+    t = Trainer(configs, compile="never")
+    t.train_step()
+    cuda = t.device.type == "cuda"
+    if cuda:
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(updates):
+        t.train_step()
+    if cuda:
+        torch.cuda.synchronize()
+    return (time.perf_counter() - start) / updates
+
+
+def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float,
+         timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic) -> dict:
+    """Apply the rule: {"j", "overrides" (per chapter), "plan" (``penb.slice.plan`` at j), "seconds_per_update"
+    ({batch shape: s}), "measure_s", "estimate_s"}. ``ValueError`` when not even ``J_MIN`` fits."""
+    from penb import slice as slicing
+    from penb.executors.batched import pays
+    from penb.trainer import group_key
+
+    start = clock()
+    first = {ch: overrides_at(ch, preset, J_MIN, overrides) for ch in chapters}
+    per: dict = {}
+    for b in slicing.plan(chapters, preset, _merged(first)).get("batches", []):
+        shape = (group_key(b["configs"][0]), len(b["configs"]))
+        if shape not in per:
+            per[shape] = timer(b["configs"])
+    spent = clock() - start
+    lowest = J_MIN if preset == "slice" else 0
+    for j in range(J_MAX, lowest - 1, -1):
+        ov = {ch: overrides_at(ch, preset, j, overrides) for ch in chapters}
+        p = slicing.plan(chapters, preset, _merged(ov))
+        for b in p["batches"]:
+            each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
+            b["seconds"] = b["updates"] * each + (COMPILE_ALLOWANCE_S if pays(b["configs"]) else 0.0)
+            b["measured"] = True
+        est = sum(b["seconds"] for b in p["batches"])
+        if est + spent + slicing.OVERHEAD_S <= minutes * 60:
+            return {"j": j, "overrides": _merged(ov), "plan": p, "measure_s": round(spent, 1),
+                    "estimate_s": round(est, 1), "rule": RULE,
+                    "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}
+    raise ValueError(f"not even base N x 2^{lowest} fits {minutes:g} minutes on this device at the measured rates "
+                     f"(penb.slice_sizing.RULE): slice fewer chapters per call")
+
+
+def _merged(per_chapter: dict) -> dict:
+    """One chapter's overrides (a slice plans its chapters with one set of parameters)."""
+    values = list(per_chapter.values())
+    return values[0] if len(values) == 1 else {k: v for d in values for k, v in d.items()}
+
+
+def json_shape(key: str) -> str:
+    import json
+
+    c = json.loads(key)
+    return f"{c.get('core')} h{c.get('hidden')} L{c.get('length')} B{c.get('batch_size')}"
