@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from penb import runner
 from penb import presets, train
 from penb.archive import archive, made_on, now as _now, restore, source_commit, write_runs  # noqa: F401 (archive)
 from penb.progress import watching as progress_line
@@ -124,7 +125,7 @@ def _train(configs: list, deadline: float, clock, trained: dict, progress: bool)
         seen = trained.setdefault(d.name, dict(key=d.name, core=c["core"], vocab=c["vocab_size"],
                                                encoding=c["encoding"], seed=c["seed"]))
         try:
-            runs.run(c, progress=progress, callback=_stop_at(deadline, clock, d, seen))
+            runner.run(c, progress=progress, callback=_stop_at(deadline, clock, d, seen))
         except TimeUp:
             break
 

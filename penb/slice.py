@@ -151,7 +151,7 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one.
     ``sized``: the budgets come from this device's measured rates (``penb.slice_sizing``, ``timer`` its measurement)
     instead of the preset's, and the manifest records the sizing."""
-    from penb.executors.batched import train_group
+    from penb.runner import train_group
     from penb.progress import watching
 
     start = clock()
@@ -162,8 +162,8 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     if sized:
         from penb import slice_sizing
 
-        sizing = slice_sizing.size(chapters, preset, overrides, minutes, **({"timer": timer} if timer else {}),
-                                   clock=clock)
+        sizing = slice_sizing.size(chapters, preset, overrides, minutes, plan, OVERHEAD_S,
+                                   **({"timer": timer} if timer else {}), clock=clock)
         p = sizing.pop("plan")
         p["seconds"], p["measured"] = sizing["estimate_s"] + sizing["measure_s"], True
     else:

@@ -9,7 +9,7 @@ The written rule (:data:`RULE`, before any slice confirmation run; it reads the 
   the batch itself, uncompiled (:func:`measure`); a compiled batch is faster, so the estimate is an upper bound, and
   each batch that will compile is charged :data:`COMPILE_ALLOWANCE_S` on top;
 * ``j`` is the largest in ``[J_MIN, J_MAX]`` whose batches (their updates x the measured seconds per update, plus the
-  compile allowances), the measuring itself and ``penb.slice.OVERHEAD_S`` fit the call's minutes; where none does,
+  compile allowances), the measuring itself and the call's overhead (``penb.slice.OVERHEAD_S``) fit the call's minutes; where none does,
   the call is refused in one line before anything trains.
 
 The manifest records the measured seconds per update of every batch shape, the chosen ``j`` and budgets, and the
@@ -67,18 +67,18 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
     return (time.perf_counter() - start) / updates
 
 
-def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float,
-         timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic) -> dict:
-    """Apply the rule: {"j", "overrides" (per chapter), "plan" (``penb.slice.plan`` at j), "seconds_per_update"
-    ({batch shape: s}), "measure_s", "estimate_s"}. ``ValueError`` when not even ``J_MIN`` fits."""
-    from penb import slice as slicing
+def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float, planner: Callable,
+         overhead_s: float, timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic) -> dict:
+    """Apply the rule with ``planner`` (``penb.slice.plan``) and the call's ``overhead_s``: {"j", "overrides", "plan"
+    (the plan at j, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
+    "measure_s", "estimate_s"}. ``ValueError`` when not even ``J_MIN`` fits."""
     from penb.executors.batched import pays
     from penb.trainer import group_key
 
     start = clock()
     first = {ch: overrides_at(ch, preset, J_MIN, overrides) for ch in chapters}
     per: dict = {}
-    for b in slicing.plan(chapters, preset, _merged(first)).get("batches", []):
+    for b in planner(chapters, preset, _merged(first)).get("batches", []):
         shape = (group_key(b["configs"][0]), len(b["configs"]))
         if shape not in per:
             per[shape] = timer(b["configs"])
@@ -86,13 +86,13 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
     lowest = J_MIN if preset == "slice" else 0
     for j in range(J_MAX, lowest - 1, -1):
         ov = {ch: overrides_at(ch, preset, j, overrides) for ch in chapters}
-        p = slicing.plan(chapters, preset, _merged(ov))
+        p = planner(chapters, preset, _merged(ov))
         for b in p["batches"]:
             each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
             b["seconds"] = b["updates"] * each + (COMPILE_ALLOWANCE_S if pays(b["configs"]) else 0.0)
             b["measured"] = True
         est = sum(b["seconds"] for b in p["batches"])
-        if est + spent + slicing.OVERHEAD_S <= minutes * 60:
+        if est + spent + overhead_s <= minutes * 60:
             return {"j": j, "overrides": _merged(ov), "plan": p, "measure_s": round(spent, 1),
                     "estimate_s": round(est, 1), "rule": RULE,
                     "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}

@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
+from penb import runner
 from penb import trunks
 from penb.executors import Executor, LocalExecutor, for_config
 from penb.limits import check_store
@@ -26,7 +27,7 @@ def _job(item, store: str, progress: bool):
     """Executor job (module level, so it pickles): run one config, its key and whether it trained here; or a
     group of budgets of one trunk (a tuple, longest first: :func:`groups`), that pair per run, as a list."""
     if not isinstance(item, tuple):
-        result, trained = runs._run(item, Path(store), progress)
+        result, trained = runner._run(item, Path(store), progress)
         return result.key, trained
     return [_job(config, store, progress) for config in item]
 

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 import torch
 
+from penb import runner
 from penb import claims, presets
 from penb.store import paths, runs
 from penb.chapters import beyond_rnn, beyond_transformers
@@ -105,7 +106,7 @@ def test_extended_model_matches_the_trained_one_on_the_trained_prefix(tmp_path, 
                warmup=2, batch_size=8, held_out=8, checkpoint_every=15, seed=1001, device="cpu")
     if core == "transformer":
         cfg.update(layers=2, heads=2)
-    r = runs.run(cfg, store=tmp_path, progress=False)
+    r = runner.run(cfg, store=tmp_path, progress=False)
     short, long = r.load_model(), extended_model(r, 6)
     x = torch.randint(0, 7, (4, 6))
     with torch.no_grad():
@@ -123,7 +124,7 @@ def test_a_learned_table_cannot_be_extended(tmp_path):
     cfg = dict(task="reverse", vocab_size=7, length=3, core="lstm", encoding="learnable", hidden=8, steps=4,
                warmup=1, batch_size=8, held_out=8, checkpoint_every=4, seed=1001, device="cpu")
     with pytest.raises(ValueError, match="no rows beyond"):
-        extended_model(runs.run(cfg, store=tmp_path, progress=False), 6)
+        extended_model(runner.run(cfg, store=tmp_path, progress=False), 6)
 
 
 # -- evidence and verdicts on hand-built runs ---------------------------------------------------------------

@@ -171,8 +171,8 @@ def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
     assert base == {"gru": 20}
 
     def chosen(seconds_per_update, minutes=2.0):
-        return slice_sizing.size(["key_findings"], "smoke", ov, minutes, timer=lambda c: seconds_per_update,
-                                 clock=lambda: 0.0)
+        return slice_sizing.size(["key_findings"], "smoke", ov, minutes, slicing.plan, slicing.OVERHEAD_S,
+                                 timer=lambda c: seconds_per_update, clock=lambda: 0.0)
 
     # 2 minutes - 60 s overhead = 60 s; trunk N plus the N/2 and N/4 branches (0.1 N and 0.05 N): about 1.15 N updates
     slow, fast = chosen(0.2), chosen(0.05)

@@ -9,6 +9,7 @@ from collections import namedtuple
 import pytest
 import torch
 
+from penb import runner
 from penb import limits, train
 from penb.store import paths, runs
 from penb import sweeps
@@ -82,10 +83,10 @@ def test_a_sweep_checks_its_store_before_any_run(tmp_path):
                                   "checkpoints/.step-2.pt.xyz.tmp"])
 def test_stale_temporary_files_in_a_finished_run_are_swept_when_it_is_opened(tmp_path, name):
     config = {**TINY, "seed": 5}
-    first = runs.run(config, tmp_path, progress=False)
+    first = runner.run(config, tmp_path, progress=False)
     stale = first.path / name
     stale.write_text("half")
-    again = runs.run(config, tmp_path, progress=False)
+    again = runner.run(config, tmp_path, progress=False)
     assert not stale.exists() and again.metrics == first.metrics
     assert (first.path / "result.json").exists() and json.loads((first.path / "result.json").read_text())
 
@@ -107,6 +108,6 @@ def test_a_job_that_lands_on_a_node_without_the_device_says_so(tmp_path):
 
 
 def test_the_device_used_is_recorded_with_the_run(tmp_path):
-    r = runs.run({**TINY, "seed": 2, "device": "auto"}, tmp_path, progress=False)
+    r = runner.run({**TINY, "seed": 2, "device": "auto"}, tmp_path, progress=False)
     env = r.result["environment"]
     assert env["device"] == ("cuda" if torch.cuda.is_available() else "cpu") and env["device_name"]

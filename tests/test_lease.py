@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from penb import runner
 from penb import lease, metrics, train
 from penb.store import runs
 from penb.device import ARCHIVED
@@ -95,7 +96,7 @@ def test_a_step_stops_at_its_minutes_and_the_next_resumes(store, tmp_path):
     assert (resumed["key"], resumed["from"], resumed["to"]) == (cut["key"], cut["to"], 20)   # not from 0
 
     # the resumed run is the run trained in one go (CPU, one thread: bit for bit)
-    whole = runs.run(configs[1], store=tmp_path / "other", progress=False)
+    whole = runner.run(configs[1], store=tmp_path / "other", progress=False)
     assert runs.load(configs[1]).metrics == whole.metrics and runs.load(configs[1]).history == whole.history
 
     man = json.loads((out / "manifest.json").read_text())
@@ -212,7 +213,7 @@ def test_nothing_trains_while_an_archive_is_read(store, monkeypatch):
     _, configs = lease.plan("key_findings", "smoke", {**GRU_ONLY, "device": "auto"})
     assert configs[0]["device"] == "cuda"                       # read as CUDA runs on a machine without CUDA
     with pytest.raises(ValueError, match="nothing trains here"):
-        runs.run(configs[0], progress=False)
+        runner.run(configs[0], progress=False)
     assert not list(store.rglob("*.pt"))
 
 

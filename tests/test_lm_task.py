@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from penb import runner
 from penb import corpus, train
 from penb.store import runs
 from tests import lm_reference as lm
@@ -103,7 +104,7 @@ def test_perplexity_agrees_with_an_independent_sum(text, tmp_path):
     tok, _, test_ids = text
     cfg = dict(task="lm", vocab_size=V, length=T, core="transformer", layers=1, heads=2, hidden=16, steps=3,
                batch_size=8, warmup=1, held_out=40, checkpoint_every=3, log_every=1, device="cpu")
-    result = runs.run(cfg, store=tmp_path, progress=False)
+    result = runner.run(cfg, store=tmp_path, progress=False)
     pred = result.predictions()
     assert pred["nll"].shape == (40,) and np.isfinite(pred["nll"]).all()
     usable = [p for p in test_ids if len(p) >= 2]

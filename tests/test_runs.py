@@ -75,8 +75,10 @@ def test_killed_run_resumes_to_the_same_bits(tmp_path):
 def test_sweep_reuses_finished_runs_and_runs_duplicates_once(tmp_path, monkeypatch):
     configs = runs.grid(TINY, seed=(1, 2))
     calls = []
-    real = train.train
-    monkeypatch.setattr(train, "train", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    from penb import runner
+
+    real = runner.finish                                     # where every trained run ends (penb.runner)
+    monkeypatch.setattr(runner, "finish", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
     first = sweeps.sweep(configs + configs[:1], store=tmp_path, progress=False)
     assert len(calls) == 2 and len(first) == 3 and first[0].key == first[2].key
     again = sweeps.sweep(configs, store=tmp_path, progress=False)

@@ -316,7 +316,7 @@ def test_a_machine_slower_than_the_estimate_starts_no_batch_that_would_overrun(s
     takes 12 s (the estimate: a fraction of a second): the GRU's batch (20 updates) ends after 240 s, and the
     LSTM's, as long, would end past the 450 s the call has for training, so it is left for the next call (before the
     scaling it started, on an estimate of a fraction of a second); the short branch batches after it still fit."""
-    from penb.executors import batched
+    from penb import runner
 
     clock, trained = FakeClock(step=0.5), []
     p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru", "lstm")})
@@ -326,7 +326,7 @@ def test_a_machine_slower_than_the_estimate_starts_no_batch_that_would_overrun(s
         trained.append((configs[0]["core"], configs[0]["steps"]))
         clock.t += 12.0 * updates[configs[0]["core"], configs[0]["steps"]]
         return {}
-    monkeypatch.setattr(batched, "train_group", slow)
+    monkeypatch.setattr(runner, "train_group", slow)
     slicing.run(["key_findings"], 8, tmp_path / "out", "smoke", overrides={"cores": ("gru", "lstm")}, clock=clock)
     assert [b["updates"] for b in p["batches"]][:2] == [20, 20]
     assert trained[0] == ("gru", 20) and ("lstm", 20) not in trained

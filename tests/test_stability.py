@@ -6,6 +6,7 @@ import math
 import pytest
 import torch
 
+from penb import runner
 from penb import models
 from penb.store import runs
 from penb.chapters.gradient_stability import similarity as st
@@ -240,7 +241,7 @@ def test_pairs_bad_input():
 def test_stability_over_training_walks_checkpoints(tmp_path):
     cfg = dict(task="dual_frequency", vocab_size=8, length=4, core="gru", hidden=8, steps=2, batch_size=8,
                held_out=16, checkpoint_every=1, log_every=1, warmup=1, device="cpu")
-    result = runs.run(cfg, store=tmp_path, progress=False)
+    result = runner.run(cfg, store=tmp_path, progress=False)
     frame = st.stability_over_training(result, n_pairs=8, method=("weighted_rows", "printed"), progress=False)
     assert len(frame) == 2 * 2 * 4 and sorted(frame.step.unique()) == [1, 2]
     assert set(zip(frame.target, frame.disturbants)) == {(x, y) for x in st.LABELS for y in st.LABELS}

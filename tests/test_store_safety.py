@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 
+from penb import runner
 from penb import train
 from penb.store import runs
 from penb import sweeps
@@ -85,7 +86,7 @@ def test_resume_falls_back_when_the_last_checkpoint_is_torn(tmp_path):
     last.write_bytes(last.read_bytes()[:100])                            # a torn file under the final name
     (d / ".result.json.x.tmp").write_text("")                            # a kill's leftover
     with pytest.warns(UserWarning, match="unreadable checkpoint"):
-        resumed = runs.run(config, tmp_path / "b", progress=False)
+        resumed = runner.run(config, tmp_path / "b", progress=False)
     assert resumed.metrics == whole.metrics and not list(d.glob(".*.tmp"))
 
 
@@ -94,7 +95,7 @@ def test_an_empty_result_file_does_not_count_as_done(tmp_path):
     (r.path / "result.json").write_text("")
     assert runs.status(r.config, tmp_path) == "partial"
     (r.path / "result.json").unlink()
-    assert runs.run(r.config, tmp_path, progress=False).metrics == r.metrics
+    assert runner.run(r.config, tmp_path, progress=False).metrics == r.metrics
 
 
 def test_two_processes_on_one_store_train_each_run_once(tmp_path):

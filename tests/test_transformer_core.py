@@ -10,6 +10,7 @@ import math
 import pytest
 import torch
 
+from penb import runner
 from penb import encodings, models, train
 from penb.store import identity, runs
 from penb.chapters.irie import ceiling, q4, q4_tables
@@ -148,7 +149,7 @@ def test_a_tiny_transformer_learns_to_reverse_and_resumes(tmp_path):
     t.run(progress=False)
     assert t.history[-1]["loss"] < t.history[0]["loss"] / 5
     assert train.summarize(t.evaluate())["token_accuracy"] >= 0.9            # unseen sequences; chance 0.2
-    result = runs.run({**cfg, "steps": 4, "checkpoint_every": 2}, store=tmp_path, progress=False)
+    result = runner.run({**cfg, "steps": 4, "checkpoint_every": 2}, store=tmp_path, progress=False)
     model = result.load_model()
     assert isinstance(model.core, models.TransformerCore) and len(model.core.blocks) == 1
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+from penb import runner
 from penb import train, trunks
 from penb.store import runs
 from penb import sweeps
@@ -51,7 +52,7 @@ def test_branch_points_and_trunk_identity():
 
 def _counted(config, store):
     seen = []
-    result = runs.run(config, store=store, progress=False, callback=lambda t: seen.append(t.step))
+    result = runner.run(config, store=store, progress=False, callback=lambda t: seen.append(t.step))
     return result, len(seen)
 
 
@@ -82,6 +83,6 @@ def test_a_sweep_trains_a_trunk_once(tmp_path):
     items = sweeps.groups([normalize(c) for c in configs])
     assert [len(i) for i in items] == [3, 3] and [c["steps"] for c in items[0]] == [40, 20, 10]
     results = sweeps.sweep(configs, store=tmp_path, progress=False)
-    alone = runs.run({**TINY, "steps": 10, "seed": 6}, store=tmp_path / "alone", progress=False)
+    alone = runner.run({**TINY, "steps": 10, "seed": 6}, store=tmp_path / "alone", progress=False)
     _same(results[3], alone)
     assert len(list((tmp_path / trunks.FOLDER).glob("*/step-*.pt"))) == 6     # 3 branch points x 2 trunks

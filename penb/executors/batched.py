@@ -4,26 +4,22 @@
   size, batch size, length and task; vocabularies, encodings, budgets, schedules and seeds may differ), at most
   ``max_runs`` runs; the runs of one WSD trunk go to successive batches, longest budget first, so that a shorter
   budget starts from the branch point the longer one saved (``penb.trunks``) instead of training the trunk again;
-* :func:`train_group` trains one batch into the store as ``penb.store.runs.run`` would each of its runs: under every
-  run's lock, skipping runs found done, resuming from checkpoints or the trunk, and writing each run's
-  ``config.json``, checkpoints, ``predictions.npz`` and ``result.json`` through ``penb.trainer``'s own code. A run's
-  ``result.json`` has the single run's fields, plus ``"batched": {"runs": K, "wall_s": the batch's training time,
-  "compile_s": ...}``; its ``wall_s`` is its share of that time (1/K) plus its own test;
-* :class:`BatchedExecutor` plugs both into ``penb.sweeps.sweep(configs, executor)``.
+* :func:`schedule` turns a sweep's configs into groups, stage by stage (a batch where it pays, else single runs);
+* :class:`BatchedExecutor` trains them through ``penb.runner.train_group`` (the one place that locks, resumes,
+  trains and finishes runs) inside ``penb.sweeps.sweep(configs, executor)``: it only schedules.
 
-A chapter's sweep takes it with ``executor="batched"`` (``penb.executors.for_config``, ``batch_runs`` = ``max_runs``),
-and ``penb.slice`` trains its plan's batches through :func:`train_group` directly.
+A chapter's sweep takes it with ``executor="batched"`` (``penb.executors.for_config``, ``batch_runs`` = ``max_runs``;
+"auto" on the CPU too), and ``penb.slice`` trains its plan's batches through ``penb.runner.train_group`` directly.
 """
 from __future__ import annotations
 
-import time
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from penb import trunks
-from penb.store import atomic, runs
-from penb.trainer import Trainer, finish, group_key
+from penb.runner import train_group
+from penb.store import runs
+from penb.trainer import group_key
 from penb.trainer.kernels import stackable as batchable
 from penb.executors.base import Executor, LocalExecutor, check_count
 from penb.executors.cost import flat
@@ -57,50 +53,6 @@ def pays(configs: Sequence[Mapping[str, Any]], to_go: Optional[int] = None) -> b
     from penb.trainer.loop import batch_pays
 
     return batch_pays(configs, max(x["steps"] for x in configs) if to_go is None else to_go)
-
-
-def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False, kernel: str = "auto",
-                compile: str = "auto") -> dict[str, bool]:
-    """Train the batch ``configs`` (normalised, one group key) in the store folder ``store``; {run key: trained here}.
-
-    The runs' locks are taken in key order (two processes never wait on each other); each run resumes from its own
-    checkpoints, else from its trunk's branch point, and the batch trains them together from wherever each
-    stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it :func:`pays`, else each run
-    alone with its own module (in order); ``kernel``, ``compile``: as ``Trainer`` takes them otherwise."""
-    from filelock import FileLock
-
-    from penb.device import archived
-
-    store = Path(store)
-    unique = list({runs.key(c): c for c in configs}.values())
-    dirs = [runs.run_dir(c, store) for c in unique]
-    with ExitStack() as locks:
-        for d in sorted(dirs):
-            d.mkdir(parents=True, exist_ok=True)
-            locks.enter_context(FileLock(str(d / ".lock")))
-        todo = [k for k, c in enumerate(unique) if runs.status(c, store) != "done"]
-        if todo and archived():
-            raise ValueError(f"runs {[dirs[k].name for k in todo]} are not in the archived store being read; "
-                             f"nothing trains here")
-        if todo:
-            for k in todo:
-                runs.sweep_temporary(dirs[k])
-            alone = kernel == "auto" and not pays([unique[k] for k in todo])
-            for part in ([[k] for k in todo] if alone else [todo]):
-                start = time.time()
-                trainer = Trainer([unique[k] for k in part], [dirs[k] for k in part],
-                                  [trunks.trunk_dir(unique[k], store) for k in part],
-                                  kernel="auto" if kernel == "auto" else kernel, compile=compile)
-                for k, r in zip(part, trainer.runs):
-                    atomic.write_json(dirs[k] / "config.json", r.config)
-                trainer.run(progress=progress)
-                wall = time.time() - start
-                extra = {} if len(part) == 1 else {"batched": {"runs": len(part), "wall_s": round(wall, 2),
-                                                               "compile_s": round(trainer.compile_s, 2)}}
-                for k, r in zip(part, trainer.runs):
-                    finish(r, dirs[k], time.time() - wall / len(part), **extra)
-    done = {dirs[k].name for k in todo}
-    return {runs.key(c): runs.key(c) in done for c in configs}
 
 
 def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int) -> list[list[list]]:

@@ -101,38 +101,6 @@ def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
     return RunResult.from_dir(run_dir(config, store))
 
 
-def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True,
-        callback: Optional[Callable] = None) -> RunResult:
-    """Run ``config`` unless it is done (resuming it if partial); return its result. ``callback(trainer)``
-    runs after every update (``penb.train.Trainer.run``; an exception there stops the run, as a kill would)."""
-    return _run(normalize(config), store, progress, callback)[0]          # settled once, here
-
-
-def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool,
-         callback: Optional[Callable] = None) -> tuple[RunResult, bool]:
-    """:func:`run`, and whether this call trained the run. The run's lock is held while it trains: a second
-    process waits for it and then finds it done. While an archived store is read (``penb.device.archived``)
-    a run that is not in it raises ``ValueError``: nothing trains."""
-    from filelock import FileLock
-
-    from penb.device import archived
-
-    d = run_dir(config, store)
-    if status(config, store) == "done":
-        _tidy(d)
-        return load(config, store), False
-    if archived():
-        raise ValueError(f"run {d.name} ({config['core']} V={config['vocab_size']} {config['encoding']} seed "
-                         f"{config['seed']}) is not in the archived store being read; nothing trains here")
-    d.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(d / ".lock")):
-        trained = status(config, store) != "done"
-        if trained:
-            sweep_temporary(d)
-            train.train(config, d, callback=callback, progress=progress, trunk=trunks.trunk_dir(config, d.parent))
-    return load(config, store), trained
-
-
 def _tidy(d: Path) -> None:
     """Sweep a finished run folder's stale temporary files when it is opened, if no process holds its lock."""
     from filelock import FileLock, Timeout
