@@ -7,11 +7,12 @@ Each seed draws its own time constants (10% jitter) and each evaluation its own 
 branched at N/2 and at N would give (one model per seed, two held-out tests). The end state (t -> infinity) is the
 truth: a verdict that a gap exists is wrong where the plateaus are equal, a verdict that none exists is wrong where
 they differ by more than the smallest effect of interest (0.02). The curves are written here from their
-definitions; the verdicts come from ``penb.claims.doubling.settle``, the composition ``penb.claims.grade`` uses.
+definitions; the verdicts come from ``penb.claims.composition.settle``, the composition ``penb.claims.grade`` uses.
 """
 import numpy as np
 import pytest
 
+from penb.claims import composition
 from penb.claims import doubling
 from penb.claims.outcomes import DIRECTION, NOT_REPRODUCED, REPRODUCED
 
@@ -91,7 +92,7 @@ def false_settling(scenario, n: int, protocol: int, budgets=BUDGETS, draws: int 
         for _ in range(draws):
             pe, vanilla, gap = scenario(rng, n, N)
             half, full = _evidence(rng, pe, vanilla, n, N // 2), _evidence(rng, pe, vanilla, n, N)
-            verdict, decided = doubling.settle("better", PARAMS, full, half, (N // 2, N), SESOI, protocol)
+            verdict, decided = composition.settle("better", PARAMS, full, half, (N // 2, N), SESOI, protocol)
             claims_gap = verdict in (REPRODUCED, DIRECTION)
             wrong += decided and ((claims_gap and not gap) or (verdict == NOT_REPRODUCED and gap))
         worst = max(worst, wrong / draws)
@@ -119,7 +120,7 @@ def power(n: int, N: int = 32000, draws: int = 200) -> float:
     for _ in range(draws):
         pe, vanilla, _ = gap_stays(rng, n, N)
         half, full = _evidence(rng, pe, vanilla, n, N // 2), _evidence(rng, pe, vanilla, n, N)
-        verdict, decided = doubling.settle("better", PARAMS, full, half, (N // 2, N), SESOI, 5)
+        verdict, decided = composition.settle("better", PARAMS, full, half, (N // 2, N), SESOI, 5)
         settled += decided and verdict == REPRODUCED
     return settled / draws
 

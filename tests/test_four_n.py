@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 
 from penb import claims
+from penb.claims import composition
 from penb.claims import doubling, grading
 from penb.claims.outcomes import DIRECTION, NOT_REPRODUCED, REPRODUCED
 
@@ -75,7 +76,7 @@ def test_each_recorded_doubling_is_decided_as_its_definition_says(chapter, cell)
     budgets = list(w.index)
     assert len(budgets) >= 2 and all(b2 == 2 * b1 for b1, b2 in zip(budgets, budgets[1:]))
     for b1, b2 in zip(budgets, budgets[1:]):
-        verdict, decided = doubling.settle("better", PARAMS, _ev(w, b2), _ev(w, b1), (b1, b2), SESOI, 5)
+        verdict, decided = composition.settle("better", PARAMS, _ev(w, b2), _ev(w, b1), (b1, b2), SESOI, 5)
         assert verdict == grading.apply(grading.Rule("better", "", PARAMS), _ev(w, b2), sesoi=SESOI)[0]
         if verdict in (REPRODUCED, DIRECTION, NOT_REPRODUCED):
             assert decided == independent(w, b1, b2, verdict), (chapter, cell, b1, b2, verdict)
@@ -91,7 +92,7 @@ def test_no_settled_verdict_is_overturned_later():
         budgets = list(w.index)
         for i in range(1, len(budgets)):
             b1, b2 = budgets[i - 1], budgets[i]
-            verdict, decided = doubling.settle("better", PARAMS, _ev(w, b2), _ev(w, b1), (b1, b2), SESOI, 5)
+            verdict, decided = composition.settle("better", PARAMS, _ev(w, b2), _ev(w, b1), (b1, b2), SESOI, 5)
             if not decided:
                 continue
             for b in budgets[i + 1:]:
@@ -109,6 +110,49 @@ def test_protocol_4_settled_a_gap_where_vanilla_was_still_climbing():
     w = table("key_findings", "gru V32")
     va = w["none"].loc[2000] - w["none"].loc[1000]
     assert t95(va)[1] > SESOI                                  # vanilla still climbing, on its whole interval
-    v4, d4 = doubling.settle("better", PARAMS, _ev(w, 2000), _ev(w, 1000), (1000, 2000), SESOI, 4)
-    v5, d5 = doubling.settle("better", PARAMS, _ev(w, 2000), _ev(w, 1000), (1000, 2000), SESOI, 5)
+    v4, d4 = composition.settle("better", PARAMS, _ev(w, 2000), _ev(w, 1000), (1000, 2000), SESOI, 4)
+    v5, d5 = composition.settle("better", PARAMS, _ev(w, 2000), _ev(w, 1000), (1000, 2000), SESOI, 5)
     assert v4 == v5 == REPRODUCED and d4 and not d5
+
+
+def _made(pe: dict, vanilla: dict) -> pd.DataFrame:
+    """A table like :func:`table` from per-budget lists of five seeds' accuracies."""
+    cols = pd.MultiIndex.from_tuples([(e, s) for e in ("sinusoidal", "none") for s in range(5)],
+                                     names=["encoding", "seed"])
+    return pd.DataFrame([pe[b] + vanilla[b] for b in sorted(pe)], index=sorted(pe), columns=cols)
+
+
+@pytest.mark.parametrize("case", ["gap settles", "no gap settles"])
+def test_a_doubling_that_settles_is_decided_as_its_definition_says(case):
+    """A doubling that settles (none of the recorded ones does): both curves flat from N/2 to N, with a clear gap
+    or none. The decided branch runs, and its decision is the definition's; a never-settling test fails here."""
+    pe = {1000: [0.900, 0.905, 0.910, 0.902, 0.908], 2000: [0.901, 0.904, 0.911, 0.903, 0.907]}
+    if case == "gap settles":
+        vanilla = {b: [x - 0.4 for x in v] for b, v in pe.items()}
+        want = REPRODUCED
+    else:
+        noise = [0.003, -0.004, 0.002, -0.001, 0.001]
+        vanilla = {b: [x + d for x, d in zip(v, noise)] for b, v in pe.items()}
+        want = NOT_REPRODUCED
+    w = _made(pe, vanilla)
+    verdict, decided = composition.settle("better", PARAMS, _ev(w, 2000), _ev(w, 1000), (1000, 2000), SESOI, 5)
+    assert verdict == want and decided
+    assert decided == independent(w, 1000, 2000, verdict)
+
+
+def test_grade_and_settle_compose_a_verdict_alike():
+    """penb.claims.grade (a registered claim about trained models) and the calibration's settle read one
+    composition: where settle says a doubling decides, grade's verdict is the rule's; where not, inconclusive."""
+    from penb.claims.outcomes import INCONCLUSIVE
+
+    c = claims.get("morita.fig2.gru")                          # "PE better", about trained models, SESOI 0.02
+    assert c.about == "trained" and c.rule.kind == "better" and c.sesoi == SESOI
+    pe = {1000: [0.900, 0.905, 0.910, 0.902, 0.908], 2000: [0.901, 0.904, 0.911, 0.903, 0.907]}
+    for vanilla, moved in (({b: [x - 0.4 for x in v] for b, v in pe.items()}, False),
+                           ({1000: [0.3] * 4 + [0.31], 2000: [0.5, 0.52, 0.49, 0.51, 0.5]}, True)):
+        w = _made(pe, vanilla)
+        verdict, decided = composition.settle("better", c.rule.params, _ev(w, 2000), _ev(w, 1000), (1000, 2000),
+                                              SESOI, grading.PROTOCOL)
+        g = claims.grade(c.key, _ev(w, 2000), half=_ev(w, 1000), budgets=(1000, 2000))
+        assert decided != moved
+        assert g.verdict == (verdict if decided else INCONCLUSIVE)

@@ -21,6 +21,7 @@ from penb.claims.claim import ABOUT, NOT_DOUBLED, P3_GATED, Claim  # noqa: F401 
 from penb.claims.outcomes import DECIDED  # the verdicts that decide a claim (a test of training holds them back)
 from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
                                  VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval)
+from penb.claims.composition import _held_back, _premise, compose  # noqa: F401 (the one composition of a verdict)
 from penb.claims.intervals import resolution_of
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
@@ -52,10 +53,9 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
     resolution = resolution_of(evidence.get("resolution", c.resolution), c.about != "none")
     sesoi = grading.sesoi_of(c.rule, c.sesoi, evidence)
-    verdict, ours, reason, detail = grading.apply(c.rule, evidence, sesoi=sesoi, resolution=resolution)
-    verdict, reason = _premise(verdict, reason, evidence)
-    rule_verdict = verdict
-    verdict, reason = _zero_width(c, verdict, reason, detail, resolution)
+    verdict, ours, reason, detail, rule_verdict = compose(c.rule.kind, c.rule.params, c.about, evidence, half,
+                                                          tuple(budgets or (0, 0)), sesoi, resolution,
+                                                          next_cost=next_cost)
     previous = {}
     for protocol in sorted(grading.PROTOCOLS):                # the earlier protocols, each as it graded
         if protocol == grading.PROTOCOL:
@@ -71,14 +71,6 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
             detail = {**detail, "doubling_p4": rec4}
             v, r = _held_back(v, r, rec4)
         previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
-    if c.about == "trained":
-        rec = doubling.test(c.rule.kind, c.rule.params, rule_verdict, evidence, half, tuple(budgets or (0, 0)),
-                            sesoi, protocol=grading.PROTOCOL, part=detail.get("part"), resolution=resolution)
-        rec = {**rec, **({"next_cost": next_cost} if next_cost else {})}
-        detail = {**detail, "doubling": rec}
-        if verdict in DECIDED and not rec["decided"]:
-            detail = {**detail, "rule_verdict": verdict}
-            verdict, reason = _held_back(verdict, reason, rec)
     if training is not None:
         detail = {**detail, "training": training}
     if training is not None or c.about in NOT_DOUBLED:
@@ -119,39 +111,6 @@ def graded_with_half(grade_fn, frame, half, cfg, *args, steps: Optional[int] = N
         return grade_fn(frame, cfg, *args, **kwargs)
     finally:
         HALF.reset(token)
-
-
-def _held_back(verdict: str, reason: str, rec: dict) -> tuple[str, str]:
-    """The verdict of a claim about trained models once the doubling test ``rec`` has read it."""
-    from penb.claims import doubling
-
-    if verdict not in DECIDED or rec["decided"]:
-        return verdict, reason
-    return INCONCLUSIVE, (f"not decided by the doubling test (protocol {rec.get('protocol', 4)}): {rec['why']}. "
-                          f"The rule alone would say '{verdict}' ({reason}), but a claim about trained models "
-                          f"stands only where more training would not change it. Deciding it needs: "
-                          f"{doubling.next_step(rec)}")
-
-
-def _zero_width(c: Claim, verdict: str, reason: str, detail: dict, resolution) -> tuple[str, str]:
-    """Protocol 5: an interval of zero width decides nothing. Where every seed of a claim about training gave the
-    same value and the measure states no resolution (``Claim.resolution`` or evidence ``resolution``), a decided
-    verdict reads inconclusive (issue 41, item 3: ranks over a few items, accuracies pinned at 1.0)."""
-    if verdict not in DECIDED or c.about == "none" or resolution or detail.get("sd") != 0.0:
-        return verdict, reason
-    return INCONCLUSIVE, (f"every one of {detail.get('n')} seeds gave the same value, so the seed-level interval has "
-                          f"zero width, and the measure states no resolution to widen it: it decides nothing. The "
-                          f"rule alone would say '{verdict}' ({reason})")
-
-
-def _premise(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
-    """Protocol 3: 'not reproduced' needs the claim's premise to hold in the runs (evidence ``premise``:
-    {"holds": bool, "text": what the claim presupposes}, e.g. the vanilla harm that Fig. 5 explains)."""
-    p = evidence.get("premise")
-    if verdict != NOT_REPRODUCED or not p or p.get("holds", True):
-        return verdict, reason
-    return INCONCLUSIVE, (f"the claim's premise does not hold in these runs ({p.get('text', '')}), so they cannot "
-                          f"refute it; the rule alone would say 'not reproduced' ({reason})")
 
 
 def not_tested(key: str, reason: str, cfg=None, **provenance) -> Grade:

@@ -234,21 +234,6 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
     return rec
 
 
-def settle(kind: str, params: dict, ev: dict, half: Optional[dict], budgets: tuple, sesoi: float,
-           protocol: int = PROTOCOL, resolution: Optional[float] = None) -> tuple[str, bool]:
-    """(the rule's verdict at ``N``, whether the doubling test under ``protocol`` lets it stand), as
-    :func:`penb.claims.grade` composes them for a claim about trained models, without recording anything (the
-    calibration on simulated curves, ``tests/test_doubling_calibration.py``)."""
-    from penb.claims.grading import Rule, apply
-
-    resolution = resolution_of(ev.get("resolution", resolution))
-    verdict, _, _, detail = apply(Rule(kind, "", params), ev, protocol=protocol, sesoi=sesoi, resolution=resolution)
-    if protocol >= 5 and not resolution and detail.get("sd") == 0.0:
-        return verdict, False                            # an interval of zero width decides nothing
-    rec = test(kind, params, verdict, ev, half, budgets, sesoi, protocol, detail.get("part"), resolution)
-    return verdict, rec["decided"]
-
-
 def _fmt(m: dict) -> str:
     if m.get("zero_width"):
         return f"{m['mean']:+.3f} on every one of {m['n']} seeds (an interval of zero width, and no resolution stated)"
