@@ -124,3 +124,23 @@ def test_no_graded_preset_uses_a_search_seed():
             for key in [k for k in values if (k == "seeds" or k.endswith("_seeds")) and isinstance(values[k], tuple)]:
                 used = set(values[key])
                 assert not used & set(presets.SEARCH_SEEDS), f"{chapter}/{name}/{key} uses search seeds {used}"
+
+
+def test_exploratory_claims_are_flagged_and_counted_apart(tmp_path):
+    """Issue 49, item 4: every claim whose own text says its reading changed after a verdict was seen carries the
+    flag; an exploratory claim graded 'reproduced' stays out of the texts' headline counts and is counted apart."""
+    import re
+
+    from penb.claims import scorecard
+
+    says = {c.key for c in claims.CLAIMS.values()
+            if re.search(r"exploratory[:,]", " ".join(str(x) for x in (c.statement, c.measure, c.sesoi_why,
+                                                                        c.extra)), re.I)}
+    flagged = {c.key for c in claims.CLAIMS.values() if c.exploratory}
+    assert says <= flagged and "morita.fig5.gru" in flagged
+    table = [{**r, "verdict": "reproduced"} if r["key"] == "morita.table1" else r for r in scorecard.rows(tmp_path)]
+    head = scorecard.headline(table)
+    assert "morita.table1" not in {r["key"] for r in head}
+    assert len(head) == sum(1 for c in claims.graded() if c.source != claims.sources.BEYOND and not c.exploratory)
+    text = scorecard.render(tmp_path)
+    assert "**Exploratory** (a reading" in text and f"({len(flagged)} claims)" in text

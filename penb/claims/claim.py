@@ -41,6 +41,8 @@ class Claim:
     resolution: Optional[float] = None   # the step between the values a discrete measure can take (protocol 5)
     scale: dict = field(default_factory=dict)   # the scale the text's claim was made at (vocab, length, ...)
     about: str = ""          # what models it speaks about (ABOUT); a comparative rule's default is "trained"
+    exploratory: str = ""    # why its reading, measure or SESOI counts as exploratory: changed after its verdict was
+                             # seen (issue 49, item 4); shown, never in the headline counts (catalog.EXPLORATORY)
 
     def __post_init__(self):
         from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI

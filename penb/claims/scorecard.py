@@ -98,7 +98,7 @@ def rows(out_dir: Optional[Path] = None) -> list[dict]:
             g = {"verdict": NOT_TESTED, "ours": "", "reason": why + against(c, found), "chapter": c.chapter}
         paper = "" if c.value is None else f"{c.value} {c.unit}".strip()
         out.append({"key": c.key, "source": c.source, "where": c.where, "statement": c.statement, "paper": paper,
-                    "kind": c.kind, **g})
+                    "kind": c.kind, **g, "exploratory": c.exploratory})
     return out
 
 
@@ -156,13 +156,15 @@ def _row(r: dict) -> list[str]:
     chapter = f"{{doc}}`{r['chapter']}`" if r.get("chapter") and "preset" in r else _md(r.get("chapter"))
     scale = scale_words(r)
     fields = [("Claim", _md(c.statement)), ("Paper", _md(r["paper"])), ("Ours", _md(r.get("ours"))),
+              ("Exploratory", _md(f"counted apart from the headline: {c.exploratory}") if c.exploratory else ""),
               ("Verdict", f"{r['verdict']}: {_md(r['reason'])}"),
               ("Doubling", _md(doubling_words(r.get("detail")))),
               ("Training", _md(training.words(t)) if t else ""),
               ("Seeds needed", "" if need is None else str(need)), ("Measure", _md(c.measure)),
               ("Rule", _md(c.rule.text) if c.rule else ""), ("Scale", scale),
               ("Run", _md(provenance_words(r))), ("Chapter", chapter), ("Registry key", f"`{r['key']}`")]
-    lines = [f'<details class="penb-row" data-claim="{esc(r["key"])}"><summary>{spans}</summary>',
+    tag = ' data-exploratory="yes"' if c.exploratory else ""
+    lines = [f'<details class="penb-row" data-claim="{esc(r["key"])}"{tag}><summary>{spans}</summary>',
              '<div class="penb-more">', ""]
     lines += [f"**{k}.** {v}\n" for k, v in fields if v]
     svg = curves_svg(t)
@@ -221,8 +223,10 @@ def render(out_dir: Optional[Path] = None) -> str:
     from penb.claims.sources import BEYOND
 
     table = rows(out_dir)
-    papers = [r for r in table if r["source"] != BEYOND]
+    papers = headline(table)
     counts = Counter(r["verdict"] for r in papers)
+    apart = [r for r in table if r["exploratory"]]
+    explore = Counter(r["verdict"] for r in apart)
     drawn = forest_rows(table)
     lines = ["# Scorecard", "", CSS, "",
              "Every claim of the three texts, and the book's own hypotheses, with this build's verdict. Each "
@@ -231,10 +235,13 @@ def render(out_dir: Optional[Path] = None) -> str:
              "end). Click a row to unfold the full statement, the rule, the reason for the verdict, the scale it "
              "was graded at and the runs behind it.", "",
              "**The three texts:** " + "; ".join(f"{counts.get(v, 0)} {v}" for v in VERDICTS) +
-             f" ({len(papers)} claims).", "", doubling_line(papers), "", training_line(papers), "",
+             f" ({len(papers)} claims).", "",
+             f"**Exploratory** (a reading, measure or smallest effect changed after its verdict was seen; shown "
+             f"below, counted apart from the line above): " + "; ".join(f"{explore.get(v, 0)} {v}" for v in VERDICTS)
+             + f" ({len(apart)} claims).", "", doubling_line(papers), "", training_line(papers), "",
              "## At a glance", "",
              "Verdicts per text (the book's own hypotheses are not counted with the texts' claims):", ""]
-    lines += _bars(table)
+    lines += _bars([r for r in table if not r["exploratory"]])
     if drawn and (Path(out_dir or paths.executed_dir()) / FOREST).exists():
         lines += [f"```{{figure}} {FOREST}", ":name: fig-scorecard-forest", ":width: 100%", "",
                   f"Every comparative claim graded in this build ({len(drawn)} of {len(table)}): the effect the "
@@ -263,6 +270,13 @@ def render(out_dir: Optional[Path] = None) -> str:
     return "\n".join(lines + archived(table) + _protocol_section(table))
 
 
+def headline(table: list[dict]) -> list[dict]:
+    """The rows the headline counts read: the three texts' claims, less the exploratory ones (issue 49, item 4)."""
+    from penb.claims.sources import BEYOND
+
+    return [r for r in table if r["source"] != BEYOND and not r.get("exploratory")]
+
+
 SHORT = {"reproduced": "R", "direction only": "D", "not reproduced": "N", "inconclusive": "I", "not tested": "-"}
 
 
@@ -277,7 +291,7 @@ def _protocol_section(table: list[dict]) -> list[str]:
 
     lines = ["## Grading protocol", "", f"This build grades under **protocol {PROTOCOL}**. History:", ""]
     lines += [f"* protocol {v}: {text}" for v, text in sorted(PROTOCOLS.items())]
-    papers = [r for r in table if r["source"] != BEYOND]
+    papers = headline(table)
     for v in sorted(PROTOCOLS):
         if v != PROTOCOL:
             counts = Counter(earlier(r, v) for r in papers)
