@@ -66,10 +66,7 @@ def test_for_config_follows_the_chapter_parameters(tmp_path):
     assert ex.cluster is None and ex.folder == str(presets_store() / "submitit")
 
     quick = presets.resolve("key_findings", "quick", device="cpu")             # workers 2
-    from penb.executors.batched import BatchedExecutor
-
-    auto = executors.for_config(quick, "runs", 5)                 # auto on the CPU: batches where they pay, 2 workers
-    assert isinstance(auto, BatchedExecutor) and (auto.workers, auto.threads) == (2, 1)
+    assert isinstance(executors.for_config(quick, "runs", 5), ProcessExecutor)    # auto: one run per core
     assert isinstance(executors.for_config(quick, "runs", 1), LocalExecutor)      # one run: in-process
     assert isinstance(executors.for_config(quick.replace(executor="local"), "runs", 5), LocalExecutor)
     smoke = presets.resolve("key_findings", "smoke")                           # workers 1

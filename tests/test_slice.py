@@ -206,7 +206,9 @@ def test_an_archive_refuses_a_manifest_that_does_not_match_its_runs_and_executes
     shown = archives.view("key_findings", dest, presets.resolve("key_findings", "quick"), [])
     assert "preset 'smoke'" in shown["header"] and "budgets GRU 10, 20" in shown["header"]
     assert f"results are in {dest}/" in shown["header"]
-    assert "archived (smoke)" in shown["tables"][-1].columns
+    assert "archived (smoke)" in shown["tables"][-2].columns
+    assert list(shown["tables"][-1].columns) == ["10 updates", "20 updates"]       # each budget of the archive
+    assert ((shown["tables"][-1] >= 0) & (shown["tables"][-1] <= 1)).all().all()
 
 
 def test_the_earlier_budget_is_a_branch_of_the_same_trunk_and_shown_per_cell(store):

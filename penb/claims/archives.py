@@ -125,6 +125,10 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
              f"archived ({man['preset']})": g.get("verdict", ""), "archived: ours": g.get("ours", "")}
             for k, g in a["grades"].items()]
     tables.append(pd.DataFrame(rows).set_index("claim") if rows else pd.DataFrame())
+    curve = budget_table(json.loads((folder / "results.json").read_text()) if (folder / "results.json").exists()
+                         else {})
+    if curve is not None:
+        tables.append(curve)
     updates = ", ".join(f"{model_name(c)} {n:,}" for c, n in man["updates"].items())
     budgets = man.get("budgets")
     header = (f"Archived GPU execution, not re-executed by this build: preset {man['preset']!r} on "
@@ -140,6 +144,24 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
               + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note") if man.get(k))
               + ("" if a["clean"] else DIRTY))
     return {"header": header, "tables": tables}
+
+
+def budget_table(results: dict, metric: str = "token_accuracy"):
+    """Each model's ``metric`` averaged over seeds at every budget an archive holds (N/4, N/2, N and beyond), per
+    vocabulary and encoding, one column per budget (issue 50: slices add up toward trained); None with fewer than
+    two budgets. Exploratory, never graded: the graded reading is the doubling test's."""
+    import pandas as pd
+
+    from penb.names import model_name
+
+    rows = [dict(model=model_name(r["config"]["core"]), vocab=r["config"]["vocab_size"],
+                 encoding=r["config"]["encoding"], updates=r["config"]["steps"], value=r["metrics"].get(metric))
+            for r in results.values() if r.get("status", "done") == "done" and metric in (r.get("metrics") or {})]
+    if len({r["updates"] for r in rows}) < 2:
+        return None
+    table = pd.DataFrame(rows).pivot_table(index=["model", "vocab", "encoding"], columns="updates", values="value",
+                                           aggfunc="mean")
+    return table.rename(columns=lambda n: f"{n:,} updates").round(3)
 
 
 def views(chapter: str, cfg=None, grades: Optional[list] = None, summary: Optional[Callable] = None,
