@@ -1,7 +1,9 @@
 """How a batch's K runs compute their logits: a kernel holds the parameters the trainer updates.
 
 Both kernels give ``logits(params, inputs: LongTensor[K, B, T]) -> Tensor[K, B, S, V_max]``, the logits of the steps
-from ``scored_from`` on (S = T - scored_from), and ``view(j)``: for each parameter name, the index of run j's own
+from ``scored_from`` on (S = T - scored_from), ``losses(params, inputs, targets)``: each run's mean cross-entropy
+and accuracy over its scored steps (``[K]``; the module kernel reads out the scored steps alone, the stacked one
+the whole span, masked, a fixed shape), and ``view(j)``: for each parameter name, the index of run j's own
 values in that parameter (its shape in the run's own model). The trainer (``penb.trainer.loop``) packs and unpacks
 runs, checkpoints and Adam's moments through ``view`` alone.
 
@@ -58,6 +60,18 @@ class Module:
         h = self.model.features(inputs[0])[:, self.s0:]                        # [B, S, H]
         return self.model.readout(h).unsqueeze(0)                              # [1, B, S, V]
 
+    def losses(self, params, inputs: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(mean cross-entropy, token accuracy) ``[1]`` each over the scored steps alone: the readout only where a
+        target is (a task whose rows score different steps, as ``reverse_variable``, scores about half its span)."""
+        from penb.tasks import IGNORE
+
+        mask = targets[0] != IGNORE                                            # [B, S]
+        h = self.model.features(inputs[0])[:, self.s0:][mask]                  # [N, H]
+        logits = self.model.readout(h)                                         # [N, V]
+        y = targets[0][mask]                                                   # [N]
+        loss = F.cross_entropy(logits.float(), y)
+        return loss.reshape(1), (logits.argmax(-1) == y).float().mean().reshape(1)
+
 
 class Stacked:
     """K GRU/LSTM runs as one: their models (``SequenceModel``, each at its own shape) give the initial values and
@@ -102,6 +116,12 @@ class Stacked:
 
     def view(self, j: int) -> dict:
         return self._views[j]
+
+    def losses(self, params, inputs: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(mean cross-entropy, token accuracy) ``[K]`` each: dense over the span, masked (a fixed shape compiles)."""
+        from penb.trainer.update import losses
+
+        return losses(self.logits(params, inputs), targets)
 
     def logits(self, params: Sequence[torch.Tensor], inputs: torch.Tensor) -> torch.Tensor:
         """``inputs: LongTensor[K, B, T]`` -> ``Tensor[K, B, S, V_max]``."""

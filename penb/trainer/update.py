@@ -44,8 +44,7 @@ def update(kernel, params: Sequence[torch.Tensor], exp_avg: Sequence[torch.Tenso
 
     def loss_of(ps):
         with autocast():
-            logits = kernel.logits(ps, inputs)                                 # [K, B, S, V]
-        loss, hits = losses(logits, targets)                                   # [K], [K]
+            loss, hits = kernel.losses(ps, inputs, targets)                    # [K], [K]
         return loss.sum(), (loss.detach(), hits.detach())
 
     if functional:
