@@ -33,8 +33,8 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
     * ``executor="auto"`` (also when ``cfg`` has no ``executor`` key): ``cfg.workers`` processes of one
       torch thread each, with a progress bar, when more than one run is to train (on the CPU, one per core;
       on a GPU, runs packed onto the device at once); otherwise in this process (one thread on the CPU). Not the
-      batched executor on the CPU: a book built with it (2026-11-27, AVX-512 EPYC) took key findings 14:00 and
-      frequency 9:00 against 9:51 and 4:37 one run per core, its stages waiting on the compiled GRU batch;
+      batched executor on the CPU: a book built with it (2026-11-27, one AVX-512 EPYC host) took key findings 14:00
+      and frequency 9:00, against 12:38 and 6:24 with one run per core, its stages waiting on the compiled batch;
     * ``"local"``: in this process; ``"process"``: ``cfg.workers`` processes whatever the number of runs;
     * ``"batched"``: the runs of one shape ``cfg.batch_runs`` at a time as one batched model in this process
       (:class:`penb.executors.batched.BatchedExecutor`), any other run alone;
