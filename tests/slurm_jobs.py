@@ -62,13 +62,13 @@ def _wait_for_others(trace: str, key: str, n: int) -> None:
 def traced_job(config, store: str, trace: str, pause_s: float = 0.0, hold_at: Optional[int] = None,
                hold_seeds: Optional[list] = None, barrier: int = 0):
     """A submitit job body: ``penb.sweeps._job(config, store)`` with a trace and the test options (see the module)."""
-    from penb import train
+    from penb import runner
     from penb.store import runs
     from penb import sweeps
 
     key = runs.key(config)
     hold = hold_at if restart_count() == 0 and (hold_seeds is None or config["seed"] in hold_seeds) else None
-    original, started = train.train, []
+    original, started = runner.train_group, []     # where every run trains (penb.runner)
 
     def callback(trainer):
         if not started:
@@ -84,11 +84,12 @@ def traced_job(config, store: str, trace: str, pause_s: float = 0.0, hold_at: Op
 
     if barrier:
         _wait_for_others(trace, key, barrier)
-    train.train = lambda c, d, **kw: original(c, d, **{**kw, "callback": callback})
+    runner.train_group = lambda configs, store, progress=False, **kw: original(configs, store, progress,
+                                                                               **{**kw, "callback": callback})
     try:
         out = sweeps._job(config, store, False)
     finally:
-        train.train = original
+        runner.train_group = original
     _note(trace, key, "end", trained=out[1])
     return out
 

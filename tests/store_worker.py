@@ -77,10 +77,10 @@ def held_job(config, store, marker, hold_from=400):
     import time
     from pathlib import Path
 
-    from penb import sweeps, train
+    from penb import runner, sweeps
 
     first = not Path(marker).exists()
-    original = train.train
+    original = runner.train_group                  # where every run trains (penb.runner)
 
     def hold(trainer):
         if first and trainer.step == hold_from:
@@ -89,11 +89,12 @@ def held_job(config, store, marker, hold_from=400):
             while time.monotonic() < deadline:
                 time.sleep(0.1)
 
-    train.train = lambda c, d, **kw: original(c, d, **{**kw, "callback": hold})
+    runner.train_group = lambda configs, store, progress=False, **kw: original(configs, store, progress,
+                                                                               **{**kw, "callback": hold})
     try:
         return sweeps._job(config, store, False)
     finally:
-        train.train = original
+        runner.train_group = original
 
 
 class InterruptedProcess(multiprocessing.get_context("spawn").Process):
