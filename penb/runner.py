@@ -21,6 +21,7 @@ from penb.store import atomic, runs
 from penb.store.run_result import RunResult
 from penb.run_config import normalize
 from penb.trainer import Trainer, finish
+from penb.trainer import loop
 
 
 def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False, kernel: str = "auto",
@@ -29,7 +30,7 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
 
     The runs' locks are taken in key order (two processes never wait on each other); each run resumes from its own
     checkpoints, else from its trunk's branch point, and the batch trains them together from wherever each
-    stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it :func:`pays`, else each run
+    stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it pays (``penb.trainer.loop.batch_pays``), else each run
     alone with its own module (in order); ``kernel``, ``compile``: as ``Trainer`` takes them otherwise.
     ``callback(trainer)`` runs after every update (an exception there stops the training, as a kill would)."""
     from filelock import FileLock
@@ -50,7 +51,8 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
         if todo:
             for k in todo:
                 runs.sweep_temporary(dirs[k])
-            alone = kernel == "auto" and not _pays([unique[k] for k in todo])
+            alone = kernel == "auto" and not loop.batch_pays([unique[k] for k in todo],
+                                                               max(unique[k]["steps"] for k in todo))
             for part in ([[k] for k in todo] if alone else [todo]):
                 start = time.time()
                 trainer = Trainer([unique[k] for k in part], [dirs[k] for k in part],
@@ -66,14 +68,6 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
                     finish(r, dirs[k], time.time() - wall / len(part), **extra)
     done = {dirs[k].name for k in todo}
     return {runs.key(c): runs.key(c) in done for c in configs}
-
-
-
-
-def _pays(configs) -> bool:
-    from penb.trainer.loop import batch_pays
-
-    return batch_pays(configs, max(c["steps"] for c in configs))
 
 
 def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True,

@@ -36,7 +36,7 @@ from penb.store.paths import checkpoint_path
 from penb.tasks import Batch
 from penb.trainer import data, kernels, schedule
 from penb.trainer.run import Diverged, Run
-from penb.trainer.update import losses, update
+from penb.trainer.update import update
 
 # the fields in which runs of one batch may differ (each a [K] value or a padded slot); all others they share
 FREE = ("seed", "vocab_size", "encoding", "input_mode", "steps", "lr", "warmup", "schedule", "decay", "clip",
@@ -214,8 +214,7 @@ class Trainer:
         r = self._one()
         s0 = r.task.scored_from
         with r.autocast():
-            logits = r.model.readout(r.model.features(batch.inputs)[:, s0:])          # [B, S, V]
-        loss, acc = losses(logits.unsqueeze(0), batch.targets[:, s0:].unsqueeze(0))
+            loss, acc = kernels.Module(r.model, s0).losses(None, batch.inputs[None], batch.targets[None, :, s0:])
         return loss[0], acc[0]
 
     def evaluate(self, max_logits: int = 2**25):
