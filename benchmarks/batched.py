@@ -70,7 +70,7 @@ def sync(device: torch.device) -> None:
 
 def rate(configs: list[dict], steps: int, warmup: int, repeats: int, compile: str) -> tuple[float, float]:
     """(run-updates per second, compile seconds) of ``configs`` as one trainer."""
-    t = Trainer(configs, compile=compile)
+    t = Trainer(configs, kernel="stacked" if len(configs) > 1 else "auto", compile=compile)   # K = 1: its own module
     dev = t.device
     t.train_step()
     compile_s = t.compile_s

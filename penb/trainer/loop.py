@@ -24,6 +24,7 @@ for bit on the CPU at one thread count). Checkpoints load with ``weights_only=Tr
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
@@ -53,7 +54,12 @@ def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str 
     """Whether a batch compiles its update: ``when`` "always" or "never", else ("auto") a stacked batch on CUDA (its
     launches, captured as a CUDA graph), and on the CPU a stacked batch of at least :data:`CPU_COMPILE_RUNS` runs
     with at least :data:`CPU_COMPILE_UPDATES` updates to go, where the compile time (about 1-2 minutes a shape on
-    this project's 2-core hosts) is paid back (``benchmarks/batched.py``)."""
+    this project's 2-core hosts) is paid back (``benchmarks/batched.py``). The environment's ``PENB_COMPILE``
+    ("always" or "never") stands in for "auto": a GPU call whose first compiled probe fails trains eager."""
+    if when == "auto" and os.environ.get("PENB_COMPILE", "auto") != "auto":
+        when = os.environ["PENB_COMPILE"]
+        if when not in ("always", "never"):
+            raise ValueError(f"PENB_COMPILE={when!r}: expected auto, always or never")
     if when != "auto":
         return when == "always" and kernel == "stacked"
     if kernel != "stacked":
