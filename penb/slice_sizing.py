@@ -6,8 +6,10 @@ The written rule (:data:`RULE`, before any slice confirmation run; it reads the 
   model's budget ``N = base N x 2^j`` (the base preset's N: quick's for ``slice``), trained as WSD branches N/4, N/2
   and N of one trunk (the preset's ``earlier``);
 * in its first seconds the call measures, on this device, one update of each batch it will train: a few updates of
-  the batch itself, uncompiled (:func:`measure`); a compiled batch is faster, so the estimate is an upper bound, and
-  each batch that will compile is charged :data:`COMPILE_ALLOWANCE_S` on top;
+  the batch itself, uncompiled (:func:`measure`). A batch that trains eager is charged its updates at that rate; one
+  that will compile (``penb.trainer.loop.compiles``: on CUDA, 2,000 updates or more) is charged
+  :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over ``CUDA_COMPILED_SPEEDUP`` (2, the least speed-up measured
+  on an H200; on the CPU its eager seconds, an upper bound) (:func:`estimate`);
 * ``j`` is the largest in ``[J_MIN, J_MAX]`` whose batches (their updates x the measured seconds per update, plus the
   compile allowances), the measuring itself and the call's overhead (``penb.slice.OVERHEAD_S``) fit the call's minutes; where none does,
   the call is refused in one line before anything trains.
@@ -23,11 +25,12 @@ from typing import Callable, Optional
 from penb import presets
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
-COMPILE_ALLOWANCE_S = 90.0    # per compiled batch: CUDA-graph capture and inductor (unmeasured on a GPU: an allowance)
+COMPILE_ALLOWANCE_S = 90.0    # per compiled batch: inductor and CUDA-graph capture (85-92 s a shape on an H200)
 MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
 RULE = (f"penb.slice_sizing.RULE (issue 50): the slice preset's cells and seeds, each model's N = base N x 2^j for the "
         f"largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured (uncompiled) seconds per "
-        f"update, plus {COMPILE_ALLOWANCE_S:g} s per compiled batch")
+        f"update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over the least measured "
+        f"compiled speed-up)")
 
 
 def base_budgets(chapter: str, preset: str, overrides: Optional[dict] = None) -> dict[str, int]:
@@ -72,7 +75,6 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
     """Apply the rule with ``planner`` (``penb.slice.plan``) and the call's ``overhead_s``: {"j", "overrides", "plan"
     (the plan at j, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
     "measure_s", "estimate_s"}. ``ValueError`` when not even ``J_MIN`` fits."""
-    from penb.executors.batched import pays
     from penb.trainer import group_key
 
     start = clock()
@@ -89,7 +91,7 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
         p = planner(chapters, preset, _merged(ov))
         for b in p["batches"]:
             each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
-            b["seconds"] = b["updates"] * each + (COMPILE_ALLOWANCE_S if pays(b["configs"]) else 0.0)
+            b["seconds"] = estimate(b["configs"], b["updates"], each)
             b["measured"] = True
         est = sum(b["seconds"] for b in p["batches"])
         if est + spent + overhead_s <= minutes * 60:
@@ -98,6 +100,21 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
                     "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}
     raise ValueError(f"not even base N x 2^{lowest} fits {minutes:g} minutes on this device at the measured rates "
                      f"(penb.slice_sizing.RULE): slice fewer chapters per call")
+
+
+def estimate(configs: list, updates: int, eager_s: float) -> float:
+    """The rule's seconds for one batch of ``updates`` at ``eager_s`` measured seconds per uncompiled update: as
+    measured where it trains eager, else :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the least measured
+    compiled speed-up (``penb.trainer.loop.CUDA_COMPILED_SPEEDUP``; the CPU's compiled batches are charged eager)."""
+    import torch
+
+    from penb.trainer.loop import CUDA_COMPILED_SPEEDUP, compiles
+
+    dev = torch.device(configs[0]["device"])
+    kind = "stacked" if len(configs) > 1 else "module"
+    if not compiles(dev, kind, len(configs), updates):
+        return updates * eager_s
+    return COMPILE_ALLOWANCE_S + updates * eager_s / (CUDA_COMPILED_SPEEDUP if dev.type == "cuda" else 1.0)
 
 
 def _merged(per_chapter: dict) -> dict:

@@ -191,3 +191,32 @@ def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
     man = json.loads((out / "manifest.json").read_text())
     assert man["sizing"]["j"] >= 1 and man["sizing"]["seconds_per_update"] and man["overhead_s"] == 60.0
     assert man["chapters"]["key_findings"]["complete"]
+
+
+def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monkeypatch):
+    """penb.trainer.loop.compiles: on CUDA a stacked batch with 2,000 updates or more to go (the H200's 85-92 s
+    compile against a 2x faster update), never the one-run module; PENB_COMPILE overrides "auto" and a bad value is
+    refused; penb.slice_sizing.estimate charges an eager batch its measured seconds and a compiled one 90 s plus half."""
+    import torch
+
+    from penb import slice_sizing
+    from penb.trainer import loop
+
+    cuda, cpu = torch.device("cuda"), torch.device("cpu")
+    monkeypatch.delenv("PENB_COMPILE", raising=False)
+    assert not loop.compiles(cuda, "stacked", 30, 1999) and loop.compiles(cuda, "stacked", 30, 2000)
+    assert not loop.compiles(cuda, "module", 1, 10 ** 6)
+    assert not loop.compiles(cpu, "stacked", 7, 10 ** 6) and loop.compiles(cpu, "stacked", 8, 1000)
+    monkeypatch.setenv("PENB_COMPILE", "never")
+    assert not loop.compiles(cuda, "stacked", 30, 10 ** 6)
+    assert loop.compiles(cuda, "stacked", 30, 10 ** 6, when="always")        # an explicit choice stands
+    monkeypatch.setenv("PENB_COMPILE", "always")
+    assert loop.compiles(cpu, "stacked", 2, 5)
+    monkeypatch.setenv("PENB_COMPILE", "sometimes")
+    with pytest.raises(ValueError, match="PENB_COMPILE"):
+        loop.compiles(cpu, "stacked", 2, 5)
+    monkeypatch.delenv("PENB_COMPILE")
+    gpu_batch = [{"device": "cuda"}] * 30
+    assert slice_sizing.estimate(gpu_batch, 1000, 0.02) == pytest.approx(20.0)
+    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(90.0 + 40.0)
+    assert slice_sizing.estimate([{"device": "cpu"}] * 4, 4000, 0.02) == pytest.approx(80.0)

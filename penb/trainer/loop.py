@@ -51,11 +51,12 @@ def group_key(config: Mapping[str, Any]) -> str:
 
 
 def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str = "auto") -> bool:
-    """Whether a batch compiles its update: ``when`` "always" or "never", else ("auto") a stacked batch on CUDA (its
-    launches, captured as a CUDA graph), and on the CPU a stacked batch of at least :data:`CPU_COMPILE_RUNS` runs
-    with at least :data:`CPU_COMPILE_UPDATES` updates to go, where the compile time (about 1-2 minutes a shape on
-    this project's 2-core hosts) is paid back (``benchmarks/batched.py``). The environment's ``PENB_COMPILE``
-    ("always" or "never") stands in for "auto": a GPU call whose first compiled probe fails trains eager."""
+    """Whether a batch compiles its update: ``when`` "always" or "never", else ("auto") a stacked batch with enough
+    updates to go to pay for the compile: on CUDA (its launches captured as a CUDA graph) at least
+    :data:`CUDA_COMPILE_UPDATES`, on the CPU at least :data:`CPU_COMPILE_UPDATES` and at least
+    :data:`CPU_COMPILE_RUNS` runs (about 1-2 minutes a shape on this project's 2-core hosts; ``benchmarks/batched.py``).
+    The environment's ``PENB_COMPILE`` ("always" or "never") stands in for "auto": a GPU call whose first compiled
+    probe fails trains eager."""
     if when == "auto" and os.environ.get("PENB_COMPILE", "auto") != "auto":
         when = os.environ["PENB_COMPILE"]
         if when not in ("always", "never"):
@@ -64,7 +65,9 @@ def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str 
         return when == "always" and kernel == "stacked"
     if kernel != "stacked":
         return False
-    return device.type == "cuda" or (K >= CPU_COMPILE_RUNS and updates >= CPU_COMPILE_UPDATES)
+    if device.type == "cuda":
+        return updates >= CUDA_COMPILE_UPDATES
+    return K >= CPU_COMPILE_RUNS and updates >= CPU_COMPILE_UPDATES
 
 
 def _allow_recompiles() -> None:
@@ -92,6 +95,13 @@ def batch_pays(configs: Sequence[Mapping[str, Any]], to_go: int, when: str = "au
 CPU_BATCH_CORES = ("gru",)       # the CPU batches only these (measured: above)
 CPU_COMPILE_RUNS = 8             # below this the CPU trains runs one at a time, each with its own fused module
 CPU_COMPILE_UPDATES = 1000       # a batch's updates to go that pay for a compile (~90 s on the AVX-512 host)
+# On CUDA (an H200, torch 2.11, benchmarks/results/h200-2026-11-27.txt): compiling and capturing the update took 85-92 s
+# a shape; it then ran 2.0x (quick GRU) and 2.3x (quick LSTM) the eager stacked batch's updates at K = 1,024. At that
+# speed-up a 90 s compile pays once the eager batch would spend 180 s: 1,650 updates of the GRU's 109 ms, 650 of the
+# LSTM's 276 ms. A small batch is launch-bound (22-28 ms an update eager at K = 16); its compiled rate is not yet
+# measured, and a graph that removes its launches pays sooner than 2x would say. One threshold for all:
+CUDA_COMPILE_UPDATES = 2000
+CUDA_COMPILED_SPEEDUP = 2.0      # the slice's estimate of a compiled batch: its eager seconds / this (the least measured)
 
 
 class _Batch:

@@ -125,7 +125,8 @@ SLICE = dict(
     QUICK,                                          # quick's cells and regime, then:
     device="auto",                                  # CUDA; refused without it unless device="cpu" is given
     executor="batched",                             # the runs of one shape as one batch (penb.trainer)
-    batch_runs=16,                                  # a cell's seeds in one batch (at most 16 a batch)
+    batch_runs=1024,                                # a figure's runs of one model in one batch (issue 48: every
+                                                    # cell and seed; at quick sizes memory never splits it)
     cores=("gru", "lstm"),                          # the batched trainer's models (SLICE_RULE; the S4D: SLICE_S4D)
     seeds=confirmation(SLICE_SEEDS),                # SLICE_RULE: 5 (t = 2.78); a sixth does not fit
     checkpoint_every=12_000,                        # no checkpoint but the last: a slice hands back none, and
