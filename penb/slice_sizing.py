@@ -51,8 +51,9 @@ def overrides_at(chapter: str, preset: str, j: int, overrides: Optional[dict] = 
 
 
 def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
-    """Seconds per update of ``configs`` trained as one batch here, uncompiled (the mean over ``updates`` after one
-    untimed update)."""
+    """Seconds per update of ``configs`` trained here as the trainer trains them, uncompiled: as one batch, or, where
+    a batch does not pay (``penb.trainer.loop.batch_pays``: the CPU's LSTM), one run at a time (the mean over
+    ``updates`` after one untimed update, times the runs per packing)."""
     import torch
 
     from penb.trainer import Trainer
@@ -67,7 +68,8 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
         t.train_step()
     if cuda:
         torch.cuda.synchronize()
-    return (time.perf_counter() - start) / updates
+    packed = len(t.batch.slots) if t.batch is not None else len(configs)   # a batch that does not pay trains
+    return (time.perf_counter() - start) / updates * len(configs) / packed    # its runs one at a time
 
 
 def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float, planner: Callable,
