@@ -27,7 +27,8 @@ from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
 
 def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, half: Optional[dict] = None,
-          budgets: Optional[tuple] = None, next_cost: Optional[dict] = None, **provenance) -> Grade:
+          budgets: Optional[tuple] = None, next_cost: Optional[dict] = None, quarter: Optional[dict] = None,
+          **provenance) -> Grade:
     """The verdict of claim ``key`` on ``evidence`` under its registered rule, recorded for the scorecard
     (with ``cfg``'s chapter, preset, seeds and steps, and any ``provenance`` given).
 
@@ -38,29 +39,45 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
     doubling would cost (``penb.chapters.rnn_common.next_cost``), said where the test does not settle it.
     ``training`` is the compared models' training state (:func:`penb.claims.training.state`): protocol 3's
     gate, kept beside protocol 4 (``previous["3"]``), as the earlier protocols' verdicts are kept without it,
-    as they were graded. Inside :func:`graded_with_half` the half-budget evidence comes from its first pass."""
+    as they were graded. Inside :func:`graded_with_half` the half-budget evidence comes from its first pass.
+    Protocol 6 (:mod:`penb.claims.horizon`): ``quarter`` is the evidence at N/4 (or a pass of
+    :func:`graded_with_half` given ``quarter``), and the claim's ``horizon`` the text's budget it is read at."""
     from penb.claims import doubling, grading, training as training_state
+
+    from penb.claims.scale import graded_scale
 
     c = get(key)
     half_run = HALF.get()
-    if half_run is not None and half_run.capture:            # the half-budget pass: keep the evidence only
+    if half_run is not None and half_run.capture:            # a shorter budget's pass: keep the evidence only
         half_run.evidence[key] = _jsonable(evidence)
     elif half_run is not None and half is None and key in half_run.evidence:
         half = half_run.evidence[key]                         # the runs at half the updates (steps // 2)
         n = provenance.get("steps") if isinstance(provenance.get("steps"), int) else half_run.full_steps
         budgets = budgets or ((n // 2, n) if n else (0, 0))
+    if half_run is not None and not half_run.capture and quarter is None:
+        quarter = half_run.quarter.get(key)                   # the runs at a quarter of the updates
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
     resolution = resolution_of(evidence.get("resolution", c.resolution), c.about != "none")
     sesoi = grading.sesoi_of(c.rule, c.sesoi, evidence)
+    at = tuple(budgets or (0, 0))
+    if not at[1]:                                             # a budget claim's own updates (protocol 6)
+        at = (0, graded_scale(key, cfg, provenance).get("updates") or 0)
     verdict, ours, reason, detail, rule_verdict = compose(c.rule.kind, c.rule.params, c.about, evidence, half,
-                                                          tuple(budgets or (0, 0)), sesoi, resolution,
-                                                          next_cost=next_cost)
+                                                          at, sesoi, resolution, next_cost=next_cost,
+                                                          quarter=quarter, horizon=c.horizon)
     previous = {}
     for protocol in sorted(grading.PROTOCOLS):                # the earlier protocols, each as it graded
         if protocol == grading.PROTOCOL:
             continue
         s_old = grading.sesoi_of(c.rule, c.sesoi, evidence, protocol)
+        if protocol == 5:                                     # protocol 5's own composition, as it graded
+            about5 = "none" if c.about == "doubling" else c.about
+            v, o, r, _, _ = compose(c.rule.kind, c.rule.params, about5, evidence, half, tuple(budgets or (0, 0)),
+                                    s_old, resolution_of(evidence.get("resolution", c.resolution), about5 != "none"),
+                                    protocol=5, next_cost=next_cost)
+            previous["5"] = {"verdict": v, "ours": o, "reason": r}
+            continue
         v, o, r, d = grading.apply(c.rule, evidence, protocol=protocol, sesoi=s_old)
         v, r = _premise(v, r, evidence) if protocol >= 3 else (v, r)
         if protocol == 3 and c.about in P3_GATED:
@@ -82,31 +99,40 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
 
 
 class HalfRun:
-    """What :func:`graded_with_half` passes between its two passes: each claim's evidence on the half-budget
-    runs, and the full budget's updates for the grade calls that name no ``steps``."""
+    """What :func:`graded_with_half` passes between its passes: each claim's evidence on the half-budget runs (and
+    on the quarter-budget runs), and the full budget's updates for the grade calls that name no ``steps``."""
 
-    def __init__(self, capture: bool, full_steps: Optional[int] = None, evidence: Optional[dict] = None):
+    def __init__(self, capture: bool, full_steps: Optional[int] = None, evidence: Optional[dict] = None,
+                 quarter: Optional[dict] = None):
         self.capture, self.full_steps, self.evidence = capture, full_steps, dict(evidence or {})
+        self.quarter = dict(quarter or {})
 
 
 HALF: ContextVar[Optional[HalfRun]] = ContextVar("penb_half_budget", default=None)
 
 
-def graded_with_half(grade_fn, frame, half, cfg, *args, steps: Optional[int] = None, **kwargs):
+def graded_with_half(grade_fn, frame, half, cfg, *args, steps: Optional[int] = None, quarter=None, **kwargs):
     """``grade_fn(frame, cfg, *args, **kwargs)`` (a chapter's grading of its runs ``frame``) under protocol 4:
     first ``grade_fn(half, cfg, ...)`` on the same runs at half their updates, which records nothing and keeps
     each claim's evidence, then the real grading, in which :func:`grade` reads each claim's half-budget evidence
     from that pass. The chapter's evidence code runs unchanged on both. Without ``half`` (None), only the real
-    grading runs: its claims about trained models read inconclusive (no runs at half the budget)."""
+    grading runs: its claims about trained models read inconclusive (no runs at half the budget). ``quarter``
+    (the runs at N/4, protocol 6's horizon) adds a pass before the half-budget one."""
     if half is None or not len(half):
         return grade_fn(frame, cfg, *args, **kwargs)
-    first = HalfRun(capture=True)
-    token = HALF.set(first)
-    try:
-        grade_fn(half, cfg, *args, **kwargs)
-    finally:
-        HALF.reset(token)
-    token = HALF.set(HalfRun(capture=False, full_steps=steps, evidence=first.evidence))
+    passes = {}
+    for name, runs in (("quarter", quarter), ("half", half)):
+        if runs is None or not len(runs):
+            continue
+        first = HalfRun(capture=True)
+        token = HALF.set(first)
+        try:
+            grade_fn(runs, cfg, *args, **kwargs)
+        finally:
+            HALF.reset(token)
+        passes[name] = first.evidence
+    token = HALF.set(HalfRun(capture=False, full_steps=steps, evidence=passes["half"],
+                             quarter=passes.get("quarter")))
     try:
         return grade_fn(frame, cfg, *args, **kwargs)
     finally:

@@ -16,7 +16,8 @@ from penb.claims.grading import Rule
 # training, or a named point of it: any state decides it), "course" (the course of training, as Fig. 5 monitors it at
 # checkpoints: the verdict speaks of the path up to the budget it was read at, shown beside the text's; neither the
 # doubling test nor a training gate applies, issue 34), "none" (no training involved)
-ABOUT = ("trained", "budget", "early", "course", "none")
+ABOUT = ("trained", "budget", "early", "course", "none", "doubling")   # "doubling": the claim is itself the doubling
+# test (Sec. 4.1's extra updates): protocol 6 reads it with the floor, the gates and the horizon, protocol 5 as "none"
 NOT_DOUBLED = ("budget", "course", "early")  # comparisons that protocol 4's doubling test does not apply to (why: ABOUT)
 P3_GATED = ("trained", "budget", "course")  # the claims protocol 3's training gate held back (kept beside protocol 4)
 
@@ -43,6 +44,8 @@ class Claim:
     about: str = ""          # what models it speaks about (ABOUT); a comparative rule's default is "trained"
     exploratory: str = ""    # why its reading, measure or SESOI counts as exploratory: changed after its verdict was
                              # seen (issue 49, item 4); shown, never in the headline counts (catalog.EXPLORATORY)
+    horizon: Optional[int] = None   # the updates the text's claim speaks of (protocol 6): its published scale's,
+                                    # else :func:`default_horizon`
 
     def __post_init__(self):
         from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI
@@ -67,3 +70,20 @@ class Claim:
             from penb.claims.scale import published_scale
 
             object.__setattr__(self, "scale", published_scale(self))
+        if self.horizon is None:
+            object.__setattr__(self, "horizon", default_horizon(self.key, self.scale))
+
+
+# The horizon where a claim's published scale names no updates (protocol 6; decided 2026-11-27 before any
+# confirmation run was read with it): Hansen's blog trains 20,000 iterations, and the book's Hansen hypotheses extend
+# that study; Irie's text states no training budget, so its claims and the book's transformer hypotheses take
+# Morita's 300,000 updates, the one budget the book's texts state for the models they compare; the book's other
+# hypotheses extend Morita's RNN study and take its 300,000.
+HORIZONS = (("hansen.", 20_000), ("beyond.hansen.", 20_000), ("", 300_000))
+
+
+def default_horizon(key: str, scale: dict) -> int:
+    """The updates a claim speaks of: its published scale's, else :data:`HORIZONS`' first prefix of ``key``."""
+    if isinstance(scale.get("updates"), int):
+        return scale["updates"]
+    return next(h for prefix, h in HORIZONS if key.startswith(prefix))

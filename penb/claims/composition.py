@@ -12,19 +12,24 @@ from __future__ import annotations
 from typing import Optional
 
 from penb.claims import doubling
-from penb.claims.grading import INCONCLUSIVE, NOT_REPRODUCED, PROTOCOL, Rule, apply
+from penb.claims import horizon as horizon_test
+from penb.claims.grading import INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, PROTOCOL, Rule, apply
 from penb.claims.intervals import resolution_of
 from penb.claims.outcomes import DECIDED
 
 
 def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[dict], budgets: tuple,
             sesoi: Optional[float], resolution: Optional[float], protocol: int = PROTOCOL,
-            next_cost: Optional[dict] = None) -> tuple[str, str, str, dict, str]:
+            next_cost: Optional[dict] = None, quarter: Optional[dict] = None,
+            horizon: Optional[int] = None) -> tuple[str, str, str, dict, str]:
     """(verdict, ours, reason, detail, the rule's own verdict after the premise) of a claim with rule ``kind``
-    (``params``) about ``about`` on ``evidence``; ``half``/``budgets``: the evidence at N/2 and (N/2, N)."""
+    (``params``) about ``about`` on ``evidence``; ``half``/``budgets``: the evidence at N/2 and (N/2, N);
+    ``quarter``: at N/4; ``horizon``: the text's budget (protocol 6)."""
     verdict, ours, reason, detail = apply(Rule(kind, "", params), evidence, protocol=protocol, sesoi=sesoi,
                                           resolution=resolution)
-    verdict, reason = _premise(verdict, reason, evidence)
+    verdict, reason = _premise(verdict, reason, evidence, both=protocol >= 6 and about == "doubling")
+    if protocol >= 6 and about == "doubling":
+        verdict, reason = _above_chance(verdict, reason, evidence, sesoi)
     rule_verdict = verdict
     verdict, reason = _zero_width(about, verdict, reason, detail, resolution)
     if about == "trained":
@@ -35,13 +40,94 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
         if verdict in DECIDED and not rec["decided"]:
             detail = {**detail, "rule_verdict": verdict}
             verdict, reason = _held_back(verdict, reason, rec)
+        elif verdict in DECIDED and protocol >= 6:
+            hz = horizon_test.test(kind, params, rule_verdict, evidence, half, quarter, budgets, sesoi, horizon, rec,
+                                   part=detail.get("part"), resolution=resolution, protocol=protocol)
+            detail = {**detail, "horizon": hz}
+            if not hz["decided"]:
+                detail = {**detail, "rule_verdict": verdict}
+                verdict, reason = _beyond_horizon(verdict, reason, hz, rec)
+    elif about == "doubling" and protocol >= 6 and verdict in DECIDED:
+        verdict, reason, hz = _doubling_claim(verdict, reason, evidence, budgets, sesoi, horizon, resolution)
+        detail = {**detail, "horizon": hz}
+    elif about == "budget" and protocol >= 6 and horizon and budgets and 0 < budgets[1] < horizon:
+        detail = {**detail, "rule_verdict": verdict}
+        verdict, reason = NOT_TESTED, (f"not tested below the text's budget: the text compares models trained "
+                                       f"{horizon:,} updates, these runs {budgets[1]:,} (protocol 6); the rule "
+                                       f"alone would say '{verdict}' ({reason})")
     return verdict, ours, reason, detail, rule_verdict
+
+
+def _beyond_horizon(verdict: str, reason: str, hz: dict, rec: dict) -> tuple[str, str]:
+    """Protocol 6: a verdict that the doubling test let stand, read at the text's budget (``penb.claims.horizon``)."""
+    return INCONCLUSIVE, (f"decided at {rec['budgets'][1]:,} updates by the doubling test, not shown to hold at the "
+                          f"text's {hz['horizon']:,} (protocol 6's horizon): {hz['why']}. The rule alone would say "
+                          f"'{verdict}' ({reason})")
+
+
+def _above_chance(verdict: str, reason: str, evidence: dict, sesoi: Optional[float]) -> tuple[str, str]:
+    """Protocol 6, for a claim that is itself a doubling test (Sec. 4.1's extra updates): a model still at chance
+    gains nothing from more updates because it has learnt nothing yet, so neither verdict is read until the
+    model at N (evidence ``a``) has left chance (``baseline``) by more than the SESOI on its seed interval."""
+    import numpy as np
+
+    from penb.claims.intervals import seed_interval
+
+    base = evidence.get("baseline")
+    a = np.asarray(evidence.get("a") or [], float)
+    if verdict not in DECIDED or base is None or a.size < 2:
+        return verdict, reason
+    _, lo, _ = seed_interval(a - float(base))
+    if lo > (sesoi or 0.0):
+        return verdict, reason
+    return INCONCLUSIVE, (f"{evidence.get('a_name', 'the model')} has not left chance ({float(base):.3f}) by more "
+                          f"than {sesoi or 0:g} on its seed interval (lower end {lo + float(base):.3f}): a model "
+                          f"that has learnt nothing yet gains nothing from more updates either way. The rule alone "
+                          f"would say '{verdict}' ({reason})")
+
+
+def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
+                    sesoi: Optional[float], horizon: Optional[int], resolution) -> tuple[str, str, dict]:
+    """Protocol 6, for a claim that is itself the doubling test ("extra updates do not improve", evidence ``a`` at
+    N and ``b`` at N/2, ``earlier_gain`` per seed from N/4 to N/2 where the runs exist): below the text's budget a
+    gain found refutes nothing (the text speaks of its own budget), and no gain stands only where the gains do not
+    grow and ``D`` of them (the later one's upper bound) stay below the SESOI (``penb.claims.horizon``)."""
+    import numpy as np
+
+    from penb.claims.outcomes import REPRODUCED
+
+    n = int(budgets[1]) if budgets else 0
+    D = horizon_test.doublings_left(horizon, n)
+    hz = {"horizon": horizon, "doublings": D, "decided": D == 0}
+    if D == 0:
+        return verdict, reason, hz
+    if verdict != REPRODUCED:
+        hz["why"] = f"a gain at {n:,} updates says nothing of the text's {horizon:,}"
+        return INCONCLUSIVE, (f"{hz['why']} (protocol 6's horizon): more training may yet stop it. The rule alone "
+                              f"would say '{verdict}' ({reason})"), hz
+    earlier = evidence.get("earlier_gain")
+    if earlier is None:
+        hz["why"] = (f"one doubling only ({n // 2:,} -> {n:,} updates): whether the gains shrink toward "
+                     f"{horizon:,} updates needs the same seeds at {n // 4:,} too")
+        return INCONCLUSIVE, f"{hz['why']} (protocol 6's horizon). The rule alone would say '{verdict}' ({reason})", hz
+    g2 = np.asarray(evidence["a"], float) - np.asarray(evidence["b"], float)
+    m2 = doubling.move(dict(enumerate(np.asarray(evidence["a"], float))), dict(enumerate(np.asarray(evidence["b"],
+                                                                                                       float))),
+                       resolution)
+    m1 = {"mean": float(np.mean(earlier)) if len(earlier) else float("nan")}
+    grows = not np.isfinite(m1["mean"]) or float(np.mean(g2)) > max(m1["mean"], 0.0) + (resolution or 0.001)
+    closable = D * horizon_test.bound(m2, "grow")
+    hz.update(earlier=m1["mean"], later=m2["mean"], grows=bool(grows), closable=closable,
+              decided=bool(not grows and closable < (sesoi or 0.02)))
+    if hz["decided"]:
+        return verdict, reason, hz
+    hz["why"] = (f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f}; over {D} more doublings it "
+                 f"could add {closable:.3f}, not below {sesoi or 0.02:g}")
+    return INCONCLUSIVE, f"{hz['why']} (protocol 6's horizon). The rule alone would say '{verdict}' ({reason})", hz
 
 
 def _held_back(verdict: str, reason: str, rec: dict) -> tuple[str, str]:
     """The verdict of a claim about trained models once the doubling test ``rec`` has read it."""
-    from penb.claims import doubling
-
     if verdict not in DECIDED or rec["decided"]:
         return verdict, reason
     return INCONCLUSIVE, (f"not decided by the doubling test (protocol {rec.get('protocol', 4)}): {rec['why']}. "
@@ -61,21 +147,28 @@ def _zero_width(about: str, verdict: str, reason: str, detail: dict, resolution)
                           f"rule alone would say '{verdict}' ({reason})")
 
 
-def _premise(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
+def _premise(verdict: str, reason: str, evidence: dict, both: bool = False) -> tuple[str, str]:
     """Protocol 3: 'not reproduced' needs the claim's premise to hold in the runs (evidence ``premise``:
-    {"holds": bool, "text": what the claim presupposes}, e.g. the vanilla harm that Fig. 5 explains)."""
+    {"holds": bool, "text": what the claim presupposes}, e.g. the vanilla harm that Fig. 5 explains); ``both``
+    (protocol 6, a claim that is itself a doubling test): every decided verdict needs it."""
     p = evidence.get("premise")
-    if verdict != NOT_REPRODUCED or not p or p.get("holds", True):
+    gated = verdict in DECIDED if both else verdict == NOT_REPRODUCED
+    if not gated or not p or p.get("holds", True):
         return verdict, reason
+    if verdict != NOT_REPRODUCED:
+        return INCONCLUSIVE, (f"the claim's premise does not hold in these runs ({p.get('text', '')}), so they can "
+                              f"neither refute nor support it; the rule alone would say '{verdict}' ({reason})")
     return INCONCLUSIVE, (f"the claim's premise does not hold in these runs ({p.get('text', '')}), so they cannot "
                           f"refute it; the rule alone would say 'not reproduced' ({reason})")
 
 
 def settle(kind: str, params: dict, ev: dict, half: Optional[dict], budgets: tuple, sesoi: float,
-           protocol: int = PROTOCOL, resolution: Optional[float] = None) -> tuple[str, bool]:
+           protocol: int = PROTOCOL, resolution: Optional[float] = None, quarter: Optional[dict] = None,
+           horizon: Optional[int] = None) -> tuple[str, bool]:
     """(the rule's verdict at ``N``, whether it stands as a decided verdict) for a claim about trained models,
     through :func:`compose`, the composition :func:`penb.claims.grade` uses, without recording
     anything (the calibration on simulated curves, ``tests/test_doubling_calibration.py``)."""
     resolution = resolution_of(ev.get("resolution", resolution))
-    verdict, _, _, _, rule_verdict = compose(kind, params, "trained", ev, half, budgets, sesoi, resolution, protocol)
+    verdict, _, _, _, rule_verdict = compose(kind, params, "trained", ev, half, budgets, sesoi, resolution, protocol,
+                                             quarter=quarter, horizon=horizon)
     return rule_verdict, rule_verdict in DECIDED and verdict == rule_verdict

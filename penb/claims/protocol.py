@@ -1,5 +1,5 @@
 """The grading protocol in force and its history (``penb.claims.grading``)."""
-PROTOCOL = 5                     # the grading protocol in force
+PROTOCOL = 6                     # the grading protocol in force
 PROTOCOLS = {
     1: "percentile bootstrap intervals over seeds; an effect not shown counted as absent (not reproduced)",
     2: "Student-t intervals over seeds; not reproduced only when the interval excludes the smallest effect of "
@@ -38,4 +38,17 @@ PROTOCOLS = {
        "simulated curves at 3, 5 and 10 seeds (tests/test_doubling_calibration.py). Adopted 2026-11-27, for "
        "every claim about trained models at once, after protocol 4's verdicts had been seen; protocol 4's "
        "verdicts are kept beside it",
+    6: "as 5, with the text's own budget as the horizon of every claim about trained models (issue 49's audit; "
+       "penb.claims.horizon): a verdict that the doubling test lets stand at N is decided only where the runs also "
+       "have N/4, the moves that could overturn it did not grow from N/4 -> N/2 to N/2 -> N, and the doublings left "
+       "to the text's budget, each moving at most the last move's 95% bound, leave the gap's interval clear (a gap "
+       "found above 0, a gap denied below the smallest effect of interest; a quantity that must stay still moving "
+       "less than it in all). Sec. 4.1's extra-updates claim, itself a doubling test, gets the resolution floor, "
+       "the zero-width guard, its premise for both verdicts, a model above chance, and the horizon (a gain found "
+       "below the text's budget refutes nothing). A claim the text makes at its own budget (Table 1, App. E, "
+       "Irie's Q4) is not tested below that budget. Hansen's checks decide only with at least 10 initialisations of "
+       "which at least 80% agree. The doubling test's false-settling rate is calibrated on curve families fitted "
+       "to this project's own records at their measured noise (tests/test_horizon_calibration.py). Adopted "
+       "2026-11-27, for every claim at once, after protocol 5's verdicts had been seen; protocol 5's verdicts are "
+       "kept beside it",
 }

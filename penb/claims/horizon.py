@@ -1,0 +1,167 @@
+"""Protocol 6's horizon (issue 49, item 1): would a verdict about trained models still hold at the text's budget?
+
+Protocol 5's doubling test asks whether the last doubling (N/2 -> N) moved anything that could overturn a verdict by
+its smallest effect of interest (SESOI). A slow, steady creep passes it at every doubling and still adds up: 0.010
+a doubling for the seven doublings from quick's 2,000 updates to Morita's 300,000 is 0.07. So a verdict at budget N
+speaks of the text's budget H (``Claim.horizon``) only where, for every quantity that could overturn it
+(``penb.claims.doubling.reads``):
+
+1. **two doublings are there** (N/4 -> N/2 and N/2 -> N, the same seeds): with one, whether the moves shrink cannot
+   be seen, and the verdict reads inconclusive with what the runs at N/4 would cost;
+2. **the moves do not grow**: the later move's mean in the direction that could overturn the verdict is at most the
+   earlier one's (or 0) plus the measure's resolution, unless the later move is not shown to be one (its 95%
+   interval reaches 0: noise around a stopped model, which the bound below already carries). A curve that speeds up again (the records' V 64 and V 128
+   GRU probes: a later move 1.3-1.8 times the earlier) is not extrapolated. A model read through the gap or the
+   slope it moves ("better", "gain_vs_reference", "trend") is not gated on its own: a model that speeds up moves
+   the gap or the slope faster, and their own moves are gated;
+3. **what they could close leaves the verdict standing**: moves that do not grow add up to at most ``D`` times the
+   later move's bound, ``b``: the end of its 95% interval on the overturning side (0 if that end lies on the other),
+   over the ``D = ceil(log2(H / N))`` doublings left. Then
+   * a gap found (a gap, a slope, a second part that must not shrink) keeps the lower end of its interval at N
+     above 0 after losing ``C``; a gap denied keeps the upper end below the SESOI after gaining ``C``; a level
+     likewise against its threshold. For "better" and "gain_vs_reference" ``C`` is the larger of the gap's own
+     ``D x b`` and the sum of its two models' (both in the gap's unit);
+   * a quantity that must stay still (both models of a "no gain", a held model, a checked level) moves by less
+     than its SESOI in all: ``D x b`` below it.
+
+At N >= H (``D = 0``) the doubling test alone decides. The derivation: with moves that do not grow, the move over
+the k-th doubling after N is at most the last one's, and the last one's is at most ``b`` with 95% confidence; D
+doublings add at most ``D x b``. It is conservative where curves saturate (their moves shrink geometrically, and
+``D x b`` overstates the sum), and it says nothing of a curve that breaks out later (a plateau before a jump past N:
+no doubling test sees it; ``tests/test_horizon_calibration.py`` reports it rather than requiring it).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+
+from penb.claims import doubling
+from penb.claims.doubling import GAP, GROW, LEVEL, MODEL, PART, SHOWN, SHRINK, STILL
+from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI, no_narrower, seed_interval
+from penb.claims.protocol import PROTOCOL
+
+
+def doublings_left(horizon: Optional[int], n: int) -> int:
+    """``ceil(log2(horizon / n))``: the doublings from ``n`` updates to the horizon (0 at or past it)."""
+    if not horizon or not n or n >= horizon:
+        return 0
+    return int(math.ceil(math.log2(horizon / n) - 1e-12))
+
+
+def bound(m: dict, direction: str) -> float:
+    """The largest move in the direction that could overturn (the interval's end on that side, 0 if it lies on the
+    other; NaN without an interval)."""
+    lo, hi = m.get("lo", math.nan), m.get("hi", math.nan)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return math.nan
+    return {SHRINK: max(0.0, -lo), GROW: max(0.0, hi), STILL: max(0.0, -lo, hi)}[direction]
+
+
+def toward(m: Optional[dict], direction: str) -> float:
+    """The move's mean in the direction that could overturn (its size either way for STILL)."""
+    if not m or not math.isfinite(m.get("mean", math.nan)):
+        return math.nan
+    x = m["mean"]
+    return {SHRINK: -x, GROW: x, STILL: abs(x)}[direction]
+
+
+def shown(m: dict, direction: str) -> bool:
+    """Whether the move's 95% interval excludes 0 on the side that could overturn (a move, not noise)."""
+    lo, hi = m.get("lo", math.nan), m.get("hi", math.nan)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return True
+    return {SHRINK: hi < 0, GROW: lo > 0, STILL: lo > 0 or hi < 0}[direction]
+
+
+def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], quarter: Optional[dict],
+         budgets: tuple, sesoi: Optional[float], horizon: Optional[int], late: dict, part: Optional[str] = None,
+         resolution: Optional[float] = None, protocol: int = PROTOCOL) -> dict:
+    """The horizon test of ``verdict`` (rule ``kind`` on evidence ``ev`` at N, ``half`` at N/2, ``quarter`` at N/4;
+    ``budgets`` = (N/2, N); ``late``: the doubling test's record of N/2 -> N). Returns {"decided", "horizon",
+    "doublings", "budgets", "quantities": {name: {"earlier", "later", "grows", "closable", "holds", ...}},
+    "held_by", "why"}."""
+    sesoi = DEFAULT_SESOI if sesoi is None else float(sesoi)
+    n = int(budgets[1]) if budgets else 0
+    D = doublings_left(horizon, n)
+    rec = {"decided": False, "horizon": horizon, "doublings": D, "budgets": [n // 4, n // 2, n], "quantities": {},
+           "held_by": [], "why": ""}
+    if D == 0:
+        rec.update(decided=True, why=(f"the runs are at the text's budget ({horizon:,} updates)" if horizon else
+                                      "the text states no budget beyond the runs'"))
+        return rec
+    if quarter is None:
+        rec["why"] = (f"one doubling only ({n // 2:,} -> {n:,} updates): whether the moves shrink toward the text's "
+                      f"{horizon:,} updates ({D} doublings on) needs the same seeds at {n // 4:,} updates too")
+        return rec
+    early = doubling.test(kind, params, verdict, half, quarter, (n // 4, n // 2), sesoi, protocol=5, part=part,
+                          resolution=resolution)
+    at_n = doubling.reads(kind, params, verdict, ev, 5, part)
+    res = DEFAULT_RESOLUTION if resolution is None else float(resolution)
+    q: dict = {}
+    for name, m2 in late.get("moves", {}).items():
+        direction = m2["direction"]
+        if direction == SHOWN:
+            continue
+        m1 = early["moves"].get(name)
+        s1, s2, b2 = toward(m1, direction), toward(m2, direction), bound(m2, direction)
+        grows = not (math.isfinite(s1) and math.isfinite(s2)) or (s2 > max(s1, 0.0) + res and shown(m2, direction))
+        q[name] = {"earlier": _short(m1), "later": _short(m2), "direction": direction, "kind": m2.get("kind"),
+                   "grows": bool(grows), "closable": D * b2 if math.isfinite(b2) else math.nan,
+                   "sesoi": m2.get("sesoi", sesoi)}
+    fold = kind in ("better", "gain_vs_reference")            # the models' moves in the gap's own unit
+    through = fold or kind == "trend"                          # models read through the gap or slope they move
+    models = [k for k, v in q.items() if v["kind"] == MODEL and " (reference)" not in k
+              and k not in (ev.get("held_models") or {})]
+    for name, v in q.items():
+        values = at_n.get(name, ({},))[0]
+        closable = v["closable"]
+        if fold and v["kind"] == GAP and models:
+            closable = max(closable, sum(q[k]["closable"] for k in models))
+        v["closable"] = closable
+        folded = through and name in models          # its growth shows in the gap's or the slope's own moves
+        v["holds"] = (folded or not v["grows"]) and math.isfinite(closable) and _clear(v, values, closable, params,
+                                                                                         sesoi, res, folded)
+    rec["quantities"] = q
+    rec["held_by"] = [k for k, v in q.items() if not v["holds"]]
+    rec["decided"] = bool(q) and not rec["held_by"]
+    rec["why"] = words(rec)
+    return rec
+
+
+def _clear(v: dict, values: dict, closable: float, params: dict, sesoi: float, res: float, folded: bool) -> bool:
+    """Whether a quantity, moved by ``closable`` toward overturning, leaves the verdict standing."""
+    if folded:                       # a model of a gap: read through the gap it closes
+        return True
+    what, direction = v["kind"], v["direction"]
+    if what in (GAP, PART, LEVEL) and direction in (SHRINK, GROW):
+        x = np.asarray([values[s] for s in sorted(values)], float)
+        x = x[np.isfinite(x)]
+        if x.size < 2:
+            return False
+        mean, lo, hi = seed_interval(x)
+        lo, hi = no_narrower(mean, lo, hi, res)
+        floor = params.get("threshold", 0.0) if what == LEVEL else 0.0
+        ceiling = params.get("threshold", sesoi) if what == LEVEL else sesoi
+        v["interval_at_n"] = [lo, hi]
+        return lo - closable > floor if direction == SHRINK else hi + closable < ceiling
+    return closable < v["sesoi"]
+
+
+def _short(m: Optional[dict]) -> Optional[dict]:
+    return None if not m else {k: m.get(k) for k in ("mean", "lo", "hi", "n")}
+
+
+def words(rec: dict) -> str:
+    """One clause per quantity, then what holds the verdict back."""
+    parts = []
+    for name, v in rec["quantities"].items():
+        e, l = v["earlier"] or {}, v["later"] or {}
+        parts.append(f"{name} moved {e.get('mean', math.nan):+.3f} then {l.get('mean', math.nan):+.3f} a doubling "
+                     f"({'growing' if v['grows'] else 'not growing'}); over {rec['doublings']} more doublings it "
+                     f"could move {v['closable']:.3f} ({'clear' if v['holds'] else 'not clear'})")
+    held = rec["held_by"]
+    h = rec["horizon"]
+    tail = f". At the text's {h:,} updates it could be overturned by: {', '.join(held)}" if held else ""
+    return "; ".join(parts) + tail
