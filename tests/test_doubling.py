@@ -14,14 +14,6 @@ from penb import claims
 from penb.claims import doubling, training
 
 
-@pytest.fixture(autouse=True)
-def at_the_horizon(monkeypatch):
-    """These tests read protocol 5's doubling test through grade: the runs stand at the text's budget, so protocol
-    6's horizon (tests/test_horizon.py) adds nothing to it."""
-    from penb.claims import horizon
-
-    monkeypatch.setattr(horizon, "doublings_left", lambda h, n: 0)
-
 SEEDS = [2001, 2002, 2003]
 
 

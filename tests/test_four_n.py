@@ -22,14 +22,6 @@ from penb.claims import doubling, grading
 from penb.claims.outcomes import DIRECTION, NOT_REPRODUCED, REPRODUCED
 
 
-@pytest.fixture(autouse=True)
-def at_the_horizon(monkeypatch):
-    """These tests read protocol 5's doubling test through grade: the runs stand at the text's budget, so protocol
-    6's horizon (tests/test_horizon.py) adds nothing to it."""
-    from penb.claims import horizon
-
-    monkeypatch.setattr(horizon, "doublings_left", lambda h, n: 0)
-
 CHAPTERS = Path(claims.__file__).resolve().parents[1] / "chapters"
 SESOI = 0.02
 PARAMS = {"min_agree": 0.8, "min_seeds": 3}

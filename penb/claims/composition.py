@@ -30,6 +30,8 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
     verdict, reason = _premise(verdict, reason, evidence, both=protocol >= 6 and about == "doubling")
     if protocol >= 6 and about == "doubling":
         verdict, reason = _above_chance(verdict, reason, evidence, sesoi)
+    if protocol >= 6 and kind == "check":
+        verdict, reason = _agreement(verdict, reason, evidence)
     rule_verdict = verdict
     verdict, reason = _zero_width(about, verdict, reason, detail, resolution)
     if about == "trained":
@@ -50,12 +52,31 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
     elif about == "doubling" and protocol >= 6 and verdict in DECIDED:
         verdict, reason, hz = _doubling_claim(verdict, reason, evidence, budgets, sesoi, horizon, resolution)
         detail = {**detail, "horizon": hz}
-    elif about == "budget" and protocol >= 6 and horizon and budgets and 0 < budgets[1] < horizon:
+    elif about == "budget" and protocol >= 6 and budgets and budgets[1] and horizon_test.doublings_left(horizon,
+                                                                                                   budgets[1]):
         detail = {**detail, "rule_verdict": verdict}
         verdict, reason = NOT_TESTED, (f"not tested below the text's budget: the text compares models trained "
                                        f"{horizon:,} updates, these runs {budgets[1]:,} (protocol 6); the rule "
                                        f"alone would say '{verdict}' ({reason})")
     return verdict, ours, reason, detail, rule_verdict
+
+
+MIN_INITS, MIN_SHARE = 10, 0.8          # protocol 6: a check over initialisations decides only with these
+
+
+def _agreement(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
+    """Protocol 6: a check read off a mean over random initialisations (evidence ``agreement``: {"inits", "share"}
+    of them giving the mean's outcome) decides only with at least :data:`MIN_INITS` initialisations of which at
+    least :data:`MIN_SHARE` agree."""
+    a = evidence.get("agreement")
+    if verdict not in DECIDED or not a:
+        return verdict, reason
+    if a["inits"] >= MIN_INITS and a["share"] >= MIN_SHARE:
+        return verdict, reason
+    return INCONCLUSIVE, (f"{a['share']:.0%} of {a['inits']} initialisations ({a.get('agree')} of "
+                          f"{a.get('groups')} seeds' own curves) give the mean curve's outcome; a check decides "
+                          f"only with at least {MIN_INITS} initialisations of which {MIN_SHARE:.0%} agree "
+                          f"(protocol 6). The rule alone would say '{verdict}' ({reason})")
 
 
 def _beyond_horizon(verdict: str, reason: str, hz: dict, rec: dict) -> tuple[str, str]:

@@ -133,7 +133,8 @@ CLAIMS = [
                       {**_P, "margin": 0.02, "control": False}),
             baseline=CHANCE, sesoi=0.02,
             sesoi_why="the text prints no size; the protocol's default, 0.02 of accuracy",
-            about="none")                    # it is itself the test of more training: no gate on top
+            about="doubling")                # itself the test of more training: protocol 6 reads it with the
+                                             # floor, the premise and above-chance gates, and the horizon
       for core, name in (("gru", "GRU"), ("lstm", "LSTM"), ("s4d", "S4D"))],
     # --- Sec. 4.2, Fig. 3, and Sec. 4.3's S4D half: penb.claims.morita_sec4 (FIG3 is placed here, SEC4_3 after
     # Fig. 5's claims, by penb.claims._load) ----------------------------------------------------------

@@ -100,7 +100,10 @@ def doubling_words(detail: Optional[dict]) -> str:
         return NOT_DOUBLED.get((detail or {}).get("about"), ("", ""))[1]
     n_half, n = rec["budgets"]
     head = f"budgets {n_half:,} and {n:,} updates, smallest effect {rec['sesoi']:g}: " if n else ""
-    return head + (rec.get("why") or "") + (" (settled)" if rec["decided"] else " (not settled)")
+    hz = (detail or {}).get("horizon")
+    tail = (f". At the text's budget (protocol 6's horizon, {hz['horizon']:,} updates): {hz.get('why') or ''} "
+            f"({'holds' if hz.get('decided') else 'not shown'})" if hz and hz.get("horizon") else "")
+    return head + (rec.get("why") or "") + (" (settled)" if rec["decided"] else " (not settled)") + tail
 
 
 def not_doubled_words(table: list[dict]) -> str:

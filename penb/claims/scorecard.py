@@ -207,11 +207,18 @@ def doubling_line(table: list[dict]) -> str:
     p4 = sum(bool((r["detail"].get("doubling_p4") or {}).get("decided")) for r in graded)
     models = sum(any(r["detail"]["doubling"]["moves"][q].get("kind") == "model"
                      for q in r["detail"]["doubling"].get("held_by") or ()) for r in graded)
+    horizon = [r["detail"]["horizon"] for r in graded if r["detail"].get("horizon")]
+    reach = sum(bool(h.get("decided")) for h in horizon)
+    one = sum("one doubling only" in (h.get("why") or "") for h in horizon)
+    line6 = (f" **Protocol 6's horizon** read the {len(horizon)} verdicts the doubling test let stand at the texts' "
+             f"own budgets: {reach} hold there; {len(horizon) - reach} inconclusive ({one} of them with one "
+             f"doubling only, no runs at N/4)." if horizon else
+             " **Protocol 6's horizon** had no settled verdict to read.")
     return (f"**The doubling test** (protocol 5; {len(graded)} of the texts' claims about trained models graded): "
             f"{by.get(True, 0)} settled, their verdicts decided; {by.get(False, 0)} moved by more than their "
             f"smallest effect when the updates doubled, so inconclusive ({models} of them because a compared model "
             f"still moved); {by.get(None, 0)} without runs at half the budget, so inconclusive. Protocol 4, which "
-            f"read the gap alone, settled {p4} of the same claims." + not_doubled_words(table))
+            f"read the gap alone, settled {p4} of the same claims." + line6 + not_doubled_words(table))
 
 
 def render(out_dir: Optional[Path] = None) -> str:

@@ -258,4 +258,21 @@ def grade(pooled: pd.DataFrame, floors: dict[str, float], cfg,
         return [claims.not_tested(c.key, "not at this preset: the claims are about the blog's "
                                   f"study; this run differs in {gap}", cfg) for c in ours]
     ev = evidence(measures(pooled, floors), per_seed, nonfinite)
+    if per_seed is not None and len(per_seed):
+        for c in ours:
+            ev[c.key] = {**ev[c.key], "agreement": agreement(c, ev[c.key], per_seed, cfg.inits)}
     return [claims.grade(c.key, ev[c.key], cfg, inits=cfg.inits) for c in ours]
+
+
+def agreement(c: claims.Claim, pooled_ev: dict, per_seed: pd.DataFrame, inits: int) -> dict:
+    """Protocol 6's agreement of a check (issue 49, item 3): each seed's own mean curve (``inits``
+    initialisations each) read by the same rule, and the share of initialisations whose seed gives the pooled
+    curve's outcome. Initialisations are counted by seed, the unit the study keeps a curve for: {"inits",
+    "groups", "agree", "share"}."""
+    from penb.claims import grading
+
+    want = grading.apply(c.rule, pooled_ev)[0]
+    got = [grading.apply(c.rule, evidence(dict(row))[c.key])[0] for _, row in per_seed.iterrows()]
+    agree = sum(v == want for v in got)
+    return {"inits": inits * len(got), "groups": len(got), "agree": agree,
+            "share": agree / len(got) if got else 0.0}

@@ -219,8 +219,9 @@ SLICE = dict(
     QUICK,                              # quick's cells and regime, then:
     device="auto",                      # CUDA; refused without it unless device="cpu"
     executor="batched",                 # the runs of one shape as one batched model
-    batch_runs=1024,                    # a figure's runs of one model in one batch (issue 48: every
-                                        # cell and seed; at quick sizes memory never splits it)
+    batch_runs=1024,                    # a figure's runs of one model in one batch
+                                        # (issue 48: every cell and seed; at quick
+                                        # sizes memory never splits it)
     seeds=confirmation(SLICE_SEEDS),    # SLICE_RULE: 5 (t = 2.78); more do not fit
     core_seeds={},                      # both models on all five
     cores=("gru", "lstm"),              # the batched trainer's (the S4D: SLICE_S4D)
