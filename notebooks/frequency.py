@@ -269,6 +269,8 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # quantity (the RARE-disturbant harm, the RARE targets, the positions) and each
 # compared condition or model by less than its smallest effect of interest; the mark
 # beside each badge says whether it *settled*, and an unfolded row which move did not.
+# Protocol 6 (in force) reads a settled verdict at the paper's 300,000 updates, which
+# needs runs at N/4 as well (otherwise inconclusive, "one doubling only").
 
 # %%
 grades = frequency.analysis.grade_claims(cfg, run_frame, sh, cells)
