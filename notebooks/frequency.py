@@ -270,7 +270,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # compared condition or model by less than its smallest effect of interest; the mark
 # beside each badge says whether it *settled*, and an unfolded row which move did not.
 # Protocol 6 (in force) reads a settled verdict at the paper's 300,000 updates, which
-# needs runs at N/4 as well (otherwise inconclusive, "one doubling only").
+# needs runs at N/4 as well (without them: "one doubling only", undecided).
 
 # %%
 grades = frequency.analysis.grade_claims(cfg, run_frame, sh, cells)

@@ -241,8 +241,8 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # protocol 4's reading of the gap alone, and the learning curves. Protocol 6 (in
 # force) then reads a settled verdict at the paper's own 300,000 updates: it stands
 # only where runs at N/4 show the moves not growing and the doublings left could not
-# close the gap; with N/2 and N only, as here, it reads inconclusive, "one doubling
-# only" (protocol 5's verdict is kept beside it on the scorecard).
+# close the gap; with N/2 and N only it is not decided ("one doubling only";
+# protocol 5's verdict is kept beside it on the scorecard).
 
 # %%
 grades = key_findings.analysis.grade(run_frame, cfg)

@@ -159,6 +159,18 @@ def load_half(configs: list[dict], cfg, store=None) -> list | None:
         return None
 
 
+def load_quarter(configs: list[dict], cfg, store=None) -> list | None:
+    """The finished runs of ``configs`` at a quarter of their updates (the first of :func:`earlier_budgets`:
+    protocol 6's horizon reads the doubling N/4 -> N/2), or None when the preset trains none or one is missing."""
+    from penb.store import runs
+
+    quarter = [{**c, "steps": c["steps"] >> 2} for c in configs] if cfg.get("doubling") and cfg.get("earlier") else []
+    try:
+        return [runs.load(c, store) for c in quarter] if quarter else None
+    except FileNotFoundError:
+        return None
+
+
 def half_of(frame, cfg) -> list | None:
     """The finished half-budget runs of the full-budget runs in ``frame`` (a chapter's table with a ``path`` per
     run), in its order, from the run store beside them; None when ``cfg`` trains none (``doubling``), the table

@@ -81,11 +81,21 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     return frame(results[:len(configs)])
 
 
-def grade(frame: pd.DataFrame, cfg, half: Optional[pd.DataFrame] = None) -> list:
+def grade(frame: pd.DataFrame, cfg, half: Optional[pd.DataFrame] = None,
+          quarter: Optional[pd.DataFrame] = None) -> list:
     """:func:`penb.chapters.key_findings.grading.grade` with the runs at half the
-    budget (protocol 4): ``half`` as :func:`half_frame` gives it, read from the store
-    when not given."""
-    return grading.grade(frame, cfg, half_frame(cfg) if half is None else half)
+    budget (protocol 4) and at a quarter (protocol 6's horizon, where the preset trains
+    them): as :func:`half_frame` and :func:`quarter_frame` give them, read from the
+    store when not given."""
+    return grading.grade(frame, cfg, half_frame(cfg) if half is None else half,
+                         quarter_frame(cfg) if quarter is None else quarter)
+
+
+def quarter_frame(cfg, store: Optional[Path] = None) -> Optional[pd.DataFrame]:
+    """The runs of ``cfg`` at a quarter of their updates (``earlier``: protocol 6's
+    horizon), from the store, as :func:`frame`; None when the preset trains none."""
+    found = rnn_common.load_quarter(run_configs(cfg), cfg, store)
+    return frame(found) if found is not None else None
 
 
 def half_frame(cfg, store: Optional[Path] = None) -> Optional[pd.DataFrame]:

@@ -141,7 +141,7 @@ def level_evidence(frame: pd.DataFrame, model: str, vocab: int) -> dict:
 
 
 def rescue_evidence(frame: pd.DataFrame, half: pd.DataFrame, model: str,
-                    vocab: int) -> dict:
+                    vocab: int, quarter: Optional[pd.DataFrame] = None) -> dict:
     """The evidence of rule "no_gain" for Sec. 4.1's extra updates: a, the vanilla
     ``model``'s accuracy at N; b, at N/2 (paired by seed, valid at both); and the
     premise that the PE model has settled (its own move's Student-t interval within
@@ -163,7 +163,20 @@ def rescue_evidence(frame: pd.DataFrame, half: pd.DataFrame, model: str,
             "premise": {"holds": bool(len(move) >= 2 and -0.02 < lo and hi < 0.02),
                         "text": f"PE {name} settled: its move from N/2 to N "
                                 f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}], needs within "
-                                "+-0.02"}}
+                                "+-0.02"},
+            **_earlier_gain(half, quarter, model, vocab, seeds)}
+
+
+def _earlier_gain(half, quarter, model: str, vocab: int, seeds: list) -> dict:
+    """{"earlier_gain": the vanilla model's gain from N/4 to N/2 per seed, in ``seeds``'
+    order} where the runs at N/4 hold them all (protocol 6's horizon), else {}."""
+    if quarter is None or not len(quarter) or not (quarter["model"] == model).any():
+        return {}
+    short, early = (_paired(f, model, vocab, "token_accuracy") for f in (half, quarter))
+    if not set(seeds) <= set(early.index):
+        return {}
+    return {"earlier_gain": (short.loc[seeds, VANILLA]
+                             - early.loc[seeds, VANILLA]).tolist()}
 
 
 def training_state(frame: pd.DataFrame, model: str, vocabs) -> dict:
@@ -196,19 +209,22 @@ def trend_evidence(frame: pd.DataFrame, model: str, vocabs) -> dict:
 
 
 def grade(frame: pd.DataFrame, cfg,
-          half: Optional[pd.DataFrame] = None) -> list[claims.Grade]:
+          half: Optional[pd.DataFrame] = None,
+          quarter: Optional[pd.DataFrame] = None) -> list[claims.Grade]:
     """The grades of the chapter's claims, in registry order: every claim of
     ``claims.of_chapter("key_findings")`` graded on the runs in ``frame`` (the columns
     of :func:`frame`, made from ``cfg``) through ``penb.claims.grade``, or recorded with
     ``penb.claims.not_tested`` where this preset cannot test it; then the claims of
     :data:`UNTESTED`, with the registry's reason. ``half`` holds the same runs at half
     their updates (protocol 4's doubling test; ``analysis.grade`` reads them from the
-    store); without them the claims about trained models read undecided."""
-    out = [_grade(c, frame, cfg, half) for c in claims.of_chapter(CHAPTER)]
+    store); without them the claims about trained models read undecided. ``quarter``:
+    the runs at N/4 (protocol 6's horizon), where the preset trains them."""
+    out = [_grade(c, frame, cfg, half, quarter) for c in claims.of_chapter(CHAPTER)]
     return out + [claims.not_tested(k, claims.get(k).not_tested, cfg) for k in UNTESTED]
 
 
-def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade:
+def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None,
+           quarter=None) -> claims.Grade:
     if c.rule is None:
         return claims.not_tested(c.key, c.not_tested, cfg)
     model = BETTER[c.key][0] if c.key in BETTER else \
@@ -224,16 +240,16 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
         if _at_half(half, lambda *a: True, model) is None:
             return claims.not_tested(c.key, "not at this preset: no runs at half the "
                                      "budget (doubling=False)", cfg)
-        ev = rescue_evidence(frame, half, model, max(vocabs))
+        ev = rescue_evidence(frame, half, model, max(vocabs), quarter)
         return claims.grade(c.key, ev, cfg, budgets=rnn_common.budgets(cfg, model),
                             vocab=max(vocabs))
     if c.key in LEVEL:
         return _trained(c, cfg, frame, half, model, [max(vocabs)], level_evidence,
-                        max(vocabs))
+                        max(vocabs), quarter=quarter)
     if c.key in BETTER:
         vocab = max(vocabs)
         return _trained(c, cfg, frame, half, model, [vocab], evidence, vocab,
-                        BETTER[c.key][1], cfg.length)
+                        BETTER[c.key][1], cfg.length, quarter=quarter)
     if len(vocabs) < TREND_MIN_VOCABS:
         rule = f"; {QUICK_RULE}, (a)" if cfg.preset == "quick" else ""
         return claims.not_tested(c.key, (
@@ -241,11 +257,12 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None) -> claims.Grade
             f"{model_name(model)} vocabularies, this preset has {len(vocabs)} "
             f"({', '.join(map(str, sorted(vocabs)))}){rule}"), cfg)
     of = trend_evidence if c.key in TREND else decline_evidence
-    return _trained(c, cfg, frame, half, model, sorted(vocabs), of, vocabs)
+    return _trained(c, cfg, frame, half, model, sorted(vocabs), of, vocabs,
+                    quarter=quarter)
 
 
 def _trained(c: claims.Claim, cfg, frame: pd.DataFrame, half, model: str, cells: list,
-             of, *args) -> claims.Grade:
+             of, *args, quarter=None) -> claims.Grade:
     """Grade a claim about trained models at ``cells`` (vocabularies) of ``model``:
     its evidence ``of(runs, model, *args)`` at N and at N/2, protocol 3's training
     state, the budgets and the next doubling's cost."""
@@ -253,6 +270,7 @@ def _trained(c: claims.Claim, cfg, frame: pd.DataFrame, half, model: str, cells:
     return claims.grade(c.key, of(frame, model, *args), cfg,
                         training=training_state(frame, model, cells),
                         half=_at_half(half, of, model, *args),
+                        quarter=_at_half(quarter, of, model, *args),
                         budgets=rnn_common.budgets(cfg, model),
                         vocab=cells[0] if len(cells) == 1 else cells,
                         next_cost=rnn_common.next_cost(at, cfg, model))
