@@ -120,7 +120,8 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         if fold and v["kind"] == GAP and models:
             closable = max(closable, sum(q[k]["closable"] for k in models))
         v["closable"] = closable
-        folded = through and name in models          # its growth shows in the gap's or the slope's own moves
+        folded = through and (name in models or (kind == "gain_vs_reference" and " (reference)" in name))
+        # ... its growth shows in the gap's, the slope's or the second part's own moves
         v["holds"] = (folded or not v["grows"]) and math.isfinite(closable) and _clear(v, values, closable, params,
                                                                                          sesoi, res, folded)
     rec["quantities"] = q
