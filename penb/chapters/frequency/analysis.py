@@ -121,17 +121,29 @@ def search_table(path: Optional[Path] = None) -> pd.DataFrame:
 
 
 def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame,
-                 half: Optional[pd.DataFrame] = None) -> list:
+                 half: Optional[pd.DataFrame] = None, quarter: Optional[pd.DataFrame] = None) -> list:
     """:func:`penb.chapters.frequency.grading.grade_claims` with the runs at half the budget (protocol 4's
-    doubling test): ``half`` as :func:`half_frame` gives it, read from the store when not given."""
-    return grading.grade_claims(cfg, frame, sh, cells_, half_inputs(cfg, half))
+    doubling test) and at a quarter (protocol 6's horizon): ``half`` and ``quarter`` as :func:`half_frame`
+    and :func:`quarter_frame` give them, read from the store when not given."""
+    quarter = quarter_frame(cfg) if quarter is None else quarter
+    return grading.grade_claims(cfg, frame, sh, cells_, half_inputs(cfg, half), _inputs(quarter))
+
+
+def quarter_frame(cfg, store: Optional[Path] = None) -> Optional[pd.DataFrame]:
+    """The runs of ``cfg`` at a quarter of their updates (``earlier``: protocol 6's horizon), from the store,
+    as :func:`run` gives them; None when the preset trains none or they are missing."""
+    found = rnn_common.load_quarter(run_configs(cfg), cfg, store)
+    return _frame(found) if found is not None else None
 
 
 def half_inputs(cfg, half: Optional[pd.DataFrame]) -> Optional[tuple]:
     """(frame, seed harm, cells, diverged) of the half-budget runs, as :func:`grade_claims` reads them for
     the full budget; None without them. The evidence of each claim is the same function of these."""
-    half = half_frame(cfg) if half is None else half
-    if half is None or not len(half):
+    return _inputs(half_frame(cfg) if half is None else half)
+
+
+def _inputs(runs: Optional[pd.DataFrame]) -> Optional[tuple]:
+    if runs is None or not len(runs):
         return None
-    cells_ = cells(half)
-    return half, seed_harm(cells_, target="all"), cells_, diverged_counts(half)
+    cells_ = cells(runs)
+    return runs, seed_harm(cells_, target="all"), cells_, diverged_counts(runs)

@@ -242,13 +242,14 @@ VARIANTS = {**{k: ((VANILLA,), False) for k in HARM.values()},
 
 
 def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFrame,
-                 at_half: Optional[tuple] = None) -> list:
+                 at_half: Optional[tuple] = None, at_quarter: Optional[tuple] = None) -> list:
     """Grade every claim of the chapter (``penb.claims.of_chapter("frequency")``, the GRU's exception included);
     returns the ``penb.claims.Grade`` list.
 
     frame: the runs (diverged included); sh: ``seed_harm`` over all targets; cells_: the grid's counts;
     at_half: the same four of the runs at half their updates (protocol 4's doubling test:
-    ``penb.chapters.frequency.analysis.half_inputs``), None when there are none.
+    ``penb.chapters.frequency.analysis.half_inputs``), None when there are none; at_quarter: the same at a
+    quarter of their updates (protocol 6's horizon), where the preset trains them.
     """
     if (sh["target"] != "all").any():
         raise ValueError("the registered measure is over all targets (seed_harm(cells, 'all'))")
@@ -266,7 +267,8 @@ def grade_claims(cfg, frame: pd.DataFrame, sh: pd.DataFrame, cells_: pd.DataFram
         state = training.of_frame(frame, "variant", variants, {v: f"{v} {model_name(model)}" for v in variants},
                                   where={"model": model})
         ev_half = _claim_evidence(cfg, c.key, *at_half)[2] if at_half else None
-        out.append(claims.grade(c.key, ev, cfg, training=state, half=ev_half,
+        ev_quarter = _claim_evidence(cfg, c.key, *at_quarter)[2] if at_quarter else None
+        out.append(claims.grade(c.key, ev, cfg, training=state, half=ev_half, quarter=ev_quarter,
                                 budgets=rnn_common.budgets(cfg, model), vocab=vocab,
                                 next_cost=rnn_common.next_cost(frame, cfg, model)))
     return out
