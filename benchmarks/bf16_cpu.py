@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from penb import presets
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.chapters import key_findings
 from penb.claims import fmt, seed_interval

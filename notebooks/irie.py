@@ -331,7 +331,7 @@ print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 # %% [markdown]
 # Training: Adam (betas 0.9, 0.98), peak learning rate `q4_lr` after `q4_warmup` warm-up
 # updates, then cosine decay to 0, gradient clipping at 1 (the engine's defaults
-# otherwise). Runs are stored by `penb.store.runs`, so running the chapter again reuses them;
+# otherwise). Runs are stored by `penb.runs`, so running the chapter again reuses them;
 # `workers` processes train side by side. With `doubling` on, the cells of the claims
 # about trained models (the one- and two-layer order models without PE, the two-layer
 # language model without PE) are trained a second time at half the updates, on the same

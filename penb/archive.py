@@ -29,10 +29,12 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, Optional
 
-from penb.store import atomic, paths, runs
+from penb.store import atomic, paths
+
+from penb import runs
 from penb.store.identity import CLEAN_COMMIT as COMMIT
 
-KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.store.runs.key)
+KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.runs.key)
 PART_BYTES = 15 * 2 ** 20                  # a predictions part: under the 16 MiB a GPU machine hands back per file
 
 

@@ -7,7 +7,7 @@ Many users get a GPU in slices: a queue's debug partition, a card rented by the 
 
 trains the preset's runs in order (each model's largest vocabulary first, the variants of one seed side by side, so
 that a step cut short leaves whole pairs) until its S minutes are up, saves a checkpoint of the run in hand and
-exits; the next invocation resumes from the store the last one left (``penb.store.runs``: a partial run resumes from its
+exits; the next invocation resumes from the store the last one left (``penb.runs``: a partial run resumes from its
 last checkpoint). The minutes spent are kept in a ledger in the store, so all steps together train at most B
 minutes. Exit status: 0 every run done, 3 runs left and minutes left (invoke it again), 4 runs left but the budget
 is spent.
@@ -37,7 +37,8 @@ from penb import runner
 from penb import presets, train
 from penb.archive import archive, made_on, now as _now, restore, source_commit, write_runs  # noqa: F401 (archive)
 from penb.progress import watching as progress_line
-from penb.store import atomic, paths, runs
+from penb.store import atomic, paths
+from penb import runs
 
 DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
 

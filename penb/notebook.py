@@ -243,7 +243,7 @@ def _env(name: str, value: str | None):
 
 
 def run_usage(log: Path) -> dict:
-    """What a chapter's sweeps returned (``penb.store.runs`` usage log): distinct runs ``used``, how many it
+    """What a chapter's sweeps returned (``penb.runs`` usage log): distinct runs ``used``, how many it
     ``trained`` itself, and ``training_s``, the training time of all of them where they were made."""
     rows = {}
     if log.exists():

@@ -61,7 +61,7 @@ def planned_runs(chapter: str, params: dict) -> int:
     """The distinct runs ``chapter`` lists at ``params`` (a preset and overrides, as ``python -m penb run`` takes
     them), 0 where it lists none or they cannot be listed here (a progress line then counts cells only)."""
     from penb import notebook
-    from penb.store.runs import key
+    from penb.runs import key
 
     try:
         return len({key(c) for c in configs_for(chapter, notebook.validate(chapter, params))})
@@ -72,7 +72,7 @@ def planned_runs(chapter: str, params: dict) -> int:
 def configs_for(chapter: str, cfg) -> list[dict]:
     """The normalised run configs that ``chapter`` lists at ``cfg`` (a resolved config: any preset and
     parameters), with protocol 4's half budgets; [] for a chapter that lists none."""
-    from penb.store import runs
+    from penb import runs
     from penb.chapters.rnn_common import all_budgets
 
     full = [c for fn in _listers(chapter) for c in fn(cfg)]
@@ -120,7 +120,7 @@ def book(preset: str, chapters: Optional[list[str]] = None) -> list[dict]:
     """One row per chapter: chapter, preset, runs (new to the plan: a run an earlier chapter lists is counted
     there), shared (runs listed by an earlier chapter), updates, gpu_hours, note."""
     from penb import notebook
-    from penb.store import runs
+    from penb import runs
 
     seen: set = set()
     rows = []

@@ -1,7 +1,7 @@
 """The one path from run configs to finished runs in the store (issue 51, item 2): lock, skip what is done, resume,
 train, write results, finish, for a group of runs trained together (``penb.trainer``, K >= 1).
 
-Every way a run trains goes through :func:`train_group`: ``penb.store.runs.run`` (one run: the chapters, the Slurm
+Every way a run trains goes through :func:`train_group`: ``penb.runs.run`` (one run: the chapters, the Slurm
 jobs, the lease), the batched executor's groups, and the slice's batches. The runs' locks are taken in key order
 (two processes never wait on each other); a run found done is skipped; a partial run resumes from its own last
 checkpoint, else from its WSD trunk's branch point; ``config.json`` is written before training and
@@ -11,13 +11,15 @@ fields, plus, for a batch, ``"batched": {"runs": K, "wall_s": the batch's traini
 """
 from __future__ import annotations
 
+import json
 import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from penb import trunks
-from penb.store import atomic, runs
+from penb.store import atomic
+from penb import runs
 from penb.store.run_result import RunResult
 from penb.run_config import normalize
 from penb.trainer import Trainer, finish
@@ -68,6 +70,15 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
                     finish(r, dirs[k], time.time() - wall / len(part), **extra)
     done = {dirs[k].name for k in todo}
     return {runs.key(c): runs.key(c) in done for c in configs}
+
+
+def train_one(config: Mapping[str, Any], store: Path, callback: Optional[Callable] = None,
+              progress: bool = False) -> dict:
+    """Train (or resume) the one run ``config`` in the store folder ``store`` through :func:`train_group`, and
+    return its ``result.json`` (a diverged run's too). ``callback(trainer)`` runs after every update."""
+    c = normalize(config)
+    train_group([c], store, progress=progress, callback=callback)
+    return json.loads((runs.run_dir(c, store) / "result.json").read_text())
 
 
 def run(config: Mapping[str, Any], store: Optional[Path] = None, progress: bool = True,

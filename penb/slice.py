@@ -28,7 +28,8 @@ from typing import Callable, Optional
 
 from penb import presets
 from penb.archive import PART_BYTES, made_on, now, restore, source_commit, write_runs
-from penb.store import atomic, runs
+from penb.store import atomic
+from penb import runs
 
 OVERHEAD_S = 60.0          # start, CUDA set-up, evaluation and collection: an allowance (no measurement yet), which
                            # each slice's manifest checks against its own spent minutes

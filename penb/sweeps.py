@@ -1,9 +1,9 @@
-"""Sweeps: many run configs through an executor into the run store (``penb.store.runs`` only stores).
+"""Sweeps: many run configs through an executor into the run store (``penb.runs`` only stores).
 
 ``sweep(configs, executor)`` normalises every configuration once, first (``ValueError`` before anything runs), reuses
 finished runs, resumes interrupted ones from their last checkpoint, and runs the rest on the executor (``penb.executors``),
 the budgets of one WSD trunk as one item (:func:`groups`). ``chapter_sweep`` is a chapter's: it says what it found and
-picks the chapter's executor. Each run trains under its folder's lock (``penb.store.runs.run``), so two processes on one
+picks the chapter's executor. Each run trains under its folder's lock (``penb.runs.run``), so two processes on one
 store train it once.
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ from penb import trunks
 from penb.executors import Executor, LocalExecutor, for_config
 from penb.limits import check_store
 from penb.progress import emit
-from penb.store import runs
-from penb.store.runs import RunResult
+from penb import runs
+from penb.runs import RunResult
 
 
 def _job(item, store: str, progress: bool):

@@ -6,4 +6,4 @@ and its checkpoints are described in :mod:`penb.trainer`; this module only re-ex
 from penb.metrics import summarize  # noqa: F401
 from penb.run_config import AMP, DEFAULTS, RunConfig, decay_start, derive_seed, normalize  # noqa: F401
 from penb.store.paths import checkpoint_path, checkpoints  # noqa: F401
-from penb.trainer import Diverged, Run, Trainer, build_model, finish, train  # noqa: F401
+from penb.trainer import Diverged, Run, Trainer, build_model, finish, load_model  # noqa: F401

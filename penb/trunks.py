@@ -17,7 +17,7 @@ The store keeps the trunk's checkpoints at the branch points, in ``<store>/_trun
 
 On the CPU a branched run equals the same run trained alone, bit for bit (the trunk's state is what its own
 updates would have made; ``tests/test_trunks.py`` checks it); on CUDA it agrees statistically, as a resumed run
-does. The trunk key hashes the run key's fields (``penb.store.identity.key_fields``) less those that do not act before the
+does. The trunk key hashes the run key's fields (``penb.runs.key_fields``) less those that do not act before the
 decay: two processes that reach one branch point write the same checkpoint atomically (the last write wins),
 so no lock is needed.
 """
@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from penb.store.identity import key_fields
+from penb.runs import key_fields
 from penb.run_config import decay_start
 
 FOLDER = "_trunks"                                   # beside the run folders of a store
@@ -42,7 +42,7 @@ def shares_trunk(config: Mapping[str, Any]) -> bool:
 
 
 def trunk_fields(config: Mapping[str, Any]) -> dict:
-    """What a trunk's identity hashes: the run key's fields (``penb.store.identity.key_fields``) less
+    """What a trunk's identity hashes: the run key's fields (``penb.runs.key_fields``) less
     :data:`NOT_IN_TRUNK`."""
     return {k: v for k, v in key_fields(config).items() if k not in NOT_IN_TRUNK}
 

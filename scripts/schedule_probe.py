@@ -69,7 +69,7 @@ def cells(chapter: str = "key_findings", factors=(0.5, 1, 2), cores=("gru", "lst
 
 
 def main(argv=None) -> int:
-    from penb.store import runs
+    from penb import runs
     from penb import sweeps
     from penb.executors import ProcessExecutor
 

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from penb import presets  # noqa: E402
-from penb.store import runs
+from penb import runs
 from penb.chapters.frequency import analysis  # noqa: E402
 
 CSV = analysis.SEARCH_LOG                           # penb/chapters/frequency/search_log.csv

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from penb.store import runs  # noqa: E402
+from penb import runs  # noqa: E402
 
 from penb import sweeps
 from penb.chapters.key_findings import analysis  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 from penb import presets
 from penb.chapters.key_findings import analysis
 from penb.executors import ProcessExecutor
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 
 

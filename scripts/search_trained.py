@@ -62,14 +62,14 @@ def one(config: dict) -> dict:
     """Train ``config`` in a temporary folder on one thread; its summary row."""
     import torch
 
-    from penb import train
+    from penb import runner
 
     run_summary = _training_module().run_summary
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.time()
-        r = train.train(config, Path(tmp), progress=False)
+        r = runner.train_one(config, Path(tmp))
     s = run_summary(r["history"], config["steps"])
     return dict(core=config["core"], length=config["length"], hidden=config["hidden"],
                 batch_size=config["batch_size"], steps=config["steps"], lr=config["lr"], vocab=config["vocab_size"],

@@ -63,7 +63,7 @@ def traced_job(config, store: str, trace: str, pause_s: float = 0.0, hold_at: Op
                hold_seeds: Optional[list] = None, barrier: int = 0):
     """A submitit job body: ``penb.sweeps._job(config, store)`` with a trace and the test options (see the module)."""
     from penb import runner
-    from penb.store import runs
+    from penb import runs
     from penb import sweeps
 
     key = runs.key(config)

@@ -33,7 +33,7 @@ def main(argv):
     import torch
 
     torch.set_num_threads(1)
-    from penb.store import runs
+    from penb import runs
     from penb import sweeps
 
     for r in sweeps.sweep(configs(argv[1:]), store=argv[0], progress=False):

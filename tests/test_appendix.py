@@ -11,13 +11,14 @@ import pytest
 import torch
 
 from penb import claims, presets, train
-from penb.store import runs
+from penb import runs
 from penb.chapters import key_findings
 from penb.chapters.appendix import (analysis, appendix_a, appendix_b, appendix_c,
                                     appendix_d, common, summary)
 from penb.chapters.appendix.common import Panel
 from penb.claims import grading
 from penb.tasks import IGNORE, make_task
+from penb import runner
 
 CHAPTERS = {"appendix_a": appendix_a, "appendix_b": appendix_b,
             "appendix_c": appendix_c, "appendix_d": appendix_d}
@@ -555,7 +556,7 @@ def test_graded_presets_use_confirmation_seeds(chapter):
     ("appendix_d", dict(vocab=1), "vocab must hold"),
 ])
 def test_bad_options_refused(chapter, overrides, match, monkeypatch):
-    monkeypatch.setattr(train, "train", lambda *a, **k: pytest.fail("training started"))
+    monkeypatch.setattr(runner, "train_group", lambda *a, **k: pytest.fail("training started"))
     with pytest.raises(ValueError, match=match):
         presets.resolve(chapter, "smoke", **overrides)
 
@@ -640,7 +641,7 @@ def test_a_run_that_diverged_in_training_is_flagged_counted_and_not_summarised(
     cfg = presets.resolve("appendix_b", "smoke", seeds=(1001, 1002, 1003))
     bad = next(c for c in appendix_b.run_configs(cfg)
                if c["encoding"] == "sinusoidal" and c["seed"] == 1002)
-    train.train(bad, runs.run_dir(bad, tmp_path), callback=poison_at(5), progress=False)
+    runner.train_one(bad, tmp_path, callback=poison_at(5), progress=False)
     frame = appendix_b.run(cfg, store=tmp_path, progress=False)
     gone = frame[frame["diverged"]]
     assert list(zip(gone["variant"], gone["seed"])) == [("sinusoidal", 1002)]

@@ -9,11 +9,13 @@ import torch
 
 from penb import runner
 from penb import claims, presets
-from penb.store import paths, runs
+from penb.store import paths
+from penb import runs
 from penb.chapters import beyond_rnn, beyond_transformers
 from penb.chapters.irie.ceiling import blind_ceiling
 from penb.claims import evidence
 from penb.chapters.key_findings import analysis as kfa
+from penb.trainer import load_model
 
 SEEDS = list(presets.confirmation(5))      # five seeds of hand-built runs
 
@@ -107,7 +109,7 @@ def test_extended_model_matches_the_trained_one_on_the_trained_prefix(tmp_path, 
     if core == "transformer":
         cfg.update(layers=2, heads=2)
     r = runner.run(cfg, store=tmp_path, progress=False)
-    short, long = r.load_model(), extended_model(r, 6)
+    short, long = load_model(r), extended_model(r, 6)
     x = torch.randint(0, 7, (4, 6))
     with torch.no_grad():
         assert torch.allclose(short(x), long(x)[:, :6], atol=1e-6)

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from penb import presets, train
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 
 # A small GRU on reversal: learns visibly within a few hundred updates (the loss falls well below ln V).

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from penb import cli, executors, notebook, presets, status
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.chapters import appendix, frequency, gradient_stability, key_findings, rnn_common
 from penb.executors import LocalExecutor, ProcessExecutor, SubmititExecutor

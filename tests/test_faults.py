@@ -11,7 +11,8 @@ import torch
 
 from penb import runner
 from penb import limits, train
-from penb.store import paths, runs
+from penb.store import paths
+from penb import runs
 from penb import sweeps
 from penb.executors import SubmititExecutor
 from tests.store_worker import TINY

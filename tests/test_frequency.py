@@ -12,11 +12,12 @@ import torch
 from scipy import stats
 
 from penb import claims, presets, train
-from penb.store import runs
+from penb import runs
 from penb.chapters import frequency, gradient_stability
 from penb.chapters.frequency import analysis
 from penb.claims import scorecard
 from penb.tasks import IGNORE, make_task
+from penb import runner
 from tests.store_worker import poison_at
 
 
@@ -386,7 +387,7 @@ def test_a_diverged_run_is_counted_and_its_seed_unpaired():
 def test_run_keeps_a_diverged_run_apart(tmp_path):
     cfg = presets.resolve("frequency", "smoke", cores=("gru",), seeds=(1001, 1002, 1003), steps=10)
     bad = next(c for c in analysis.run_configs(cfg) if c["encoding"] == "none" and c["seed"] == 1002)
-    train.train(bad, runs.run_dir(bad, tmp_path), callback=poison_at(2), progress=False)
+    runner.train_one(bad, tmp_path, callback=poison_at(2), progress=False)
     frame = analysis.run(cfg, store=tmp_path, progress=False)
     assert len(frame) == 6 and frame.diverged.sum() == 1
     row = frame[frame.diverged].iloc[0]

@@ -8,9 +8,10 @@ import pytest
 from scipy import stats
 
 from penb import claims, presets, train
-from penb.store import runs
+from penb import runs
 from penb.chapters import frequency
 from penb.chapters.gradient_stability import analysis as sc
+from penb import runner
 from tests.store_worker import poison_at
 
 
@@ -195,7 +196,7 @@ def test_readings_check_on_a_trained_model(tmp_path):
 def test_a_diverged_run_is_not_scored(tmp_path):
     cfg = presets.resolve("gradient_stability", "smoke", cores=("gru",), steps=10)
     bad = next(c for c in sc.run_configs(cfg) if c["encoding"] == "sinusoidal" and c["seed"] == cfg.seeds[0])
-    train.train(bad, runs.run_dir(bad, tmp_path), callback=poison_at(2), progress=False)
+    runner.train_one(bad, tmp_path, callback=poison_at(2), progress=False)
     frame = sc.run(cfg, store=tmp_path, progress=False)
     assert frame.diverged.sum() == 1
     curves = sc.curves(cfg, frame, progress=False)

@@ -56,9 +56,78 @@ def test_no_circle_in_the_import_graph():
     assert circles(mods, edges) == []
 
 
-def test_the_store_imports_no_executor_sweep_or_progress_line():
-    """Issue 42: the store only stores; the sweep that picks an executor and reports progress is penb.sweeps."""
-    edges = _edges(_modules())
-    up = sorted((a, b) for a, b in edges if a.startswith("penb.store") and
-                b.split(".")[1] in ("executors", "sweeps", "progress", "lease", "slice", "archive", "notebook"))
-    assert up == []
+# The layering (issue 51), bottom first: a module may import its own layer and those below, never one above. A
+# unit is penb's top-level module or package (penb.store.identity: "store"; penb.chapters.x.y: "chapters").
+LAYERS = [
+    ["store"],                                                   # paths, atomic writes, the hash, a run folder
+    ["device", "names", "registry", "sizing", "config_checks", "limits", "progress", "plotting", "encodings",
+     "s4d", "transformer", "tokenizer", "corpus", "stacked"],    # leaves: devices, words, encodings, data
+    ["tasks", "models", "metrics", "presets"],                   # what a run trains and is scored by; the presets
+    ["run_config"],                                              # a configuration settled once
+    ["runs"],                                                    # a configuration's key, folder and result
+    ["trunks"],                                                  # budgets that share a trunk
+    ["trainer", "train"],                                        # the one training loop (train: its re-exports)
+    ["runner"],                                                  # lock, skip, resume, train, finish
+    ["executors", "sweeps", "slice_sizing"],                     # where and how many groups run at once
+    ["claims"],                                                  # the verdicts
+    ["chapters", "report", "notebook"],                          # the chapters and their execution
+    ["plan", "status"],                                          # what a preset would train; the status page
+    ["archive", "lease", "slice"],                               # GPU work handed back
+    ["device_run"],                                              # one GPU call
+    ["cli", "__main__", "penb"],                                 # the command line
+]
+LEVEL = {unit: i for i, units in enumerate(LAYERS) for unit in units}
+
+
+def unit(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def upward(edges: set) -> list:
+    """The edges from a lower layer to a higher one."""
+    return sorted((a, b) for a, b in edges if LEVEL[unit(a)] < LEVEL[unit(b)])
+
+
+def test_the_checker_finds_an_arrow_up():
+    assert upward({("penb.store.runs", "penb.trainer.run"), ("penb.trainer.run", "penb.store.paths")}) == \
+        [("penb.store.runs", "penb.trainer.run")]
+
+
+def test_every_module_has_a_layer_and_no_import_climbs():
+    """Issue 51: the store at the bottom, one runner above the trainer, executors that only schedule; every unit
+    of penb placed in :data:`LAYERS` (a new module must be given one), and no import from a lower layer to a
+    higher one, at module level or inside a function."""
+    mods = _modules()
+    assert sorted({unit(m) for m in mods} - set(LEVEL)) == []
+    assert upward(_edges(mods)) == []
+
+
+def test_lock_resume_train_finish_is_written_once():
+    """Issue 51: one runner (penb.runner.train_group) locks a group's run folders, skips what is done, resumes,
+    trains through the one trainer and finishes each run; no other module of penb calls ``finish`` or resumes a
+    run from its folder, and the single-run path (penb.runner.train_one) goes through train_group."""
+    calls: dict = {}
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                calls.setdefault(called, set()).add(name)
+    assert calls["finish"] == {"penb.runner"}
+    assert calls["train_group"] >= {"penb.runner"}
+    source = (paths.REPO / "penb" / "runner.py").read_text()
+    one = source[source.index("def train_one"):source.index("def run(")]
+    assert "train_group(" in one and "Trainer(" not in one
+
+
+def test_contributing_lists_every_module():
+    """Issue 51: CONTRIBUTING's layout names every module of penb (a chapter's own folder follows the template it
+    describes)."""
+    text = (paths.REPO / "CONTRIBUTING.md").read_text()
+    start = text.index("## Layout")
+    block = text[start:text.index("```", text.index("```", start) + 3)]
+    missing = [str(p.relative_to(paths.REPO)) for p in sorted((paths.REPO / "penb").rglob("*.py"))
+               if p.name != "__init__.py" and p.name not in block
+               and not ("chapters" in p.parts and p.parent.name not in ("chapters", "appendix"))]
+    assert missing == []

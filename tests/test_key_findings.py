@@ -11,9 +11,11 @@ import pandas as pd
 import pytest
 
 from penb import claims, presets, train
-from penb.store import paths, runs
+from penb.store import paths
+from penb import runs
 from penb.chapters.key_findings import analysis, grading, plots
 from penb.claims import scorecard
+from penb import runner
 from tests.store_worker import TINY, poison_at
 
 IGNORE = -100
@@ -452,7 +454,7 @@ def test_a_diverged_run_in_a_tiny_sweep_leaves_the_claim_undecided(tmp_path, exe
     assert len(configs) == 6
     bad = next(c for c in configs
                if c["encoding"] == "sinusoidal" and c["seed"] == SEEDS[1])
-    train.train(bad, runs.run_dir(bad, store), callback=poison_at(12), progress=False)
+    runner.train_one(bad, store, callback=poison_at(12), progress=False)
     frame = analysis.run(cfg, store=store, progress=False)
     assert frame["diverged"].sum() == 1
     gone = frame[frame["diverged"]].iloc[0]
@@ -575,18 +577,22 @@ def test_smoke_grades_each_claim_with_its_half_budget_runs(tmp_path):
 
 @pytest.mark.real_horizon
 @pytest.mark.real_doubling
-def test_runs_at_a_quarter_of_the_budget_let_a_gap_stand_at_the_papers_budget(tmp_path, executed):
-    """Protocol 6 through the chapter's own grading: PE 0.9 against vanilla 0.5 on every seed at N/4, N/2 and N
-    (moves within the resolution): with the N/4 runs the GRU's gap holds at the paper's 300,000 updates; without
-    them it reads 'one doubling only'. Sec. 4.1's extra updates read the vanilla model's earlier gain."""
+def test_quarter_budget_runs_let_a_gap_stand_at_the_papers_budget(tmp_path, executed):
+    """Protocol 6 through the chapter's own grading: PE 0.9 against vanilla 0.5 on
+    every seed at N/4, N/2 and N (moves within the resolution): with the N/4 runs the
+    GRU's gap holds at the paper's 300,000 updates; without them it reads 'one
+    doubling only'. Sec. 4.1's extra updates read the vanilla model's earlier gain."""
     cfg = presets.resolve("key_findings", "smoke", seeds=SEEDS)
     frames = [full_sweep(tmp_path / str(i), cfg) for i in range(3)]
-    with_q = {g.claim: g for g in analysis.grade(frames[0], cfg, half=frames[1], quarter=frames[2])}
+    with_q = {g.claim: g for g in analysis.grade(frames[0], cfg, half=frames[1],
+                                                 quarter=frames[2])}
     without = {g.claim: g for g in grading.grade(frames[0], cfg, frames[1], None)}
-    assert with_q["morita.fig2.gru"].verdict == claims.REPRODUCED, with_q["morita.fig2.gru"].reason
+    gru = with_q["morita.fig2.gru"]
+    assert gru.verdict == claims.REPRODUCED, gru.reason
     assert with_q["morita.fig2.gru"].detail["horizon"]["decided"]
     assert without["morita.fig2.gru"].verdict == claims.INCONCLUSIVE
     assert "one doubling only" in without["morita.fig2.gru"].reason
-    assert without["morita.fig2.gru"].previous["5"]["verdict"] == claims.REPRODUCED
+    assert without["morita.fig2.gru"].previous["5"]["verdict"] == \
+        claims.REPRODUCED
     rescue = with_q["morita.sec4_1.more_updates.gru"]
     assert rescue.evidence["earlier_gain"] == [0.0] * len(SEEDS)

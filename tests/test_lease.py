@@ -15,7 +15,7 @@ import pytest
 
 from penb import runner
 from penb import lease, metrics, train
-from penb.store import runs
+from penb import runs
 from penb.device import ARCHIVED
 
 # smoke: 1 vocabulary x 2 encodings x 2 seeds = 4 runs of 20 updates; these tests time the lease's steps, so

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from penb import claims, corpus, presets
-from penb.store import runs
+from penb import runs
 from penb.chapters.lm_appendix import analysis as lm_appendix
 from penb.chapters.lm_appendix import grading as lm_grading
 from penb.claims import grading
@@ -23,6 +23,7 @@ from penb.names import variant_label
 from penb.tasks import lm as lm_task
 from tests import lm_reference as lm
 from penb.tasks import make_task
+from penb.trainer import load_model
 
 
 @pytest.fixture
@@ -303,7 +304,7 @@ def test_run_perplexity_matches_a_plain_re_evaluation(tmp_path, fresh_data_cache
     N = task.test_paragraphs
     seqs = [task.data.test[i * N // 12][: cfg.length + 1] for i in range(12)]
     for row, c in zip(frame.itertuples(), lm_appendix.run_configs(cfg)):
-        model = runs.load(c, tmp_path).load_model(device="cpu")
+        model = load_model(runs.load(c, tmp_path), device="cpu")
         ev = lm.evaluate(model, seqs, batch_size=5, pad_id=cfg.vocab, ignore_ids=[task.data.unk_id])
         assert row.n_tokens == ev.n_tokens == lm.target_count(seqs, [task.data.unk_id])
         assert row.perplexity == pytest.approx(ev.perplexity, rel=1e-5)

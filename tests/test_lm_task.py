@@ -8,10 +8,11 @@ import torch
 
 from penb import runner
 from penb import corpus, train
-from penb.store import runs
+from penb import runs
 from tests import lm_reference as lm
 from penb.tasks import IGNORE, make_task
 from penb.tokenizer import train_tokenizer
+from penb.trainer import load_model
 
 V, T = 128, 12
 
@@ -109,7 +110,7 @@ def test_perplexity_agrees_with_an_independent_sum(text, tmp_path):
     assert pred["nll"].shape == (40,) and np.isfinite(pred["nll"]).all()
     usable = [p for p in test_ids if len(p) >= 2]
     seqs = [usable[i * len(usable) // 40][:T + 1] for i in range(40)]       # tokenised here, not by the task
-    ev = lm.evaluate(result.load_model(), seqs, batch_size=7, pad_id=V, ignore_ids=[tok.unk_id])
+    ev = lm.evaluate(load_model(result), seqs, batch_size=7, pad_id=V, ignore_ids=[tok.unk_id])
     assert result.metrics["n_tokens"] == ev.n_tokens
     assert result.metrics["perplexity"] == pytest.approx(ev.perplexity, rel=1e-5)
     assert result.metrics["perplexity"] == pytest.approx(math.exp(pred["nll"].sum() / ev.n_tokens), rel=1e-12)

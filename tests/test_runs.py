@@ -6,9 +6,10 @@ import pytest
 import torch
 
 from penb import train
-from penb.store import runs
-from penb import sweeps
+from penb import runs
+from penb import runner, sweeps
 from penb.executors import LocalExecutor, ProcessExecutor, make_executor
+from penb.trainer import load_model
 
 TINY = dict(vocab_size=6, length=3, hidden=8, batch_size=8, steps=12, warmup=3, held_out=8,
             checkpoint_every=4, log_every=5, device="cpu", seed=7, core="lstm")
@@ -22,7 +23,7 @@ def assert_same_run(a: runs.RunResult, b: runs.RunResult):
     assert a.metrics == b.metrics and a.history == b.history
     pa, pb = a.predictions(), b.predictions()
     assert set(pa) == set(pb) and all(np.array_equal(pa[k], pb[k]) for k in pa)
-    sa, sb = a.load_model().state_dict(), b.load_model().state_dict()
+    sa, sb = load_model(a).state_dict(), load_model(b).state_dict()
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
 
 
@@ -60,11 +61,11 @@ def test_killed_run_resumes_to_the_same_bits(tmp_path):
 
     d = runs.run_dir(TINY, tmp_path / "b")
     with pytest.raises(Killed):
-        train.train(TINY, d, callback=kill_at_6, progress=False)
+        runner.train_one(TINY, tmp_path / "b", callback=kill_at_6)
     assert runs.status(TINY, tmp_path / "b") == "partial"
     assert [s for s, _ in train.checkpoints(d)] == [4]                      # killed between checkpoints
     seen = []
-    train.train(TINY, d, callback=lambda t: seen.append(t.step), progress=False)
+    runner.train_one(TINY, tmp_path / "b", callback=lambda t: seen.append(t.step))
     assert seen[0] == 5                                                     # resumed after step 4
     resumed = runs.load(TINY, tmp_path / "b")
     assert_same_run(whole, resumed)
@@ -112,9 +113,9 @@ def test_executor_registry_and_bad_options():
 
 def test_load_model_checks_the_step(tmp_path):
     r = sweeps.sweep([TINY], store=tmp_path, progress=False)[0]
-    assert r.load_model(step=4) is not None
+    assert load_model(r, step=4) is not None
     with pytest.raises(ValueError, match="no checkpoint at step 5"):
-        r.load_model(step=5)
+        load_model(r, step=5)
 
 
 def test_key_findings_paper_preset_matches_the_paper():

@@ -15,7 +15,7 @@ from penb import presets
 from penb import slice as slicing
 from penb.cli import main
 from penb.executors.cost import batch_update_seconds
-from penb.store import runs
+from penb import runs
 
 CLEAN = "0123456789abcdef0123456789abcdef01234567"     # a clean commit, as a slice from main would name
 CPU = {"device": "cpu"}                                 # the slice preset planned on a machine without CUDA

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from penb import presets, train
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.chapters.key_findings import analysis
 from penb.executors import SubmititExecutor

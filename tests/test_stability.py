@@ -8,9 +8,10 @@ import torch
 
 from penb import runner
 from penb import models
-from penb.store import runs
+from penb import runs
 from penb.chapters.gradient_stability import similarity as st
 from penb.tasks import make_task
+from penb.trainer import load_model
 
 
 def gen(seed=0):
@@ -247,7 +248,7 @@ def test_stability_over_training_walks_checkpoints(tmp_path):
     assert set(zip(frame.target, frame.disturbants)) == {(x, y) for x in st.LABELS for y in st.LABELS}
     assert (frame.n == 2).all() and (frame.core == "gru").all()
     task = make_task("dual_frequency", 8, 4)
-    sims = st.pair_similarities(result.load_model(1), st.make_pairs(task, 8, gen(0)))["weighted_rows"]
+    sims = st.pair_similarities(load_model(result, 1), st.make_pairs(task, 8, gen(0)))["weighted_rows"]
     got = frame[(frame.step == 1) & (frame.method == "weighted_rows")].similarity.to_numpy()
     assert torch.allclose(torch.tensor(got), sims.view(4, 2).mean(1), atol=1e-12)
     with pytest.raises(ValueError, match="unknown Jacobian option"):

@@ -15,9 +15,10 @@ import torch
 
 from penb import runner
 from penb import train
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.executors import ProcessExecutor, RunFailed
+from penb.trainer import load_model
 from tests.store_worker import TINY, configs, poison_at, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +35,7 @@ def _worker(store, seeds, log=None):
 def test_a_run_whose_loss_turns_nan_is_stored_as_diverged(tmp_path):
     config = {**TINY, "seed": 1}
     d = runs.run_dir(config, tmp_path)
-    train.train(config, d, callback=poison_at(12), progress=False)     # weights NaN after update 12
+    runner.train_one(config, tmp_path, callback=poison_at(12))     # weights NaN after update 12
     assert runs.status(config, tmp_path) == "done"                     # final: not retrained every time
     r = runs.load(config, tmp_path)
     assert r.diverged and r.metrics == {}
@@ -64,7 +65,7 @@ def test_a_crafted_pickle_in_the_store_is_refused(tmp_path):
     last = r.checkpoints()[-1][1]
     last.write_bytes(pickle.dumps({"model": _Plant(marker)}))
     with pytest.raises(pickle.UnpicklingError, match="[Ww]eights only load failed"):
-        r.load_model()
+        load_model(r)
     trainer = train.Trainer(r.config)
     with pytest.warns(UserWarning, match="unreadable checkpoint"):
         assert trainer.resume(r.path)                                    # falls back to the one before
@@ -81,7 +82,7 @@ def test_resume_falls_back_when_the_last_checkpoint_is_torn(tmp_path):
         if trainer.step == 7:
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
-        train.train(config, d, callback=stop, progress=False)
+        runner.train_one(config, tmp_path / "b", callback=stop)
     last = train.checkpoints(d)[-1][1]
     last.write_bytes(last.read_bytes()[:100])                            # a torn file under the final name
     (d / ".result.json.x.tmp").write_text("")                            # a kill's leftover
@@ -131,7 +132,7 @@ def test_sigkill_mid_sweep_then_rerun_gives_the_same_bits(tmp_path):
         assert a.key == b.key and a.metrics == b.metrics and a.history == b.history
         pa, pb = a.predictions(), b.predictions()
         assert all(np.array_equal(pa[k], pb[k]) for k in pa)
-        sa, sb = a.load_model().state_dict(), b.load_model().state_dict()
+        sa, sb = load_model(a).state_dict(), load_model(b).state_dict()
         assert all(torch.equal(sa[k], sb[k]) for k in sa)
     assert not list(store.glob("**/.*.tmp"))
 

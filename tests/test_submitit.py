@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from penb.store import runs
+from penb import runs
 
 from penb import sweeps
 from penb.executors import SubmititExecutor, gpu_hours

@@ -12,7 +12,8 @@ import torch
 
 from penb import runner
 from penb import encodings, models, train
-from penb.store import identity, runs
+from penb.store import identity
+from penb import runs
 from penb.chapters.irie import ceiling, q4, q4_tables
 from tests.util import gen
 
@@ -150,7 +151,7 @@ def test_a_tiny_transformer_learns_to_reverse_and_resumes(tmp_path):
     assert t.history[-1]["loss"] < t.history[0]["loss"] / 5
     assert train.summarize(t.evaluate())["token_accuracy"] >= 0.9            # unseen sequences; chance 0.2
     result = runner.run({**cfg, "steps": 4, "checkpoint_every": 2}, store=tmp_path, progress=False)
-    model = result.load_model()
+    model = load_model(result)
     assert isinstance(model.core, models.TransformerCore) and len(model.core.blocks) == 1
 
 
@@ -167,6 +168,7 @@ from dataclasses import dataclass, field  # noqa: E402
 
 from penb import claims, presets  # noqa: E402
 from penb.claims import grading  # noqa: E402
+from penb.trainer import load_model
 
 
 @dataclass

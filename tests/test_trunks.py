@@ -10,9 +10,10 @@ import torch
 
 from penb import runner
 from penb import train, trunks
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.run_config import normalize
+from penb.trainer import load_model
 
 TINY = dict(vocab_size=6, length=3, core="gru", hidden=8, batch_size=8, warmup=4, steps=40, held_out=8,
             checkpoint_every=10, log_every=5, device="cpu", seed=5, schedule="wsd")
@@ -60,7 +61,7 @@ def _same(a, b):
     assert a.metrics == b.metrics and a.history == b.history
     pa, pb = a.predictions(), b.predictions()
     assert all(np.array_equal(pa[k], pb[k]) for k in pa)
-    sa, sb = a.load_model().state_dict(), b.load_model().state_dict()
+    sa, sb = load_model(a).state_dict(), load_model(b).state_dict()
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
 
 

@@ -113,7 +113,7 @@ def budget_curve(frame, cfg, metric: str = "token_accuracy"):
 
     import pandas as pd
 
-    from penb.store import runs
+    from penb import runs
 
     if not cfg.get("doubling") or not cfg.get("earlier") or not len(frame) or "path" not in frame:
         return None
@@ -150,7 +150,7 @@ def load_half(configs: list[dict], cfg, store=None) -> list | None:
     """The finished half-budget runs of ``configs`` (:func:`half_budgets`) from the run store, or None when the
     chapter trains none or one of them is missing (grading then reads the claims about trained models as
     undecided)."""
-    from penb.store import runs
+    from penb import runs
 
     half = half_budgets(configs, cfg)
     try:
@@ -162,7 +162,7 @@ def load_half(configs: list[dict], cfg, store=None) -> list | None:
 def load_quarter(configs: list[dict], cfg, store=None) -> list | None:
     """The finished runs of ``configs`` at a quarter of their updates (the first of :func:`earlier_budgets`:
     protocol 6's horizon reads the doubling N/4 -> N/2), or None when the preset trains none or one is missing."""
-    from penb.store import runs
+    from penb import runs
 
     quarter = [{**c, "steps": c["steps"] >> 2} for c in configs] if cfg.get("doubling") and cfg.get("earlier") else []
     try:
@@ -177,7 +177,7 @@ def half_of(frame, cfg) -> list | None:
     names no stored runs (a hand-built one), or one is missing (protocol 4's doubling test then reads undecided)."""
     from pathlib import Path
 
-    from penb.store import runs
+    from penb import runs
 
     if not cfg.get("doubling") or not len(frame) or "path" not in frame:
         return None
@@ -282,7 +282,7 @@ def check_execution(cfg) -> None:
     require(cfg.cluster != "slurm" or shutil.which("sbatch") is not None,
             "cluster='slurm' needs Slurm, but there is no sbatch on this machine's PATH; run from the "
             "cluster's login node, or use cluster=None or 'local'")
-    # the jobs' device, not this node's: "auto" becomes "cpu" in jobs without a GPU (penb.store.runs.settle)
+    # the jobs' device, not this node's: "auto" becomes "cpu" in jobs without a GPU (penb.runs.settle)
     if cfg.gpus_per_job == 0 and "device" in cfg:
         require(str(cfg.device).split(":")[0] != "cuda",
                 f"gpus_per_job=0 gives the submitit jobs no GPU, but device={cfg.device!r} asks for CUDA; give "

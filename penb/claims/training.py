@@ -141,7 +141,7 @@ def of_frame(frame, by: str, variants: Sequence[str], names: Optional[Mapping[st
 
 
 def of_results(named: Mapping[str, Sequence], metric: str = "accuracy", limit: float = RISE_LIMIT) -> dict:
-    """The training state of a comparison from finished runs (``penb.store.runs.RunResult``, diverged ones left out
+    """The training state of a comparison from finished runs (``penb.runs.RunResult``, diverged ones left out
     by the caller): {model name: its runs}."""
     models = {name: model_state([r.history for r in rs], metric=metric, limit=limit) for name, rs in named.items()}
     return _record(models, metric, limit)

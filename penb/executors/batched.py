@@ -18,7 +18,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from penb import trunks
 from penb.runner import train_group
-from penb.store import runs
+from penb import runs
 from penb.trainer import group_key
 from penb.trainer.kernels import stackable as batchable
 from penb.executors.base import Executor, LocalExecutor, check_count

@@ -3,7 +3,7 @@ the folder.
 
 A reader never sees a half-written result, and a killed process (or a crash of the machine) leaves either
 the old file or the new one, never an empty one under the final name. A kill can leave the temporary file
-(``.<name>.*.tmp``) behind; ``penb.store.runs`` sweeps those before a run resumes.
+(``.<name>.*.tmp``) behind; ``penb.runs`` sweeps those before a run resumes.
 """
 from __future__ import annotations
 

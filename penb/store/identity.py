@@ -1,6 +1,6 @@
 """Code identity of stored results: the store version, and the environment recorded with every run.
 
-``STORE_VERSION`` is part of every run key (``penb.store.runs.key``). Bump it whenever a change to a model, a
+``STORE_VERSION`` is part of every run key (``penb.runs.key``). Bump it whenever a change to a model, a
 task, the training loop or the evaluation would change what a run produces: stored runs of the old
 version are then never reused, and a partial run of the old version is never resumed under new code
 (its checkpoints record the version; ``penb.train`` refuses a mismatch). History:
@@ -29,33 +29,14 @@ from typing import Any, Mapping
 STORE_VERSION = 4
 
 
-# -- the run key (``penb.store.runs`` re-exports it; ``penb.trunks`` hashes a trunk from the same fields) --------------
+# -- the run key: ``penb.runs.key`` hashes a configuration's fields here (``penb.trunks`` a trunk's) ----------------
 BOOKKEEPING = ("log_every",)        # run fields that do not change a result: left out of the key
 
 
-def key_fields(config: Mapping[str, Any]) -> dict:
-    """What the run key hashes: the store version and the normalised config without bookkeeping, with
-    the device reduced to its type."""
-    from penb.run_config import normalize
-
-    c = {k: v for k, v in normalize(config).items() if k not in BOOKKEEPING}
-    c["device"] = str(c["device"]).split(":")[0]
-    identity = _task_identity(c["task"], c["vocab_size"], c["length"],
-                              json.dumps(c["task_options"], sort_keys=True, default=str))
-    return {"store_version": STORE_VERSION, **c, **({"task_identity": identity} if identity else {})}
-
-
-@lru_cache(maxsize=256)
-def _task_identity(task: str, vocab_size: int, length: int, options: str) -> dict:
-    """``Task.identity()`` (e.g. the corpus digests of the ``lm`` task), cached per process."""
-    from penb.tasks import make_task
-
-    return make_task(task, vocab_size, length, **json.loads(options)).identity()
-
-
-def key(config: Mapping[str, Any]) -> str:
-    """sha256 (16 hex digits) of the canonical JSON of :func:`key_fields`."""
-    blob = json.dumps(key_fields(config), sort_keys=True, separators=(",", ":"), default=str)
+def hashed(fields: Mapping[str, Any]) -> str:
+    """sha256 (16 hex digits) of the canonical JSON of ``fields`` (a run's or a trunk's key fields, which
+    :func:`penb.runs.key_fields` makes from a configuration: the store hashes what it is given)."""
+    blob = json.dumps(dict(fields), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

@@ -1,4 +1,4 @@
-"""A finished run read back from its store folder: :class:`RunResult` (``penb.store.runs`` returns them)."""
+"""A finished run read back from its store folder: :class:`RunResult` (``penb.runs`` returns them)."""
 from __future__ import annotations
 
 import contextlib
@@ -11,7 +11,7 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-from penb import train
+from penb.store.paths import checkpoints
 from penb.store.atomic import write_json
 
 
@@ -61,20 +61,7 @@ class RunResult:
 
     def checkpoints(self) -> list[tuple[int, Path]]:
         """[(step, path)] of the kept checkpoints."""
-        return train.checkpoints(self.path)
-
-    def load_model(self, step: Optional[int] = None, device: Optional[str] = None):
-        """The model with the weights of checkpoint ``step`` (default: the last), in eval mode."""
-        import torch
-
-        found = dict(self.checkpoints())
-        step = max(found) if step is None else step
-        if step not in found:
-            raise ValueError(f"run {self.key} has no checkpoint at step {step}; kept: {sorted(found)}")
-        model = train.build_model(self.config, device=device)
-        state = torch.load(found[step], map_location="cpu", weights_only=True)
-        model.load_state_dict(state["model"])
-        return model.eval()
+        return checkpoints(self.path)
 
     def row(self) -> dict:
         """A flat dict (config fields + metrics + key) for a table."""

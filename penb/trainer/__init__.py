@@ -7,8 +7,8 @@
     adam.py      per-run clipping and Adam over parameters with a run axis
     update.py    one update of K runs (compiles whole)
     loop.py      Trainer: packing, the loop, logging, checkpoints, branch points, exits
-    results.py   train (one run, config to results) and finish (predictions and result.json)
+    results.py   finish (predictions and result.json); penb.runner.train_one trains one run into the store
 """
 from penb.trainer.loop import FREE, Trainer, compiles, group_key  # noqa: F401
-from penb.trainer.results import finish, train  # noqa: F401
-from penb.trainer.run import Diverged, Run, build_model  # noqa: F401
+from penb.trainer.results import finish  # noqa: F401
+from penb.trainer.run import Diverged, Run, build_model, load_model  # noqa: F401

@@ -2,7 +2,7 @@
 
 :func:`finish` tests a run that finished (or records one that diverged) and writes ``predictions.npz`` and
 ``result.json`` atomically; :func:`train` is one run from its config to its results (the K = 1 path of
-``penb.store.runs``, the lease and the Slurm jobs; batches end in :func:`finish` too: ``penb.executors.batched``).
+``penb.runs``, the lease and the Slurm jobs; batches end in :func:`finish` too: ``penb.executors.batched``).
 """
 from __future__ import annotations
 
@@ -17,23 +17,6 @@ from penb.store import atomic
 from penb.store.identity import environment
 from penb.trainer.loop import Trainer
 from penb.trainer.run import Diverged, Run
-
-
-def train(config: Mapping[str, Any], run_dir: Path, callback: Optional[Callable[[Trainer], None]] = None,
-          progress: bool = True, trunk: Optional[Path] = None) -> dict:
-    """Train (or resume) the run ``config`` in ``run_dir``, test it, and write its results there.
-
-    Writes (atomically) ``predictions.npz`` (see ``Run.evaluate``) and then ``result.json``
-    ({"status": "done", "config", "metrics", "history", "wall_s", "environment"}); returns the result dict.
-    A run that diverges writes no predictions and a ``result.json`` with ``"status": "diverged"``,
-    ``"diverged"`` (step, last finite loss, bad updates) and empty metrics.
-    """
-    run_dir = Path(run_dir)
-    start = time.time()
-    trainer = Trainer(config)
-    atomic.write_json(run_dir / "config.json", trainer.config)
-    trainer.run(run_dir, callback, progress, trunk=trunk)
-    return finish(trainer.runs[0], run_dir, start)
 
 
 def finish(run: Run, run_dir: Path, start: float, **extra: Any) -> dict:

@@ -49,6 +49,19 @@ def build_model(config: Mapping[str, Any], device: Optional[str] = None) -> mode
                         c["device"], c["dtype"], **options)
 
 
+def load_model(result, step: Optional[int] = None, device: Optional[str] = None) -> models.SequenceModel:
+    """The model of a stored run (``penb.store.run_result.RunResult``) with the weights of its checkpoint ``step``
+    (default: the last), in eval mode; ``device`` overrides the run's."""
+    found = dict(result.checkpoints())
+    step = max(found) if step is None else step
+    if step not in found:
+        raise ValueError(f"run {result.key} has no checkpoint at step {step}; kept: {sorted(found)}")
+    model = build_model(result.config, device=device)
+    state = torch.load(found[step], map_location="cpu", weights_only=True)
+    model.load_state_dict(state["model"])
+    return model.eval()
+
+
 class Run:
     """One run's own state: config, task, held-out set, model (its shape), Adam moments by parameter name (None
     before its first update), step, history, accumulators ``[4]``, and where it stands (``outcome``: None while it

@@ -20,7 +20,7 @@ from typing import Callable, Optional, Sequence
 import pandas as pd
 
 from penb import sweeps, train
-from penb.store import runs
+from penb import runs
 from penb.chapters import rnn_common
 from penb.names import VARIANT_LABELS
 from penb.presets import confirmation, require, require_ints

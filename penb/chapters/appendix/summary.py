@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, metrics, train
-from penb.store import runs
+from penb import runs
 from penb.chapters.appendix import common
 from penb.chapters.appendix.common import Panel
 
@@ -29,7 +29,7 @@ KEYS = ["panel", "vocab", "variant"]
 
 def per_sequence(path) -> dict[str, np.ndarray]:
     """{"correct", "scored", "distance", "lengths"}: int [n] per held-out sequence of
-    the run stored in folder ``path`` (read through ``penb.store.runs.RunResult``)."""
+    the run stored in folder ``path`` (read through ``penb.runs.RunResult``)."""
     f = runs.RunResult.from_dir(path).predictions()
     pred, target, lengths = f["predictions"], f["targets"], f["lengths"]
     s = metrics.per_sequence(pred, target)

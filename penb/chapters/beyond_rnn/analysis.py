@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.claims import evidence, training
 from penb.executors import Executor

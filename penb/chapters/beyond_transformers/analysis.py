@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, presets, sweeps
-from penb.store import runs
+from penb import runs
 from penb.chapters.beyond_transformers.length import MODEL, length_frame
 from penb.chapters.irie.budgets import half, next_cost
 from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)

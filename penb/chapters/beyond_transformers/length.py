@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 
 from penb import train
-from penb.store import runs
+from penb import runs
 from penb.run_config import derive_seed
 from penb.tasks import IGNORE, make_task
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.chapters import rnn_common
 from penb.chapters.frequency.grading import (EXCEPTION, HARM, ROBUST, diverged_counts,  # noqa: F401

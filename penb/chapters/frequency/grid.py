@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims
-from penb.store import runs
+from penb import runs
 from penb.tasks import IGNORE
 
 LABELS = ("frequent", "rare")
@@ -41,7 +41,7 @@ def quarter_label(position, length: int) -> np.ndarray:
 def cell_counts(pred: dict) -> pd.DataFrame:
     """Per (target, disturbants, position) of one run's test grid: ``correct`` and ``n``.
 
-    pred: a run's held-out predictions (``penb.store.runs.RunResult.predictions()``): ``predictions`` /
+    pred: a run's held-out predictions (``penb.runs.RunResult.predictions()``): ``predictions`` /
     ``targets`` int [n, T] with one scored step per row, ``target_rare``, ``disturbants_rare``,
     ``target_position`` (0-based) int [n]. Positions come out 1-based.
     """

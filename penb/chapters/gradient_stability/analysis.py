@@ -6,7 +6,7 @@ retrained. For every run and kept checkpoint, :func:`curves` scores ``pairs`` pa
 (``similarity.make_pairs``: a shared target, different disturbants, four target x disturbant cells) with
 every similarity reading of ``similarity.METHODS`` at once (the Jacobians dominate the cost), and caches
 the table in the run's folder (``<run>/stability/<hash of the scoring options>.csv``), so a rerun only
-reads it; runs are read through the run store (``penb.store.runs.RunResult``).
+reads it; runs are read through the run store (``penb.runs.RunResult``).
 
 Diverged runs (``diverged`` in the frame of :func:`run`) have no valid model and are not scored; they are
 counted. The seed is the unit: each run's similarity in a cell is the mean over its pairs, and
@@ -29,7 +29,8 @@ import pandas as pd
 import torch
 
 from penb import claims
-from penb.store import atomic, runs
+from penb.store import atomic
+from penb import runs
 from penb.chapters import frequency, rnn_common
 from penb.chapters.gradient_stability import sec4_3, similarity  # noqa: F401 (sec4_3: the S4D half of Sec. 4.3)
 from penb.executors import Executor, LocalExecutor, ProcessExecutor
@@ -37,6 +38,7 @@ from penb.names import model_name, variant_label
 
 from penb.chapters.gradient_stability.grading import (CLAIMS, PE, S4D_CLAIM, STAYS, VANILLA,  # noqa: F401
                                                      course_scores, evidence, grade_claims, stays_evidence)
+from penb.trainer import load_model
 
 
 def run_configs(cfg) -> list[dict]:
@@ -219,7 +221,7 @@ def readings_check(path, cfg, n: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
     pos = target_position(cfg, core)
     pairs = similarity.make_pairs(task, 4 * n, torch.Generator().manual_seed(cfg.pair_seed), pos)
     pick = torch.arange(0, 4 * n, 4)[:n]                                # spread over the four cells
-    model = result.load_model(device="cpu")
+    model = load_model(result, device="cpu")
     both = torch.cat([pairs.a.inputs[pick], pairs.b.inputs[pick]])
     J, _ = similarity.scaled_latent_jacobians(model, both, pos, engine=cfg.engine, lstm_output=cfg.lstm_output,
                                               s4d_output=cfg.s4d_output)

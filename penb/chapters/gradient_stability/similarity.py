@@ -43,6 +43,7 @@ import torch
 from penb.chapters.gradient_stability.jacobians import (  # noqa: F401 (CORES, latent_jacobians re-exported)
     CORES, ENGINES, LSTM_OUTPUTS, MODES, S4D_OUTPUTS, latent_jacobians, scaled_latent_jacobians)
 from penb.tasks import Batch, Task, make_task
+from penb.trainer import load_model
 
 METHODS = ("weighted_rows", "frobenius", "mean_rows", "printed")
 LABELS = ("frequent", "rare")
@@ -189,7 +190,7 @@ def stability_over_training(run, n_pairs: int = 1024, seed: int = 0,
                             method: Union[str, Sequence[str]] = "weighted_rows",
                             target_position: Optional[int] = None, steps: Optional[Iterable[int]] = None,
                             device: str = "cpu", chunk: int = 64, progress: bool = True, **options):
-    """Tidy DataFrame over a run's kept checkpoints (``penb.store.runs.RunResult``) x methods x conditions.
+    """Tidy DataFrame over a run's kept checkpoints (``penb.runs.RunResult``) x methods x conditions.
 
     Columns: step, core, encoding, seed, method, target, disturbants, similarity, sd, n. The same pairs
     (drawn from ``seed``) serve every checkpoint; ``steps`` picks checkpoints (default: all kept).
@@ -210,7 +211,7 @@ def stability_over_training(run, n_pairs: int = 1024, seed: int = 0,
         raise ValueError(f"run {run.key} has no checkpoint(s) at {missing}; kept: {kept}")
     frames = []
     for step in tqdm(chosen, desc=f"stability {cfg['core']}/{cfg['encoding']}", disable=not progress):
-        model = run.load_model(step, device=device)
+        model = load_model(run, step, device=device)
         frame = stability_at_checkpoint(model, pairs, methods, chunk, **options)
         frames.append(frame.assign(step=step, core=cfg["core"], encoding=cfg["encoding"], seed=cfg["seed"]))
     cols = ["step", "core", "encoding", "seed", "method", "target", "disturbants", "similarity", "sd", "n"]

@@ -20,6 +20,7 @@ from penb import claims
 from penb.chapters.irie import q4
 from penb.chapters.irie.budgets import run_cost
 from penb.transformer import attention_mask
+from penb.trainer import load_model
 
 CLAIM = "irie.q4.attention"
 WINDOWS = 128                     # held-out paragraphs read per run (all of them when the split has fewer)
@@ -67,7 +68,7 @@ def seed_table(results: dict, cfg) -> list[dict]:
     batch = task.held_out(min(WINDOWS, task.test_paragraphs), torch.Generator())
     rows = []
     for r in valid:
-        model = r.load_model(device="cpu").eval()
+        model = load_model(r, device="cpu").eval()
         layers = [summary(w, batch.lengths) for w in maps(model, batch.inputs)]
         rows.append({"seed": int(r.config["seed"]), "layers": layers})
     return rows

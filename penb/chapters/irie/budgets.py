@@ -37,7 +37,7 @@ def next_cost(configs: Sequence[dict], wall_s: Sequence[float]) -> dict:
 
 
 def run_cost(rs: Sequence) -> dict:
-    """:func:`next_cost` of finished runs ``rs`` (``penb.store.runs.RunResult``: their configs and wall times; {} for
+    """:func:`next_cost` of finished runs ``rs`` (``penb.runs.RunResult``: their configs and wall times; {} for
     hand-built runs whose configs name no ``steps``)."""
     configs = [getattr(r, "config", {}) for r in rs]
     if not configs or any("steps" not in c for c in configs):

@@ -22,7 +22,7 @@ Functions return plain data (lists of run configs, RunResults, DataFrames).
 from __future__ import annotations
 
 from penb import claims
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.chapters.irie.budgets import half
 from penb.chapters.irie.ceiling import binomial_margin, blind_ceiling

@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from penb import claims, metrics
 from penb.chapters.irie.q4 import graded, groups, label, lm_configs, lm_held_out, lm_task, order_configs, split
 from penb.tasks import IGNORE
+from penb.trainer import load_model
 
 
 def per_seed(results, metric: str) -> pd.DataFrame:
@@ -124,7 +125,7 @@ def lm_order_use(results, cfg, seed: int = 0) -> pd.DataFrame:
             continue
         a, b = [], []
         for r in valid:
-            model = r.load_model(device="cpu")
+            model = load_model(r, device="cpu")
             with torch.no_grad():
                 a.append(F.cross_entropy(model(inputs)[:, -1].double(), target, reduction="none").numpy())
                 b.append(F.cross_entropy(model(shuffled)[:, -1].double(), target, reduction="none").numpy())

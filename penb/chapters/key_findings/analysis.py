@@ -3,8 +3,8 @@
 * ``run_configs(cfg)``: one ``penb.train`` config per (core, vocabulary, encoding,
   seed) of a resolved ``key_findings`` config (``.presets``);
 * ``run(cfg)``: trains (or reuses from the run store) every one of them;
-  ``frame(results)``: one row per run from ``penb.store.runs.RunResult``s, a diverged
-  run included with its step and no metrics (``penb.store.runs.split_diverged``);
+  ``frame(results)``: one row per run from ``penb.runs.RunResult``s, a diverged
+  run included with its step and no metrics (``penb.runs.split_diverged``);
 * ``summary(runs)``: one row per (model, vocabulary, variant): the mean over seeds of
   each run's own token accuracy and mean Damerau-Levenshtein distance, with its 95%
   bootstrap interval over seeds (``penb.claims.seed_interval``); valid and diverged
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims, metrics
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.chapters import rnn_common
 from penb.chapters.key_findings.grading import (  # noqa: F401 (re-exported)
@@ -131,7 +131,7 @@ def frame(results: Iterable[runs.RunResult]) -> pd.DataFrame:
 
 def per_sequence(path) -> dict[str, np.ndarray]:
     """{"correct", "scored", "distance"}: int [n] per held-out sequence of the valid
-    run in folder ``path`` (read through the store: ``penb.store.runs.RunResult``)."""
+    run in folder ``path`` (read through the store: ``penb.runs.RunResult``)."""
     f = runs.RunResult.from_dir(path).predictions()
     pred, target = f["predictions"], f["targets"]
     s = metrics.per_sequence(pred, target)

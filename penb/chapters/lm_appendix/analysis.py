@@ -9,7 +9,7 @@ sinusoidal encoding.
 The grades are in ``penb.chapters.lm_appendix.grading``.
 
 Every run is a ``penb.train`` run of the ``lm`` task (``penb.tasks.lm``) in the run
-store; held-out arrays come from ``penb.store.runs.RunResult.predictions``. A diverged run
+store; held-out arrays come from ``penb.runs.RunResult.predictions``. A diverged run
 is kept, flagged and counted, never summarised. Test perplexity of a run is
 ``exp(total cross-entropy / number of scored target tokens)`` over its held-out test
 paragraphs (padding and SentencePiece's unknown piece excluded); the training curve is
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from penb import claims
-from penb.store import runs
+from penb import runs
 from penb import sweeps
 from penb.executors import Executor
 from penb.names import variant_label

@@ -1,4 +1,7 @@
-"""The run store: one folder per run configuration, keyed by a hash of the whole configuration.
+"""The runs of the store by configuration: one folder per run configuration, keyed by a hash of the whole
+configuration. The store below (``penb.store``: paths, atomic writes, the hash, a run folder read back) knows no
+configuration; this module normalises one (``penb.run_config``), adds its task's identity (``penb.tasks``) and
+hands the fields to ``penb.store.identity.hashed``.
 
     <penb.store.paths.store_dir()>/rnn/<key>/
         config.json            the full (normalised) configuration
@@ -34,13 +37,39 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 
 import numpy as np
 
-from penb import train, trunks
-from penb.store import paths
-from penb.store.identity import BOOKKEEPING, STORE_VERSION, key, key_fields  # noqa: F401 (re-exported: runs.key)
-from penb.store.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
+from functools import lru_cache
+
 from penb.run_config import normalize
+from penb.store import identity, paths
+from penb.store.identity import BOOKKEEPING, STORE_VERSION, hashed  # noqa: F401 (re-exported)
+from penb.store.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
 
 NAMESPACE = "rnn"
+
+
+def key_fields(config: Mapping[str, Any]) -> dict:
+    """What the run key hashes: the store version and the normalised config without bookkeeping, with
+    the device reduced to its type, and its task's identity where it has one (the ``lm`` task's corpus)."""
+    c = {k: v for k, v in normalize(config).items() if k not in BOOKKEEPING}
+    c["device"] = str(c["device"]).split(":")[0]
+    task = _task_identity(c["task"], c["vocab_size"], c["length"],
+                          json.dumps(c["task_options"], sort_keys=True, default=str))
+    return {"store_version": identity.STORE_VERSION, **c, **({"task_identity": task} if task else {})}
+
+
+@lru_cache(maxsize=256)
+def _task_identity(task: str, vocab_size: int, length: int, options: str) -> dict:
+    """``Task.identity()`` (e.g. the corpus digests of the ``lm`` task), cached per process."""
+    from penb.tasks import make_task
+
+    return make_task(task, vocab_size, length, **json.loads(options)).identity()
+
+
+def key(config: Mapping[str, Any]) -> str:
+    """sha256 (16 hex digits) of the canonical JSON of :func:`key_fields` (``penb.store.identity.hashed``)."""
+    return hashed(key_fields(config))
+
+
 def root(store: Optional[Path] = None) -> Path:
     return Path(store) if store is not None else paths.store_dir() / NAMESPACE
 
@@ -59,7 +88,7 @@ def status(config: Mapping[str, Any], store: Optional[Path] = None) -> str:
     d = run_dir(config, store)
     if finished(d):
         return "done"
-    return "partial" if train.checkpoints(d) else "new"
+    return "partial" if paths.checkpoints(d) else "new"
 
 
 def finished(d: Path) -> bool:
