@@ -29,7 +29,7 @@ QUICK_RULE = ("penb.presets.QUICK_RULE (issue 41): quick leaves a claim to a lar
 # How the slice presets are sized (issue 43; written 2026-11-27, before any slice confirmation run, and reading only
 # training on search seeds, never a gap, an interval or a verdict):
 # * shapes: the quick presets' (hidden, length, batch, learning rate): the only shapes whose batched rate on an H100
-#   was measured (penb.executors.cost.BATCHED_H100), and the regime the quick searches chose;
+#   was measured (penb.executors.cost.BATCHED), and the regime the quick searches chose;
 # * models: those the batched trainer trains (GRU, LSTM); the S4D is not batched and its GPU rate is unmeasured, so
 #   no plan could promise it fits (its claims read "not tested" at slice, with this reason);
 # * budget N per model: the smallest quick N x 2^j (j >= 1) at which the model behind (vanilla) on the search seeds

@@ -7,7 +7,7 @@ A GPU is often at hand only in slices (a 10-minute command, a debug queue). A ch
 one such call: small models, many seeds, WSD budgets N/4, N/2 and N on one trunk, all trained as batches of runs
 of one shape (``penb.executors.batched``, one batch per shape: ``penb.trainer``). Before anything trains,
 :func:`plan` lists the runs, groups them into the batches the executor will train, and estimates each batch's
-seconds on one H100 from the measured batched rates (``penb.executors.cost.batch_update_seconds``); a plan whose
+seconds on one GPU from the measured batched rates (``penb.executors.cost.batch_update_seconds``); a plan whose
 estimate plus :data:`OVERHEAD_S` exceeds ``--minutes``, or whose output would not fit :data:`MAX_FILES` files,
 is refused in one line. The slice then trains the batches in order (longest budgets first, so each trunk is there
 before its branches) and, after every batch, rewrites the output folder (atomically, no checkpoints):
@@ -109,14 +109,14 @@ def _updates(c: dict, longest: dict) -> int:
 
 
 def check(p: dict, minutes: float) -> None:
-    """``ValueError`` (one line) for a slice that cannot fit ``minutes`` on one H100, or whose output would not fit
+    """``ValueError`` (one line) for a slice that cannot fit ``minutes`` on one GPU, or whose output would not fit
     the files a GPU machine hands back."""
     if not 0 < minutes <= MAX_MINUTES:
         raise ValueError(f"--minutes must be in (0, {MAX_MINUTES:g}] (a GPU command's 10 minutes, less the "
                          f"machine's start), got {minutes:g}")
     need = (p["seconds"] + OVERHEAD_S) / 60
     if need > minutes:
-        raise ValueError(f"the slice needs about {need:.1f} minutes on one H100 (training {p['seconds'] / 60:.1f} + "
+        raise ValueError(f"the slice needs about {need:.1f} minutes on one GPU (training {p['seconds'] / 60:.1f} + "
                          f"{OVERHEAD_S / 60:.0f} of overhead), more than --minutes {minutes:g}: slice fewer chapters "
                          f"per call, or give fewer seeds or updates")
     size = sum(PREDICTION_BYTES * max(1, c["length"] // 16) for b in p["batches"] for c in b["configs"])
@@ -135,7 +135,7 @@ def describe(p: dict, minutes: Optional[float] = None) -> str:
         lines.append(f"{i:>5}  {c['core']:<5}{c['vocab_size']:>6}  {c['encoding']:<11}{b['updates']:>9,}"
                      f"{b['runs']:>6}{b['seconds']:>8.0f}" + ("" if b["measured"] else "  (shape not measured)"))
     total = (p["seconds"] + OVERHEAD_S) / 60
-    lines.append(f"{p['runs']} runs of {', '.join(p['chapters'])}: about {total:.1f} minutes on one H100 "
+    lines.append(f"{p['runs']} runs of {', '.join(p['chapters'])}: about {total:.1f} minutes on one GPU "
                  f"({p['seconds'] / 60:.1f} training + {OVERHEAD_S / 60:.0f} overhead)"
                  + (f", of --minutes {minutes:g}" if minutes else ""))
     lines.append(f"rates: {BATCHED_SOURCE}" + ("" if p["measured"] else "; a shape not measured is scaled up "

@@ -42,27 +42,27 @@ def gpu_hours(configs) -> float:
     return total / 3600
 
 
-# Many small runs as one batched model on one H100 (the block-diagonal "packed" kernel of penb.batched, removed in
-# issue 48 for penb.trainer's stacked kernel, whose H100 rates are not yet measured; fp32), measured by
-# benchmarks/batched_gpu.py (now benchmarks/batched.py) on main 11f8433 (shared/anchors/gpu-h100-measurements.md, 2026-11-27): for each shape
-# (core, hidden, length, batch) the run-updates per second of all runs together at each batch size K measured; K=1 is
-# one run at a time. The vocabulary of the measurement is given; a batch's time per update is read off these points
-# (:func:`batch_update_seconds`).
-BATCHED_H100 = {
-    ("gru", 64, 16, 64): {"vocab": 32, "rates": {1: 216.0, 32: 216.0 * 4.87, 64: 216.0 * 5.18}},
-    ("lstm", 128, 16, 64): {"vocab": 256, "rates": {1: 245.0, 16: 245.0 * 3.16, 32: 245.0 * 2.99}},
-    ("gru", 256, 32, 64): {"vocab": 32, "rates": {1: 117.0, 8: 117.0 * 3.48, 16: 117.0 * 3.18}},
+# Many small runs as one stacked batch (penb.trainer's "stacked" kernel, eager: what a batch too short to pay for its
+# compile runs at, and an upper bound of a compiled one's time), measured by benchmarks/batched.py on a lent NVIDIA
+# H200 (torch 2.11, fp32, 2026-11-27, commit 94682ce; benchmarks/results/h200-2026-11-27.txt): for each shape
+# (core, hidden, length, batch) the run-updates per second of all runs together at each batch size K; K=1 is one run
+# with its own cuDNN module. The largest vocabulary of the measured mix is given; a batch's time per update is read off
+# these points (:func:`batch_update_seconds`). The compiled batch ran 2.0x (GRU) and 2.3x (LSTM) these at K = 1,024.
+BATCHED = {
+    ("gru", 64, 16, 64): {"vocab": 32, "rates": {1: 209.3, 16: 739.4, 64: 2700.8, 256: 6885.6, 1024: 9395.8}},
+    ("lstm", 128, 16, 64): {"vocab": 512, "rates": {1: 169.9, 16: 581.0, 64: 2321.8, 256: 3474.5, 1024: 3702.1}},
+    ("gru", 256, 32, 64): {"vocab": 32, "rates": {1: 120.9, 16: 446.0, 64: 780.0, 256: 841.4}},
 }
-BATCHED_SOURCE = ("benchmarks/batched_gpu.py on an H100 (main 11f8433, packed kernel, fp32; "
-                  "shared/anchors/gpu-h100-measurements.md)")
+BATCHED_SOURCE = ("benchmarks/batched.py on an NVIDIA H200 (commit 94682ce, stacked kernel, eager, fp32; "
+                  "benchmarks/results/h200-2026-11-27.txt)")
 
 
 def batch_update_seconds(config, k: int) -> tuple[float, bool]:
-    """(seconds of one update of a batch of ``k`` runs of ``config``'s shape on one H100, measured?).
+    """(seconds of one update of a batch of ``k`` runs of ``config``'s shape on one GPU, measured?).
 
-    Measured shapes (:data:`BATCHED_H100`): the time per batch update ``k / rate(k)`` is interpolated linearly in
-    ``k`` between the measured batch sizes and extended along the last segment beyond them (the packed kernel's
-    zero blocks make it grow about linearly: 4.6, 30 and 57 ms at K 1, 32 and 64 for the quick GRU). A vocabulary
+    Measured shapes (:data:`BATCHED`): the time per batch update ``k / rate(k)`` is interpolated linearly in
+    ``k`` between the measured batch sizes and extended along the last segment beyond them (the stacked batch's
+    update takes 4.8, 21.6, 23.7, 37.2 and 109 ms at K 1, 16, 64, 256 and 1,024 for the quick GRU). A vocabulary
     other than the measured one adds the readout's share (:data:`READOUT_S` scaled to the shape).
 
     Not measured (False): a GRU/LSTM shape takes its core's nearest measured row (by hidden size) scaled up by the
@@ -70,9 +70,9 @@ def batch_update_seconds(config, k: int) -> tuple[float, bool]:
     any other core runs its ``k`` runs one after another at :func:`step_seconds`, but no faster than one quick GRU
     update per 16 steps of length (a small update is bound by launches, not arithmetic)."""
     shape = (config.get("core"), config.get("hidden"), config.get("length"), config.get("batch_size"))
-    rows = [(key, row) for key, row in BATCHED_H100.items() if key[0] == shape[0]]
+    rows = [(key, row) for key, row in BATCHED.items() if key[0] == shape[0]]
     if not rows:
-        floor = config.get("length", 16) / 16 / BATCHED_H100["gru", 64, 16, 64]["rates"][1]
+        floor = config.get("length", 16) / 16 / BATCHED["gru", 64, 16, 64]["rates"][1]
         return k * max(step_seconds(config), floor), False
     key, row = min(rows, key=lambda kr: (kr[0] != shape, abs(kr[0][1] - shape[1])))
     points = sorted((n, n / r) for n, r in row["rates"].items())          # (K, seconds per batch update)
