@@ -109,7 +109,7 @@ def test_bad_input_gets_one_line_before_anything_trains(argv, says, capsys, stor
 def test_the_plan_command_prints_the_batches_and_the_estimate(capsys):
     assert main(["plan", "--preset", "slice", "key_findings"]) == 0
     out = capsys.readouterr().out
-    assert "minutes on one H100" in out and "gru" in out and "lstm" in out and "s4d" not in out
+    assert "minutes on one GPU" in out and "gru" in out and "lstm" in out and "s4d" not in out
 
 
 # -- one call ------------------------------------------------------------------------------------------------------
