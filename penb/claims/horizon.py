@@ -127,7 +127,7 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
     rec["quantities"] = q
     rec["held_by"] = [k for k, v in q.items() if not v["holds"]]
     rec["decided"] = bool(q) and not rec["held_by"]
-    rec["why"] = words(rec)
+    rec["why"] = words(rec) if q else "the evidence names no quantity whose moves could be carried to the horizon"
     return rec
 
 
