@@ -72,7 +72,8 @@ def _agreement(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
     if verdict not in DECIDED or not a:
         return verdict, reason
     if a["inits"] >= MIN_INITS and a["share"] >= MIN_SHARE:
-        return verdict, reason
+        return verdict, (f"{reason}; {a['share']:.0%} of {a['inits']} initialisations ({a.get('agree')} of "
+                         f"{a.get('groups')} seeds' own curves) give the same outcome")
     return INCONCLUSIVE, (f"{a['share']:.0%} of {a['inits']} initialisations ({a.get('agree')} of "
                           f"{a.get('groups')} seeds' own curves) give the mean curve's outcome; a check decides "
                           f"only with at least {MIN_INITS} initialisations of which {MIN_SHARE:.0%} agree "
