@@ -143,3 +143,26 @@ def test_a_check_decides_only_with_10_initialisations_80_percent_agreeing(inits,
     assert (v == REPRODUCED) == decided and rv == v
     v5 = composition.compose("check", {}, "course", evidence, None, (0, 0), None, None, protocol=5)[0]
     assert v5 == REPRODUCED                                           # protocol 5 read the mean alone
+
+
+def test_a_level_is_read_against_its_own_level():
+    """Review fix: rule "level" keeps its level in params["level"]. PE at 0.968 -> 0.964 -> 0.960 (falling 0.004 a
+    doubling) against a level of 0.95: seven more doublings could take it to about 0.93, so "reached" does not
+    stand; PE at 0.892 -> 0.896 -> 0.900 short of 0.95 with at most 0.03 to gain: "short of it" stands."""
+    params = {"level": 0.95, "min_seeds": 3}
+
+    def level(x):
+        return {"a": jitter(x, 0.001), "seeds": SEEDS, "a_name": "PE", "resolution": 1e-4}
+    n, hz = 4000, 4000 * 2 ** 7
+    falling = composition.compose("level", params, "trained", level(0.960), level(0.964), (n // 2, n), 0.02, 1e-4,
+                                  protocol=6, quarter=level(0.968), horizon=hz)
+    assert falling[4] == REPRODUCED and falling[0] == INCONCLUSIVE, falling[2]
+    rising = composition.compose("level", params, "trained", level(0.900), level(0.896), (n // 2, n), 0.02, 1e-4,
+                                 protocol=6, quarter=level(0.892), horizon=hz)
+    assert rising[4] == NOT_REPRODUCED and rising[0] == NOT_REPRODUCED, rising[2]
+
+
+def test_quarter_evidence_that_lacks_a_quantity_reads_undecided():
+    h, f = ev(jitter(0.9), jitter(0.6)), ev(jitter(0.9, 0.0019), jitter(0.6, 0.0021))
+    v, r, d = _settle({"a": jitter(0.9), "seeds": SEEDS}, h, f)
+    assert v == INCONCLUSIVE and "do not give" in r

@@ -71,10 +71,10 @@ def _agreement(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
     a = evidence.get("agreement")
     if verdict not in DECIDED or not a:
         return verdict, reason
-    if a["inits"] >= MIN_INITS and a["share"] >= MIN_SHARE:
+    if a.get("inits", 0) >= MIN_INITS and a.get("share", 0.0) >= MIN_SHARE:
         return verdict, (f"{reason}; {a['share']:.0%} of {a['inits']} initialisations ({a.get('agree')} of "
                          f"{a.get('groups')} seeds' own curves) give the same outcome")
-    return INCONCLUSIVE, (f"{a['share']:.0%} of {a['inits']} initialisations ({a.get('agree')} of "
+    return INCONCLUSIVE, (f"{a.get('share', 0.0):.0%} of {a.get('inits', 0)} initialisations ({a.get('agree')} of "
                           f"{a.get('groups')} seeds' own curves) give the mean curve's outcome; a check decides "
                           f"only with at least {MIN_INITS} initialisations of which {MIN_SHARE:.0%} agree "
                           f"(protocol 6). The rule alone would say '{verdict}' ({reason})")
@@ -96,7 +96,7 @@ def _above_chance(verdict: str, reason: str, evidence: dict, sesoi: Optional[flo
     from penb.claims.intervals import seed_interval
 
     base = evidence.get("baseline")
-    a = np.asarray(evidence.get("a") or [], float)
+    a = np.asarray(evidence.get("a", []), float)
     if verdict not in DECIDED or base is None or a.size < 2:
         return verdict, reason
     _, lo, _ = seed_interval(a - float(base))
@@ -132,18 +132,20 @@ def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
         hz["why"] = (f"one doubling only ({n // 2:,} -> {n:,} updates): whether the gains shrink toward "
                      f"{horizon:,} updates needs the same seeds at {n // 4:,} too")
         return INCONCLUSIVE, f"{hz['why']} (protocol 6's horizon). The rule alone would say '{verdict}' ({reason})", hz
-    g2 = np.asarray(evidence["a"], float) - np.asarray(evidence["b"], float)
-    m2 = doubling.move(dict(enumerate(np.asarray(evidence["a"], float))), dict(enumerate(np.asarray(evidence["b"],
-                                                                                                       float))),
-                       resolution)
-    m1 = {"mean": float(np.mean(earlier)) if len(earlier) else float("nan")}
-    grows = not np.isfinite(m1["mean"]) or float(np.mean(g2)) > max(m1["mean"], 0.0) + (resolution or 0.001)
+    seeds = evidence.get("seeds") or list(range(len(evidence["a"])))
+    m2 = doubling.move(dict(zip(seeds, np.asarray(evidence["a"], float))),
+                       dict(zip(seeds, np.asarray(evidence["b"], float))), resolution)
+    e = np.asarray(earlier, float)
+    m1 = {"mean": float(np.nanmean(e)) if np.isfinite(e).any() else float("nan")}
+    grows = not (np.isfinite(m1["mean"]) and np.isfinite(m2["mean"])) or \
+        m2["mean"] > max(m1["mean"], 0.0) + (resolution or 0.001)
     closable = D * horizon_test.bound(m2, "grow")
     hz.update(earlier=m1["mean"], later=m2["mean"], grows=bool(grows), closable=closable,
               decided=bool(not grows and closable < (sesoi or 0.02)))
     if hz["decided"]:
         return verdict, reason, hz
-    hz["why"] = (f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f}; over {D} more doublings it "
+    hz["why"] = (f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f} (growing)" if grows else
+                 f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f}; over {D} more doublings it "
                  f"could add {closable:.3f}, not below {sesoi or 0.02:g}")
     return INCONCLUSIVE, f"{hz['why']} (protocol 6's horizon). The rule alone would say '{verdict}' ({reason})", hz
 

@@ -95,8 +95,12 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         rec["why"] = (f"one doubling only ({n // 2:,} -> {n:,} updates): whether the moves shrink toward the text's "
                       f"{horizon:,} updates ({D} doublings on) needs the same seeds at {n // 4:,} updates too")
         return rec
-    early = doubling.test(kind, params, verdict, half, quarter, (n // 4, n // 2), sesoi, protocol=5, part=part,
-                          resolution=resolution)
+    try:
+        early = doubling.test(kind, params, verdict, half, quarter, (n // 4, n // 2), sesoi, protocol=5, part=part,
+                              resolution=resolution)
+    except (KeyError, ValueError, IndexError):
+        rec["why"] = f"the runs at {n // 4:,} updates do not give this claim's evidence in full"
+        return rec
     at_n = doubling.reads(kind, params, verdict, ev, 5, part)
     res = DEFAULT_RESOLUTION if resolution is None else float(resolution)
     q: dict = {}
@@ -143,8 +147,9 @@ def _clear(v: dict, values: dict, closable: float, params: dict, sesoi: float, r
             return False
         mean, lo, hi = seed_interval(x)
         lo, hi = no_narrower(mean, lo, hi, res)
-        floor = params.get("threshold", 0.0) if what == LEVEL else 0.0
-        ceiling = params.get("threshold", sesoi) if what == LEVEL else sesoi
+        level = params.get("level", params.get("threshold", 0.0))     # rule "level"'s level, "better"'s threshold
+        floor = level if what == LEVEL else 0.0
+        ceiling = level if what == LEVEL else v["sesoi"]              # a second part: its own (ref_sesoi)
         v["interval_at_n"] = [lo, hi]
         return lo - closable > floor if direction == SHRINK else hi + closable < ceiling
     return closable < v["sesoi"]
