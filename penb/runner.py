@@ -1,7 +1,7 @@
 """The one path from run configs to finished runs in the store (issue 51, item 2): lock, skip what is done, resume,
 train, write results, finish, for a group of runs trained together (``penb.trainer``, K >= 1).
 
-Every way a run trains goes through :func:`train_group`: ``penb.runs.run`` (one run: the chapters, the Slurm
+Every way a run trains goes through :func:`train_group`: ``penb.runner.run`` (one run: the chapters, the Slurm
 jobs, the lease), the batched executor's groups, and the slice's batches. The runs' locks are taken in key order
 (two processes never wait on each other); a run found done is skipped; a partial run resumes from its own last
 checkpoint, else from its WSD trunk's branch point; ``config.json`` is written before training and
@@ -17,13 +17,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from penb import trunks
+from penb import runs, trunks
 from penb.store import atomic
-from penb import runs
 from penb.store.run_result import RunResult
 from penb.run_config import normalize
-from penb.trainer import Trainer, finish
-from penb.trainer import loop
+from penb.trainer import Trainer, finish, loop
 
 
 def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False, kernel: str = "auto",

@@ -3,7 +3,7 @@
 ``sweep(configs, executor)`` normalises every configuration once, first (``ValueError`` before anything runs), reuses
 finished runs, resumes interrupted ones from their last checkpoint, and runs the rest on the executor (``penb.executors``),
 the budgets of one WSD trunk as one item (:func:`groups`). ``chapter_sweep`` is a chapter's: it says what it found and
-picks the chapter's executor. Each run trains under its folder's lock (``penb.runs.run``), so two processes on one
+picks the chapter's executor. Each run trains under its folder's lock (``penb.runner.run``), so two processes on one
 store train it once.
 """
 from __future__ import annotations

@@ -150,23 +150,20 @@ def load_half(configs: list[dict], cfg, store=None) -> list | None:
     """The finished half-budget runs of ``configs`` (:func:`half_budgets`) from the run store, or None when the
     chapter trains none or one of them is missing (grading then reads the claims about trained models as
     undecided)."""
-    from penb import runs
-
-    half = half_budgets(configs, cfg)
-    try:
-        return [runs.load(c, store) for c in half] if half else None
-    except FileNotFoundError:
-        return None
+    return _load(half_budgets(configs, cfg), store)
 
 
 def load_quarter(configs: list[dict], cfg, store=None) -> list | None:
     """The finished runs of ``configs`` at a quarter of their updates (the first of :func:`earlier_budgets`:
     protocol 6's horizon reads the doubling N/4 -> N/2), or None when the preset trains none or one is missing."""
+    return _load(earlier_budgets(configs, cfg)[:len(configs)], store)
+
+
+def _load(shorter: list[dict], store=None) -> list | None:
     from penb import runs
 
-    quarter = [{**c, "steps": c["steps"] >> 2} for c in configs] if cfg.get("doubling") and cfg.get("earlier") else []
     try:
-        return [runs.load(c, store) for c in quarter] if quarter else None
+        return [runs.load(c, store) for c in shorter] if shorter else None
     except FileNotFoundError:
         return None
 

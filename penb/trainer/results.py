@@ -1,27 +1,25 @@
 """A trained run's results: its held-out predictions and ``result.json``, written where every training path ends.
 
 :func:`finish` tests a run that finished (or records one that diverged) and writes ``predictions.npz`` and
-``result.json`` atomically; :func:`train` is one run from its config to its results (the K = 1 path of
-``penb.runs``, the lease and the Slurm jobs; batches end in :func:`finish` too: ``penb.executors.batched``).
+``result.json`` atomically. Every training path ends here through ``penb.runner.train_group`` (one run or a batch).
 """
 from __future__ import annotations
 
 import json
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from penb.metrics import summarize
 from penb.progress import emit
 from penb.store import atomic
 from penb.store.identity import environment
-from penb.trainer.loop import Trainer
 from penb.trainer.run import Diverged, Run
 
 
 def finish(run: Run, run_dir: Path, start: float, **extra: Any) -> dict:
     """Test a trained run (unless it diverged: ``run.outcome``) and write its ``predictions.npz`` and ``result.json``
-    (see :func:`train`; ``wall_s`` counts from ``start``, a ``time.time()``; ``extra`` fields are added at the end)."""
+    (``status``, ``config``, ``metrics``, ``history``, ``wall_s``, ``environment``; ``wall_s`` counts from ``start``, a ``time.time()``; ``extra`` fields are added at the end)."""
     result = {"config": run.config, "environment": environment(run.config["device"])}
     if isinstance(run.outcome, Diverged):
         result.update(status="diverged", diverged=run.outcome.as_dict(), metrics={}, history=run.history)
