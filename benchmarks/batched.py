@@ -9,7 +9,8 @@ A batch is a figure's mix: vocabularies V/4, V/2 and V, sinusoidal and vanilla, 
 findings' quick GRU cells are V 8, 16, 32 x 2 encodings x 3 seeds: K = 18 at ``--sizes quick``). Each row times
 ``--steps`` whole updates (data, forward, backward, per-run clipping, Adam, the logging read every 100) after
 ``--warmup`` untimed ones, repeated ``--repeats`` times (the minimum kept); ``compile s`` is the first update of a
-compiled batch (``penb.trainer.compiles``). ``x one run`` is the batch's run-updates per second over one run's
+compiled batch (``penb.trainer.compiles``), or of an eager batch whose GRU steps compile
+(``penb.gru_recurrence``), less one timed update; run with a fresh ``TORCHINDUCTOR_CACHE_DIR`` for a cold compile. ``x one run`` is the batch's run-updates per second over one run's
 updates per second; ``pays after`` is how many updates of the batch pay for its compile. FLOPs per run-update count
 the GEMMs (input term, recurrence, readout over the scored steps; x3 for forward and backward);
 ``of matmul`` divides the achieved FLOP/s by a large square matmul's measured FLOP/s on the same device and threads.
@@ -72,8 +73,10 @@ def rate(configs: list[dict], steps: int, warmup: int, repeats: int, compile: st
     """(run-updates per second, compile seconds) of ``configs`` as one trainer."""
     t = Trainer(configs, kernel="stacked" if len(configs) > 1 else "auto", compile=compile)   # K = 1: its own module
     dev = t.device
+    start = time.perf_counter()
     t.train_step()
-    compile_s = t.compile_s
+    sync(dev)
+    first = time.perf_counter() - start          # a whole-update compile, or the element-wise GRU steps' (CPU)
     for _ in range(warmup):
         t.train_step()
     best = float("inf")
@@ -84,7 +87,7 @@ def rate(configs: list[dict], steps: int, warmup: int, repeats: int, compile: st
             t.train_step()
         sync(dev)
         best = min(best, time.perf_counter() - start)
-    return len(configs) * steps / best, compile_s
+    return len(configs) * steps / best, max(first - best / steps, 0.0)
 
 
 def main() -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import torch
 
+from penb import gru_recurrence
+
 GATES = {"gru": 3, "lstm": 4}
 
 
@@ -30,14 +32,31 @@ def input_terms(x: torch.Tensor, w_ih: torch.Tensor, b_ih: torch.Tensor) -> torc
     return torch.baddbmm(b_ih.unsqueeze(1), x.reshape(K, B * T, D), w_ih.transpose(1, 2)).view(K, B, T, -1)
 
 
+def steps(gi: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The T steps of ``gi: Tensor[K, B, T, G*H]``, each ``[K, B, G*H]``, in one ``unbind``: its backward stacks the
+    T step gradients once, where indexing each step (``gi[:, :, t]``) would build and add a whole ``[K, B, T, G*H]``
+    gradient per step (T^2 work, most of an eager update's time at K = 64)."""
+    return gi.unbind(2)
+
+
 def gru_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
-    """K GRUs from their input terms ``gi: Tensor[K, B, T, 3H]``: -> ``Tensor[K, B, T, H]``."""
-    K, B, T, _ = gi.shape
-    w, bias, h = w_hh.transpose(1, 2), b_hh.unsqueeze(1), gi.new_zeros(K, B, w_hh.shape[-1])   # [K,H,3H], [K,1,3H]
-    out = []
-    for t in range(T):
+    """K GRUs from their input terms ``gi: Tensor[K, B, T, 3H]``: -> ``Tensor[K, B, T, H]``.
+
+    Eager and without autocast, the recurrence is :func:`penb.gru_recurrence.gru` (its backward written
+    out); compiled or under autocast it is :func:`gru_steps`, whose backward autograd (or the compiler) derives.
+    Both compute the same function (a test compares them in fp64)."""
+    if torch.compiler.is_compiling() or torch.is_autocast_enabled(gi.device.type):
+        return gru_steps(gi, w_hh, b_hh)
+    return gru_recurrence.gru(gi, w_hh, b_hh)
+
+
+def gru_steps(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
+    """:func:`gru_from` step by step in differentiable operations (what a compiler traces)."""
+    w, bias, h = w_hh.transpose(1, 2), b_hh.unsqueeze(1), gi.new_zeros(gi.shape[0], gi.shape[1], w_hh.shape[-1])
+    out = []                                                          # w: [K, H, 3H], bias: [K, 1, 3H]
+    for g_t in steps(gi):                                             # [K, B, 3H]: W_i. x_t + b_i.
         gh = torch.baddbmm(bias, h, w)                                # [K, B, 3H]: W_h. h + b_h.
-        i_r, i_z, i_n = gi[:, :, t].chunk(3, -1)                      # [K, B, H] each
+        i_r, i_z, i_n = g_t.chunk(3, -1)                              # [K, B, H] each
         h_r, h_z, h_n = gh.chunk(3, -1)                               # [K, B, H] each
         r = torch.sigmoid(i_r + h_r)                                  # [K, B, H]
         z = torch.sigmoid(i_z + h_z)                                  # [K, B, H]
@@ -53,8 +72,8 @@ def lstm_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch
     w, bias, h = w_hh.transpose(1, 2), b_hh.unsqueeze(1), gi.new_zeros(K, B, w_hh.shape[-1])   # [K,H,4H], [K,1,4H]
     c = torch.zeros_like(h)                                           # [K, B, H]
     out = []
-    for t in range(T):
-        gates = gi[:, :, t] + torch.baddbmm(bias, h, w)               # [K, B, 4H]
+    for g_t in steps(gi):                                             # [K, B, 4H]: W_i. x_t + b_i.
+        gates = g_t + torch.baddbmm(bias, h, w)                       # [K, B, 4H]
         i, f, g, o = gates.chunk(4, -1)                               # [K, B, H] each, nn.LSTM's order
         c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)   # [K, B, H]
         h = torch.sigmoid(o) * torch.tanh(c)                          # [K, B, H]
@@ -63,6 +82,18 @@ def lstm_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch
 
 
 FROM_TERMS = {"gru": gru_from, "lstm": lstm_from}
+
+
+def from_table(kind: str, table: torch.Tensor, tokens: torch.Tensor, pos: torch.Tensor, w_hh: torch.Tensor,
+               b_hh: torch.Tensor) -> torch.Tensor:
+    """K cores whose input term at step t of sequence b is ``table[tokens[k, b, t]] + pos[k, t]``: ``table:
+    Tensor[N, G*H]`` (a run's rows ``W_i. x`` of each token, runs one after another), ``tokens: LongTensor[K, B, T]``
+    (rows of ``table``), ``pos: Tensor[K, T, G*H]`` (the biases and an encoding's share) -> ``Tensor[K, B, T, H]``.
+    The GRU, eager and without autocast, never forms the ``[K, B, T, 3H]`` input terms
+    (:class:`penb.gru_recurrence.GRURecurrence` reads each step's rows of the table)."""
+    if kind == "gru" and not (torch.compiler.is_compiling() or torch.is_autocast_enabled(table.device.type)):
+        return gru_recurrence.GRURecurrence.apply(table, tokens, pos, w_hh, b_hh)
+    return FROM_TERMS[kind](torch.nn.functional.embedding(tokens, table) + pos.unsqueeze(1), w_hh, b_hh)
 
 
 def core(kind: str, x: torch.Tensor, w_ih: torch.Tensor, w_hh: torch.Tensor, b_ih: torch.Tensor,

@@ -195,7 +195,8 @@ def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
 
 def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monkeypatch):
     """penb.trainer.loop.compiles: on CUDA a stacked batch with 2,000 updates or more to go (the H200's 85-92 s
-    compile against a 2x faster update), never the one-run module; PENB_COMPILE overrides "auto" and a bad value is
+    compile against a 2x faster update), never the one-run module, never the CPU (batch_pays: a GRU batch of 4 runs
+    and 200 updates to go, eager); PENB_COMPILE overrides "auto" and a bad value is
     refused; penb.slice_sizing.estimate charges an eager batch its measured seconds and a compiled one 90 s plus half."""
     import torch
 
@@ -206,7 +207,10 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     monkeypatch.delenv("PENB_COMPILE", raising=False)
     assert not loop.compiles(cuda, "stacked", 30, 1999) and loop.compiles(cuda, "stacked", 30, 2000)
     assert not loop.compiles(cuda, "module", 1, 10 ** 6)
-    assert not loop.compiles(cpu, "stacked", 7, 10 ** 6) and loop.compiles(cpu, "stacked", 8, 1000)
+    assert not loop.compiles(cpu, "stacked", 64, 10 ** 6)                   # the CPU's eager batch is faster
+    gru = [{"device": "cpu", "core": "gru"}]
+    assert not loop.batch_pays(gru * 3, 10 ** 6) and loop.batch_pays(gru * 4, 200)
+    assert not loop.batch_pays(gru * 18, 199) and not loop.batch_pays([{"device": "cpu", "core": "lstm"}] * 18, 4000)
     monkeypatch.setenv("PENB_COMPILE", "never")
     assert not loop.compiles(cuda, "stacked", 30, 10 ** 6)
     assert loop.compiles(cuda, "stacked", 30, 10 ** 6, when="always")        # an explicit choice stands

@@ -128,17 +128,18 @@ class Stacked:
         emb_w, w_ih, w_hh, b_ih, b_hh, w_out, b_out = params
         K, B, T = inputs.shape
         E = self.E
-        emb = F.embedding(inputs + self.offset, emb_w.flatten(0, 1))                # [K, B, T, E]
         w_e = w_ih[:, :, :E]                                                         # [K, G*H, E]
         if self.any_double:                                                          # [emb, emb]: (W_1 + W_2) emb
             w_e = w_e + self.dbl * w_ih[:, :, E:2 * E]
-        gi = torch.bmm(emb.reshape(K, B * T, E), w_e.transpose(1, 2)).view(K, B, T, -1)   # [K, B, T, G*H]
+        table = torch.bmm(emb_w, w_e.transpose(1, 2))                                # [K, V_max+1, G*H]: W_e emb_v
         pos = b_ih.unsqueeze(1)                                                      # [K, 1, G*H]
         if self.any_add:
             pos = pos + torch.bmm(self.add.to(w_ih.dtype), w_ih[:, :, :E].transpose(1, 2))          # [K, T, G*H]
         if self.P:
             pos = pos + torch.bmm(self.cat.to(w_ih.dtype), w_ih[:, :, E:E + self.P].transpose(1, 2))  # [K, T, G*H]
-        h = stacked.FROM_TERMS[self.kind](gi + pos.unsqueeze(1), w_hh, b_hh)[:, :, self.s0:]  # [K, B, S, H]
+        pos = pos.expand(K, T, -1)                                                   # [K, T, G*H]
+        h = stacked.from_table(self.kind, table.flatten(0, 1), inputs + self.offset, pos, w_hh, b_hh)
+        h = h[:, :, self.s0:]                                                        # [K, B, S, H]
         S = h.shape[2]
         logits = torch.baddbmm(b_out.unsqueeze(1), h.reshape(K, B * S, -1), w_out.transpose(1, 2))  # [K, B*S, V]
         logits = logits.view(K, B, S, -1)                                            # [K, B, S, V_max]

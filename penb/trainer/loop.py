@@ -51,23 +51,18 @@ def group_key(config: Mapping[str, Any]) -> str:
 
 
 def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str = "auto") -> bool:
-    """Whether a batch compiles its update: ``when`` "always" or "never", else ("auto") a stacked batch with enough
-    updates to go to pay for the compile: on CUDA (its launches captured as a CUDA graph) at least
-    :data:`CUDA_COMPILE_UPDATES`, on the CPU at least :data:`CPU_COMPILE_UPDATES` and at least
-    :data:`CPU_COMPILE_RUNS` runs (about 1-2 minutes a shape on this project's 2-core hosts; ``benchmarks/batched.py``).
-    The environment's ``PENB_COMPILE`` ("always" or "never") stands in for "auto": a GPU call whose first compiled
-    probe fails trains eager."""
+    """Whether a batch compiles its whole update: ``when`` "always" or "never", else ("auto") a stacked batch on
+    CUDA (its launches captured as a CUDA graph) with at least :data:`CUDA_COMPILE_UPDATES` updates to go. The CPU
+    does not ("auto"): its eager batch, whose GRU steps compile alone in seconds (``penb.gru_recurrence``), ran
+    faster than the whole update compiled (below). The environment's ``PENB_COMPILE`` ("always" or "never") stands
+    in for "auto": a GPU call whose first compiled probe fails trains eager."""
     if when == "auto" and os.environ.get("PENB_COMPILE", "auto") != "auto":
         when = os.environ["PENB_COMPILE"]
         if when not in ("always", "never"):
             raise ValueError(f"PENB_COMPILE={when!r}: expected auto, always or never")
     if when != "auto":
         return when == "always" and kernel == "stacked"
-    if kernel != "stacked":
-        return False
-    if device.type == "cuda":
-        return updates >= CUDA_COMPILE_UPDATES
-    return K >= CPU_COMPILE_RUNS and updates >= CPU_COMPILE_UPDATES
+    return kernel == "stacked" and device.type == "cuda" and updates >= CUDA_COMPILE_UPDATES
 
 
 def _allow_recompiles() -> None:
@@ -81,20 +76,23 @@ def _allow_recompiles() -> None:
 
 def batch_pays(configs: Sequence[Mapping[str, Any]], to_go: int, when: str = "auto") -> bool:
     """Whether K > 1 runs (one group key) with ``to_go`` updates left train faster as one stacked batch than one at
-    a time, each with its own fused module: on CUDA always; on the CPU only for :data:`CPU_BATCH_CORES` and only
-    where the batch compiles (:func:`compiles`). Measured on one thread of the AVX-512 host (``benchmarks/batched.py``,
-    K = 18, quick sizes): the compiled GRU batch 1.74x one run's updates (57 s to compile), the eager one about 0.5x;
-    the compiled LSTM batch 0.54x (oneDNN's fused LSTM runs one run at 71% of a matmul's rate)."""
+    a time, each with its own fused module: on CUDA always; on the CPU for :data:`CPU_BATCH_CORES`, from
+    :data:`CPU_BATCH_RUNS` runs and :data:`CPU_BATCH_UPDATES` updates to go. ``when`` is the trainer's compile
+    choice (it does not change the answer: a compiled CPU batch is no slower than an eager one)."""
     dev = torch.device(configs[0]["device"])
     if len(configs) < 2:
         return False
-    return dev.type == "cuda" or (configs[0]["core"] in CPU_BATCH_CORES
-                                  and compiles(dev, "stacked", len(configs), to_go, when))
+    return dev.type == "cuda" or (configs[0]["core"] in CPU_BATCH_CORES and len(configs) >= CPU_BATCH_RUNS
+                                  and to_go >= CPU_BATCH_UPDATES)
 
 
-CPU_BATCH_CORES = ("gru",)       # the CPU batches only these (measured: above)
-CPU_COMPILE_RUNS = 8             # below this the CPU trains runs one at a time, each with its own fused module
-CPU_COMPILE_UPDATES = 1000       # a batch's updates to go that pay for a compile (~90 s on the AVX-512 host)
+# The CPU (one thread of the 2-core AVX-512 EPYC, benchmarks/results/cpu-2026-11-28.txt, quick sizes, eager, each
+# against one run with its own nn.GRU / nn.LSTM in the same process): the GRU batch ran 1.37x one run's updates at
+# K = 2, 2.3x at 4, 2.6x at 8 and 18; its element-wise steps compile in 2-12 s a shape (cold), paid within 100
+# updates from K = 4. The whole update compiled (inductor) ran 0.92x the eager batch at K = 18 after 73 s.
+CPU_BATCH_CORES = ("gru",)       # the CPU batches only these (the LSTM: below)
+CPU_BATCH_RUNS = 4               # below this the CPU trains runs one at a time, each with its own fused module
+CPU_BATCH_UPDATES = 200          # ... and with fewer updates to go (a compile of a few seconds to pay)
 # On CUDA (an H200, torch 2.11, benchmarks/results/h200-2026-11-27.txt): compiling and capturing the update took 85-92 s
 # a shape; it then ran 2.0x (quick GRU) and 2.3x (quick LSTM) the eager stacked batch's updates at K = 1,024. At that
 # speed-up a 90 s compile pays once the eager batch would spend 180 s: 1,650 updates of the GRU's 109 ms, 650 of the
