@@ -5,12 +5,14 @@ a time with its own fused module (``nn.GRU``/``nn.LSTM``).
     .venv/bin/python benchmarks/batched.py --device cuda --k 1,16,64,256,1024 --sizes quick,quick_lstm,h256,paper
     .venv/bin/python benchmarks/batched.py --tiny                           # seconds: checks that it works
 
-A batch is a figure's mix: vocabularies V/4, V/2 and V, sinusoidal and vanilla, seeds, cycled to K runs (key
-findings' quick GRU cells are V 8, 16, 32 x 2 encodings x 3 seeds: K = 18 at ``--sizes quick``). Each row times
+A batch is a figure's mix: vocabularies V/4, V/2 and V (V alone with ``--one-vocab``), sinusoidal and vanilla,
+seeds, cycled to K runs (key findings' quick GRU cells are V 8, 16, 32 x 2 encodings x 3 seeds: K = 18 at ``--sizes
+quick``; its LSTM cells V 512 x 2 x 3: ``--sizes quick_lstm --one-vocab``). The K = 1 row trains each cell alone
+and gives their mean seconds per update, what one run at a time costs on average for that mix. Each row times
 ``--steps`` whole updates (data, forward, backward, per-run clipping, Adam, the logging read every 100) after
 ``--warmup`` untimed ones, repeated ``--repeats`` times (the minimum kept); ``compile s`` is the first update of a
 compiled batch (``penb.trainer.compiles``), or of an eager batch whose GRU steps compile
-(``penb.gru_recurrence``), less one timed update; run with a fresh ``TORCHINDUCTOR_CACHE_DIR`` for a cold compile. ``x one run`` is the batch's run-updates per second over one run's
+(``penb.recurrence``), less one timed update; run with a fresh ``TORCHINDUCTOR_CACHE_DIR`` for a cold compile. ``x one run`` is the batch's run-updates per second over one run's
 updates per second; ``pays after`` is how many updates of the batch pay for its compile. FLOPs per run-update count
 the GEMMs (input term, recurrence, readout over the scored steps; x3 for forward and backward);
 ``of matmul`` divides the achieved FLOP/s by a large square matmul's measured FLOP/s on the same device and threads.
@@ -35,12 +37,18 @@ SIZES = {
 }
 
 
-def mix(size: dict, k: int) -> list[dict]:
-    """K runs of one figure: V/4, V/2, V x (sinusoidal, vanilla), seeds 1, 2, ... cycled."""
+def cells(size: dict, one_vocab: bool = False) -> list[tuple]:
+    """A figure's cells: (V/4, V/2, V, or V alone) x (sinusoidal, vanilla)."""
     V = size["vocab_size"]
-    cells = [(v, e) for v in (max(V // 4, size["length"] // 4 + 2), V // 2, V) for e in ("sinusoidal", "none")]
-    return [{**BASE, **size, "vocab_size": cells[i % 6][0], "encoding": cells[i % 6][1], "seed": 1 + i // 6}
-            for i in range(k)]
+    vocabs = (V,) if one_vocab else (max(V // 4, size["length"] // 4 + 2), V // 2, V)
+    return [(v, e) for v in vocabs for e in ("sinusoidal", "none")]
+
+
+def mix(size: dict, k: int, one_vocab: bool = False) -> list[dict]:
+    """K runs of one figure: its :func:`cells`, seeds 1, 2, ... cycled."""
+    cs = cells(size, one_vocab)
+    return [{**BASE, **size, "vocab_size": cs[i % len(cs)][0], "encoding": cs[i % len(cs)][1],
+             "seed": 1 + i // len(cs)} for i in range(k)]
 
 
 def flops(c: dict) -> float:
@@ -101,6 +109,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--compile", default="auto", choices=["auto", "always", "never"])
     p.add_argument("--tiny", action="store_true")
+    p.add_argument("--one-vocab", action="store_true", help="every run at the size's V (key findings' LSTM cell)")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     if a.tiny:
@@ -115,9 +124,14 @@ def main() -> None:
         size = {**SIZES[name], "device": a.device}
         one = None
         for k in (int(x) for x in a.k.split(",")):
-            configs = mix(size, k)
+            configs = mix(size, k, a.one_vocab)
             try:
-                r, comp = rate(configs, a.steps, a.warmup, a.repeats, a.compile)
+                if k == 1:      # one run at a time: each cell alone, their mean seconds per update
+                    alone = [rate([c], a.steps, a.warmup, a.repeats, a.compile) for c in mix(
+                        size, len(cells(size, a.one_vocab)), a.one_vocab)]
+                    r, comp = len(alone) / sum(1 / x for x, _ in alone), max(c for _, c in alone)
+                else:
+                    r, comp = rate(configs, a.steps, a.warmup, a.repeats, a.compile)
             except torch.OutOfMemoryError:
                 print(f"{name:<11}{k:>5}  out of memory")
                 continue

@@ -1,10 +1,12 @@
 """K recurrent cores with per-run weights, one batched product per time step (issue 42; the kernel of issue 48).
 
 Each run keeps its own weights stacked along a leading axis K, and every step is one ``baddbmm`` over the K runs: no
-number of one run ever enters another's (a NaN stays in its run). The input term of every step is computed before
-the recurrence, for all steps at once (``input_terms``), so that a caller can build it cheaper (``penb.trainer.
-kernels.Stacked`` folds a positional encoding's share into one product per position, as ``RNNCore.
-forward_positional`` does for one run).
+number of one run ever enters another's (a NaN stays in its run). The input terms are computed before the
+recurrence: for all steps at once (``input_terms``), or, for a token input, from a table of each token's terms and
+each position's (:func:`from_table`: ``penb.trainer.kernels.Stacked`` folds the embedding into one product per
+token and a positional encoding's share into one per position, as ``RNNCore.forward_positional`` does for one run).
+Eager and without autocast, the recurrence runs with its backward written out (:mod:`penb.recurrence`); compiled
+or under autocast, step by step under autograd (``gru_steps``, ``lstm_steps``).
 
 The equations are ``torch.nn.GRU``'s and ``torch.nn.LSTM``'s (one layer, batch first), gate order as theirs:
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import torch
 
-from penb import gru_recurrence
+from penb import recurrence
 
 GATES = {"gru": 3, "lstm": 4}
 
@@ -39,15 +41,21 @@ def steps(gi: torch.Tensor) -> tuple[torch.Tensor, ...]:
     return gi.unbind(2)
 
 
+def written_out(x: torch.Tensor) -> bool:
+    """Whether the recurrence runs as :class:`penb.recurrence.Recurrence` (eager, no autocast) rather than step by
+    step under autograd (compiling: the compiler derives the backward; autocast: other dtypes per operation)."""
+    return not (torch.compiler.is_compiling() or torch.is_autocast_enabled(x.device.type))
+
+
 def gru_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
     """K GRUs from their input terms ``gi: Tensor[K, B, T, 3H]``: -> ``Tensor[K, B, T, H]``.
 
-    Eager and without autocast, the recurrence is :func:`penb.gru_recurrence.gru` (its backward written
+    Eager and without autocast, the recurrence is :class:`penb.recurrence.Recurrence` (its backward written
     out); compiled or under autocast it is :func:`gru_steps`, whose backward autograd (or the compiler) derives.
     Both compute the same function (a test compares them in fp64)."""
-    if torch.compiler.is_compiling() or torch.is_autocast_enabled(gi.device.type):
-        return gru_steps(gi, w_hh, b_hh)
-    return gru_recurrence.gru(gi, w_hh, b_hh)
+    if written_out(gi):
+        return recurrence.from_terms("gru", gi, w_hh, b_hh)
+    return gru_steps(gi, w_hh, b_hh)
 
 
 def gru_steps(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
@@ -67,7 +75,15 @@ def gru_steps(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch
 
 
 def lstm_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
-    """K LSTMs from their input terms ``gi: Tensor[K, B, T, 4H]``: -> ``Tensor[K, B, T, H]``."""
+    """K LSTMs from their input terms ``gi: Tensor[K, B, T, 4H]``: -> ``Tensor[K, B, T, H]`` (as :func:`gru_from`:
+    the written-out recurrence, else :func:`lstm_steps`)."""
+    if written_out(gi):
+        return recurrence.from_terms("lstm", gi, w_hh, b_hh)
+    return lstm_steps(gi, w_hh, b_hh)
+
+
+def lstm_steps(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
+    """:func:`lstm_from` step by step in differentiable operations (what a compiler traces)."""
     K, B, T, _ = gi.shape
     w, bias, h = w_hh.transpose(1, 2), b_hh.unsqueeze(1), gi.new_zeros(K, B, w_hh.shape[-1])   # [K,H,4H], [K,1,4H]
     c = torch.zeros_like(h)                                           # [K, B, H]
@@ -89,10 +105,10 @@ def from_table(kind: str, table: torch.Tensor, tokens: torch.Tensor, pos: torch.
     """K cores whose input term at step t of sequence b is ``table[tokens[k, b, t]] + pos[k, t]``: ``table:
     Tensor[N, G*H]`` (a run's rows ``W_i. x`` of each token, runs one after another), ``tokens: LongTensor[K, B, T]``
     (rows of ``table``), ``pos: Tensor[K, T, G*H]`` (the biases and an encoding's share) -> ``Tensor[K, B, T, H]``.
-    The GRU, eager and without autocast, never forms the ``[K, B, T, 3H]`` input terms
-    (:class:`penb.gru_recurrence.GRURecurrence` reads each step's rows of the table)."""
-    if kind == "gru" and not (torch.compiler.is_compiling() or torch.is_autocast_enabled(table.device.type)):
-        return gru_recurrence.GRURecurrence.apply(table, tokens, pos, w_hh, b_hh)
+    Eager and without autocast, the input terms ``[K, B, T, G*H]`` are never formed in full
+    (:class:`penb.recurrence.Recurrence` reads each step's rows of the table)."""
+    if written_out(table):
+        return recurrence.Recurrence.apply(kind, table, tokens, pos, w_hh, b_hh)
     return FROM_TERMS[kind](torch.nn.functional.embedding(tokens, table) + pos.unsqueeze(1), w_hh, b_hh)
 
 

@@ -62,15 +62,15 @@ def test_an_unknown_core_is_refused():
 @pytest.fixture(params=["compiled", "plain"])
 def pointwise(request, monkeypatch):
     """The GRU recurrence's element-wise steps compiled (the CPU's default) or as written (PENB_COMPILE=never)."""
-    from penb import gru_recurrence
+    from penb import recurrence
 
     monkeypatch.setenv("PENB_COMPILE", "auto" if request.param == "compiled" else "never")
     return request.param
 
 
-def _table_case():
+def _table_case(kind):
     g = torch.Generator().manual_seed(3)
-    V, G = 4, 3 * H
+    V, G = 4, stacked.GATES[kind] * H
     table = torch.randn(K * V, G, dtype=torch.float64, generator=g).requires_grad_()
     tokens = torch.randint(0, V, (K, B, T), generator=g) + torch.arange(K).view(K, 1, 1) * V   # rows repeat
     pos = torch.randn(K, T, G, dtype=torch.float64, generator=g).requires_grad_()
@@ -79,23 +79,25 @@ def _table_case():
     return table, tokens, pos, w_hh, b_hh
 
 
-def test_the_written_out_gru_backward_is_the_gradient(pointwise):
+@pytest.mark.parametrize("kind", ["gru", "lstm"])
+def test_the_written_out_backward_is_the_gradient(kind, pointwise):
     """fp64 finite differences (torch.autograd.gradcheck) of the table, the positional terms and the weights, with
     tokens that repeat (a table row's gradient adds up over its uses)."""
-    from penb.gru_recurrence import GRURecurrence
+    from penb.recurrence import Recurrence
 
-    table, tokens, pos, w_hh, b_hh = _table_case()
-    assert torch.autograd.gradcheck(lambda a, p, w, b: GRURecurrence.apply(a, tokens, p, w, b),
+    table, tokens, pos, w_hh, b_hh = _table_case(kind)
+    assert torch.autograd.gradcheck(lambda a, p, w, b: Recurrence.apply(kind, a, tokens, p, w, b),
                                     (table, pos, w_hh, b_hh))
 
 
-def test_the_table_path_is_the_module_path(pointwise):
+@pytest.mark.parametrize("kind", ["gru", "lstm"])
+def test_the_table_path_is_the_autograd_path(kind, pointwise):
     """:func:`penb.stacked.from_table` (the written-out recurrence) against the input terms built in full and run
-    through :func:`penb.stacked.gru_steps` under autograd: outputs and every gradient to 1e-12."""
-    case = _table_case()
-    got = stacked.from_table("gru", *case)
+    through :func:`penb.stacked.gru_steps` (``lstm_steps``) under autograd: outputs and every gradient to 1e-12."""
+    case = _table_case(kind)
+    got = stacked.from_table(kind, *case)
     table, tokens, pos, w_hh, b_hh = case
-    want = stacked.gru_steps(torch.nn.functional.embedding(tokens, table) + pos.unsqueeze(1), w_hh, b_hh)
+    want = {"gru": stacked.gru_steps, "lstm": stacked.lstm_steps}[kind](torch.nn.functional.embedding(tokens, table) + pos.unsqueeze(1), w_hh, b_hh)
     assert torch.allclose(got, want, rtol=0, atol=1e-12)
     probe = torch.randn(got.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
     leaves = (table, pos, w_hh, b_hh)

@@ -15,8 +15,10 @@ runs, checkpoints and Adam's moments through ``view`` alone.
   to the largest V, logits past a run's own V set to -inf, so its padding rows get no gradient and stay 0), in
   parameter-free encoding and input mode (each run's encoding rows enter through its own input weights; a vanilla
   run's missing columns are zero-padded and get no gradient), and in seed, budget, schedule and clipping (the
-  trainer's ``[K]`` values). The encoding's share of the input term is computed once per (run, position), as
-  ``RNNCore.forward_positional`` does for one run: ``W_e emb_t + W_p pe_t``, ``W_p pe_t`` without the batch axis.
+  trainer's ``[K]`` values). The input term ``W_e emb_t + W_p pe_t + b`` is read from two small tables: the
+  embedding's share once per (run, token), ``W_e emb_v`` (``[K, V_max+1, G*H]``), and the encoding's once per (run,
+  position), as ``RNNCore.forward_positional`` does for one run (``penb.stacked.from_table``): no ``[B*T, E]``
+  product.
 """
 from __future__ import annotations
 

@@ -53,7 +53,7 @@ def group_key(config: Mapping[str, Any]) -> str:
 def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str = "auto") -> bool:
     """Whether a batch compiles its whole update: ``when`` "always" or "never", else ("auto") a stacked batch on
     CUDA (its launches captured as a CUDA graph) with at least :data:`CUDA_COMPILE_UPDATES` updates to go. The CPU
-    does not ("auto"): its eager batch, whose GRU steps compile alone in seconds (``penb.gru_recurrence``), ran
+    does not ("auto"): its eager batch, whose GRU steps compile alone in seconds (``penb.recurrence``), ran
     faster than the whole update compiled (below). The environment's ``PENB_COMPILE`` ("always" or "never") stands
     in for "auto": a GPU call whose first compiled probe fails trains eager."""
     if when == "auto" and os.environ.get("PENB_COMPILE", "auto") != "auto":
