@@ -5,7 +5,7 @@ Many users get a GPU in slices: a queue's debug partition, a card rented by the 
 
     python -m penb lease CHAPTER --budget-min B --step-min S --out DIR
 
-trains the preset's runs in order (each model's largest vocabulary first, the variants of one seed side by side, so
+trains the preset's runs in order (through :mod:`penb.budgeted`, the slice's driver too) (each model's largest vocabulary first, the variants of one seed side by side, so
 that a step cut short leaves whole pairs) until its S minutes are up, saves a checkpoint of the run in hand and
 exits; the next invocation resumes from the store the last one left (``penb.runs``: a partial run resumes from its
 last checkpoint). The minutes spent are kept in a ledger in the store, so all steps together train at most B
@@ -33,18 +33,13 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from penb import runner
-from penb import presets, train
-from penb.archive import archive, made_on, now as _now, restore, source_commit, write_runs  # noqa: F401 (archive)
+from penb import budgeted, presets
+from penb.archive import archive, restore, source_commit  # noqa: F401 (archive: python -m penb archive)
 from penb.progress import watching as progress_line
-from penb.store import atomic, paths
+from penb.store import paths
 from penb import runs
 
 DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
-
-
-class TimeUp(Exception):
-    """The step's minutes are up (raised by the per-update check once the run in hand is checkpointed)."""
 
 
 def plan(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
@@ -70,108 +65,60 @@ def ledger_path(cfg) -> Path:
     return paths.store_dir() / "lease" / f"{cfg.chapter}-{cfg.preset}-{cfg.key()}.json"
 
 
-def _ledger(cfg) -> dict:
-    path = ledger_path(cfg)
-    return json.loads(path.read_text()) if path.exists() else {"config_key": cfg.key(), "spent_s": 0.0, "steps": []}
-
-
 def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, *, budget_min: float,
          step_min: float, out: Optional[Path] = None, source: Optional[Path] = None,
          clock: Callable[[], float] = time.monotonic, progress: bool = True) -> dict:
     """One step: train for at most ``step_min`` minutes (and no more than the ``budget_min`` minutes of all steps),
     then collect the finished runs into ``out``. Returns the status: code (:data:`DONE`, :data:`AGAIN`,
-    :data:`SPENT`), runs, left, spent_min, budget_min and trained ([{key, core, vocab, encoding, seed, from, to}]:
-    the updates this step made). ``clock`` (seconds) is the step's timer; tests pass a fake one."""
+    :data:`SPENT`), runs, left, spent_min, budget_min, groups (the plan) and trained ([{key, core, vocab, encoding,
+    seed, from, to}]: the updates this step made). ``clock`` (seconds) is the step's timer; tests pass a fake one.
+    The driving is :mod:`penb.budgeted`'s, one run per group, with its ledger."""
     if not 0 < step_min <= budget_min:
         raise ValueError(f"need 0 < step-min <= budget-min, got {step_min} and {budget_min}")
     overrides = dict(overrides or {})
     commit = source_commit()                       # before anything trains
     cfg, configs = plan(chapter, preset, overrides)
     # (presets.resolve has refused the lease preset on a machine without CUDA, unless device was given)
-    book = _ledger(cfg)
+    ledger = budgeted.Ledger(ledger_path(cfg), cfg.key())
     if source is not None:
         restore(source)
-        theirs = json.loads((Path(source) / "manifest.json").read_text()).get("ledger") or {}
-        if theirs.get("config_key") == cfg.key() and theirs.get("spent_s", 0) > book["spent_s"]:
-            book = theirs                          # a fresh machine: the minutes spent before still count
-    allowed = min(step_min, budget_min - book["spent_s"] / 60) * 60
-    trained: dict[str, dict] = {}
+        ledger.adopt(json.loads((Path(source) / "manifest.json").read_text()).get("ledger"))
+    allowed = min(step_min, budget_min - ledger.spent_s / 60) * 60
+    groups = budgeted.plan(configs, batched=False)
+    trained: list = []
     if allowed > 0:
         start = clock()
-        deadline = start + allowed
         with progress_line(chapter, len(configs), sum(runs.status(c) == "done" for c in configs), allowed,
                            "the step's minutes (--step-min)", on=progress):
-            _train(configs, deadline, clock, trained, progress and sys.stderr.isatty())   # no run bars in a pipe
-        spent = clock() - start
-        book["spent_s"] += spent
-        book["steps"].append({"date": _now(), "minutes": round(spent / 60, 3), "trained": list(trained.values())})
-        atomic.write_json(ledger_path(cfg), book)
+            trained = budgeted.drive(groups, start + allowed, clock, fit=False,
+                                     progress=progress and sys.stderr.isatty())["trained"]   # no run bars in a pipe
+        ledger.add(clock() - start, trained)
     left = sum(runs.status(c) != "done" for c in configs)
-    code = DONE if not left else AGAIN if book["spent_s"] < budget_min * 60 else SPENT
+    code = DONE if not left else AGAIN if ledger.spent_s < budget_min * 60 else SPENT
     if out is not None:
-        collect(cfg, configs, Path(out), book, overrides, budget_min, commit)
+        collect(cfg, configs, Path(out), ledger.book, overrides, budget_min, commit)
     return dict(chapter=chapter, preset=cfg.preset, code=code, runs=len(configs), left=left,
-                spent_min=book["spent_s"] / 60, budget_min=budget_min, trained=list(trained.values()))
-
-
-def _train(configs: list, deadline: float, clock, trained: dict, progress: bool) -> None:
-    """Train ``configs`` in order until the deadline (a run cut there keeps its checkpoint); ``trained`` records
-    what each run made."""
-    for c in configs:
-        if runs.status(c) == "done":
-            continue
-        if clock() >= deadline:
-            break
-        d = runs.run_dir(c)
-        seen = trained.setdefault(d.name, dict(key=d.name, core=c["core"], vocab=c["vocab_size"],
-                                               encoding=c["encoding"], seed=c["seed"]))
-        try:
-            runner.run(c, progress=progress, callback=_stop_at(deadline, clock, d, seen))
-        except TimeUp:
-            break
-
-
-def _stop_at(deadline: float, clock, run_dir: Path, seen: dict):
-    """The per-update check of a run: records the updates made (``seen``: from, to); at the deadline (unless the
-    run has just made its last update) saves a checkpoint of this update and raises :class:`TimeUp`."""
-    def check(trainer) -> None:
-        seen.setdefault("from", trainer.step - 1)
-        seen["to"] = trainer.step
-        c = trainer.config
-        if trainer.step < c["steps"] and clock() >= deadline:
-            if trainer.step % c["checkpoint_every"]:          # else Trainer.run has just saved this one
-                trainer.save(train.checkpoint_path(run_dir, trainer.step))
-            raise TimeUp(f"time up at update {trainer.step}")
-    return check
+                spent_min=ledger.spent_s / 60, budget_min=budget_min, groups=groups, trained=trained)
 
 
 def describe(status: dict) -> str:
-    """A few lines for the terminal: what this step trained, and whether to invoke it again."""
-    lines = [f"  {t['core']} V={t['vocab']} {t['encoding']} seed {t['seed']}: updates {t['from']}-{t['to']}"
-             for t in status["trained"] if "to" in t]
+    """A few lines for the terminal: what this step trained (:func:`penb.budgeted.describe`), and whether to invoke
+    it again."""
     done = status["runs"] - status["left"]
     what = {DONE: "every run is done", AGAIN: "runs are left: invoke the same command again to resume",
             SPENT: "runs are left but the budget is spent: raise --budget-min to go on"}[status["code"]]
     head = (f"lease {status['chapter']}/{status['preset']}: {done} of {status['runs']} runs done, "
             f"{status['spent_min']:.1f} of {status['budget_min']:g} minutes spent; {what} (exit {status['code']})")
-    return "\n".join(["this step trained:", *lines, head] if lines else [head])
+    return budgeted.describe(status.get("groups", []), head, [t for t in status["trained"] if "to" in t])
 
 
 def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_min: float,
             commit: str = "") -> Path:
-    """Write the finished runs of ``configs`` into folder ``out`` (see the module's docstring); no checkpoints.
-    ``commit``: the clean commit the step ran (:func:`source_commit`)."""
-    results, _ = write_runs(configs, out, single=True)
-    where = made_on(configs, results)
-    atomic.write_json(out / "manifest.json", {
-        "chapter": cfg.chapter, "preset": cfg.preset, "parameters": parameters, "config_key": cfg.key(),
-        "complete": len(results) == len(configs), "runs": len(configs), "finished": len(results),
-        "diverged": sum(r.get("status") == "diverged" for r in results.values()),
-        **{k: where[k] for k in ("device", "device_name", "torch")},
-        # the clean commit the step ran (source_commit: $PENB_COMMIT where the user gave one, as a GPU machine's
-        # copy of the tree can carry a stale .git: seen on the first lease), else the runs'
-        "commit": [commit] if commit else where["runs_commit"], "runs_commit": where["runs_commit"],
-        "date": _now(), "seeds": sorted({c["seed"] for c in configs}),
-        "updates": {c["core"]: c["steps"] for c in configs}, "budget_min": budget_min,
-        "spent_min": round(book["spent_s"] / 60, 3), "ledger": book})
+    """Write the finished runs of ``configs`` into folder ``out`` (see the module's docstring; no checkpoints)
+    through :func:`penb.budgeted.collect`. ``commit``: the clean commit the step ran (:func:`source_commit`:
+    $PENB_COMMIT where the user gave one, as a GPU machine's copy of the tree can carry a stale .git)."""
+    budgeted.collect(out, configs, commit, single=True, chapter=cfg.chapter, preset=cfg.preset,
+                     parameters=parameters, config_key=cfg.key(), seeds=sorted({c["seed"] for c in configs}),
+                     updates={c["core"]: c["steps"] for c in configs}, budget_min=budget_min,
+                     spent_min=round(book["spent_s"] / 60, 3), ledger=book)
     return out

@@ -16,8 +16,10 @@ before its branches) and, after every batch, rewrites the output folder (atomica
   chapter its parameters, configuration key, seeds, budgets, run keys and how many finished;
 * ``results.json`` and ``predictions-1.tar``, ``-2``, ... (``penb.archive``: at most 15 MiB each).
 
-A call cut off (a time limit, a kill) leaves the batches finished before it; a batch that would end past the
-deadline (its estimate scaled by how much slower than estimated the batches so far ran) is left for the next call. It needs torch, numpy, scipy, pandas, tqdm and filelock: no papermill,
+The planning, driving, description and collection are :mod:`penb.budgeted`'s, as the lease's. A call cut off (a
+time limit, a kill) leaves the batches finished before it; a batch that would end past the deadline (its estimate
+scaled by how much slower than estimated the batches so far ran) is left for the next call, and one the deadline
+reaches mid-way stops there (its runs' checkpoints stay in the store, not in the folder). It needs torch, numpy, scipy, pandas, tqdm and filelock: no papermill,
 jupytext, ipykernel or submitit (a bare GPU image's packages).
 """
 from __future__ import annotations
@@ -26,10 +28,8 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from penb import presets
-from penb.archive import PART_BYTES, made_on, now, restore, source_commit, write_runs
-from penb.store import atomic
-from penb import runs
+from penb import budgeted, presets, runs
+from penb.archive import PART_BYTES, restore, source_commit
 
 OVERHEAD_S = 60.0          # start, CUDA set-up, evaluation and collection: an allowance (no measurement yet), which
                            # each slice's manifest checks against its own spent minutes
@@ -57,10 +57,6 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
     "seconds" (all batches), "measured" (every batch's shape was measured)}. Runs that two chapters share count
     once. ``ValueError`` for an unknown chapter or parameter, or a chapter without the preset."""
     from penb import plan as planner
-    from penb.trainer.kernels import stackable as batchable
-    from penb.executors import batched
-    from penb.executors.cost import batch_update_seconds
-    from penb.trunks import shares_trunk, trunk_key
 
     if not chapters:
         raise ValueError("name at least one chapter, e.g. python -m penb slice key_findings --minutes 8 --out DIR")
@@ -74,38 +70,9 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
         configs = planner.configs_for(ch, cfg)
         found[ch] = {"cfg": cfg, "configs": configs}
         seen.update({runs.key(c): (c, cfg.batch_runs) for c in configs})
-    longest: dict = {}
-    for c, _ in seen.values():
-        if shares_trunk(c) and c["steps"] > longest.get(trunk_key(c), {"steps": 0})["steps"]:
-            longest[trunk_key(c)] = c
-    width = min(k for _, k in seen.values())
-    alone = sorted((c for c, _ in seen.values() if not batchable(c)), key=lambda c: -c["steps"])
-    todo = batched.plan([c for c, _ in seen.values() if batchable(c)], width) + [[c] for c in alone]
-    out = []
-    for batch in todo:
-        left = [c for c in batch if runs.status(c) != "done"]        # a call that resumes: only what is left
-        n = max((_updates(c, longest) for c in left), default=0)
-        c = batch[0]
-        per, measured = batch_update_seconds(c, max(len(left), 1) if batchable(c) else 1)
-        out.append({"configs": batch, "runs": len(batch), "updates": n, "measured": measured,
-                    "seconds": n * per * (1 if batchable(c) else len(left))})
+    out = budgeted.plan([c for c, _ in seen.values()], batched=True, width=min(k for _, k in seen.values()))
     return {"chapters": found, "batches": out, "seconds": sum(b["seconds"] for b in out), "overrides": dict(overrides
             or {}), "measured": all(b["measured"] for b in out), "runs": len(seen)}
-
-
-def _updates(c: dict, longest: dict) -> int:
-    """The updates run ``c`` trains: a shorter WSD budget only its decay branch where the trunk's longest run saves
-    that branch point (``penb.trunks.branch_points``) and either trains in this call or left the checkpoint in the
-    store; any other run all its updates (a restored slice carries no trunk checkpoints)."""
-    from penb.run_config import decay_start
-    from penb.trunks import branch_points, latest, shares_trunk, trunk_dir, trunk_key
-
-    top = longest.get(trunk_key(c)) if shares_trunk(c) else None
-    if top is None or top["steps"] == c["steps"]:
-        return c["steps"]
-    d = decay_start(c["steps"], c["decay"])
-    saved = runs.status(top) != "done" or any(s == d for s, _ in latest(trunk_dir(c, runs.root()), d))
-    return c["steps"] - d if d in branch_points(top) and saved else c["steps"]
 
 
 def check(p: dict, minutes: float) -> None:
@@ -126,21 +93,17 @@ def check(p: dict, minutes: float) -> None:
 
 
 def describe(p: dict, minutes: Optional[float] = None) -> str:
-    """The plan as lines for the terminal: per batch its model, vocabulary, encoding, budget, runs and estimate."""
+    """The plan as lines for the terminal (:func:`penb.budgeted.describe`: per batch its model, vocabulary,
+    encoding, budget, runs and estimate), the total and the rates' source."""
     from penb.executors.cost import BATCHED_SOURCE
 
-    lines = [f"{'batch':>5}  {'model':<5}{'V':>6}  {'encoding':<11}{'updates':>9}{'runs':>6}{'est. s':>8}"]
-    for i, b in enumerate(p["batches"], 1):
-        c = b["configs"][0]
-        lines.append(f"{i:>5}  {c['core']:<5}{c['vocab_size']:>6}  {c['encoding']:<11}{b['updates']:>9,}"
-                     f"{b['runs']:>6}{b['seconds']:>8.0f}" + ("" if b["measured"] else "  (shape not measured)"))
     total = (p["seconds"] + OVERHEAD_S) / 60
-    lines.append(f"{p['runs']} runs of {', '.join(p['chapters'])}: about {total:.1f} minutes on one GPU "
-                 f"({p['seconds'] / 60:.1f} training + {OVERHEAD_S / 60:.0f} overhead)"
-                 + (f", of --minutes {minutes:g}" if minutes else ""))
-    lines.append(f"rates: {BATCHED_SOURCE}" + ("" if p["measured"] else "; a shape not measured is scaled up "
-                                               "from its model's nearest measured one (penb.executors.cost)"))
-    return "\n".join(lines)
+    head = (f"{p['runs']} runs of {', '.join(p['chapters'])}: about {total:.1f} minutes on one GPU "
+            f"({p['seconds'] / 60:.1f} training + {OVERHEAD_S / 60:.0f} overhead)"
+            + (f", of --minutes {minutes:g}" if minutes else ""))
+    rates = f"rates: {BATCHED_SOURCE}" + ("" if p["measured"] else "; a shape not measured is scaled up from its "
+                                          "model's nearest measured one (penb.executors.cost)")
+    return budgeted.describe(p["batches"], head + "\n" + rates)
 
 
 def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", overrides: Optional[dict] = None,
@@ -152,7 +115,6 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one.
     ``sized``: the budgets come from this device's measured rates (``penb.slice_sizing``, ``timer`` its measurement)
     instead of the preset's, and the manifest records the sizing."""
-    from penb.runner import train_group
     from penb.progress import watching
 
     start = clock()
@@ -175,45 +137,36 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     out.mkdir(parents=True, exist_ok=True)
     deadline = start + minutes * 60 - OVERHEAD_S / 2   # the rest: evaluation and the last collection
     done = sum(runs.status(c) == "done" for b in p["batches"] for c in b["configs"])
-    estimated = took = 0.0                           # the batches trained so far: estimated and measured seconds
     with watching(",".join(chapters), p["runs"], done, minutes * 60, "--minutes", on=progress):
-        for b in p["batches"]:
-            if all(runs.status(c) == "done" for c in b["configs"]):
-                continue
-            slower = max(1.0, took / estimated) if estimated else 1.0   # this machine against the estimate
-            if clock() + b["seconds"] * slower > deadline:  # would end past the call's minutes: the next slice's
-                break
-            t = clock()
-            train_group(b["configs"], runs.root(), progress=False)
-            estimated, took = estimated + b["seconds"], took + clock() - t
-            collect(p, out, commit, minutes, (clock() - start) / 60)
+        budgeted.drive(p["batches"], deadline, clock, after=lambda: collect(p, out, commit, minutes,
+                                                                           (clock() - start) / 60))
     return collect(p, out, commit, minutes, (clock() - start) / 60)
 
 
 def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -> dict:
-    """Write the finished runs of plan ``p`` into ``out`` (manifest, results, predictions parts:
-    ``penb.archive.write_runs``, which also sweeps a temporary file a killed call left); the status."""
+    """Write the finished runs of plan ``p`` into ``out`` (:func:`penb.budgeted.collect`: manifest, results,
+    predictions parts; a temporary file that a killed call left is swept first); the status."""
     configs = [c for b in p["batches"] for c in b["configs"]]
-    results, files = write_runs(configs, out)
-    chapters = {}
-    for ch, item in p["chapters"].items():
-        cfg, keys = item["cfg"], list(dict.fromkeys(runs.key(c) for c in item["configs"]))
-        finished = sum(k in results for k in keys)
-        budgets = {}
-        for c in item["configs"]:
-            budgets.setdefault(c["core"], set()).add(c["steps"])
-        chapters[ch] = {"preset": cfg.preset, "parameters": p["overrides"],
-                        "config_key": cfg.key(), "runs": len(keys), "finished": finished,
-                        "complete": finished == len(keys),
-                        "diverged": sum(results[k].get("status") == "diverged" for k in keys if k in results),
-                        "seeds": sorted({c["seed"] for c in item["configs"]}),
-                        "updates": {core: max(s) for core, s in budgets.items()},
-                        "budgets": {core: sorted(s) for core, s in budgets.items()}, "keys": keys}
-    atomic.write_json(out / "manifest.json", {
-        "kind": "slice", "chapters": chapters, **made_on(configs, results), "commit": [commit], "date": now(),
-        "minutes": minutes,
-        "estimate_min": round((p["seconds"] + OVERHEAD_S) / 60, 2), "spent_min": round(spent_min, 2),
-        "overhead_s": OVERHEAD_S, **({"sizing": p["sizing"]} if p.get("sizing") else {}),
-        "files": ["manifest.json", "results.json", *files]})
+    results = budgeted.collect(
+        out, configs, commit, per_results=lambda results: {"chapters": {
+            ch: _chapter(item, p["overrides"], results) for ch, item in p["chapters"].items()}},
+        kind="slice", minutes=minutes, estimate_min=round((p["seconds"] + OVERHEAD_S) / 60, 2),
+        spent_min=round(spent_min, 2), overhead_s=OVERHEAD_S, **({"sizing": p["sizing"]} if p.get("sizing") else {}))
     return {"runs": p["runs"], "finished": len(results), "left": p["runs"] - len(results),
             "spent_min": spent_min, "estimate_min": (p["seconds"] + OVERHEAD_S) / 60, "out": str(out)}
+
+
+def _chapter(item: dict, overrides: dict, results: dict) -> dict:
+    """A chapter's entry in the slice's manifest: preset, parameters, configuration key, seeds, budgets, run keys,
+    and how many of them finished (``results``: the finished runs' results by key) or diverged."""
+    cfg, keys = item["cfg"], list(dict.fromkeys(runs.key(c) for c in item["configs"]))
+    finished = sum(k in results for k in keys)
+    budgets: dict = {}
+    for c in item["configs"]:
+        budgets.setdefault(c["core"], set()).add(c["steps"])
+    return {"preset": cfg.preset, "parameters": overrides, "config_key": cfg.key(), "runs": len(keys),
+            "finished": finished, "complete": finished == len(keys),
+            "diverged": sum(results[k].get("status") == "diverged" for k in keys if k in results),
+            "seeds": sorted({c["seed"] for c in item["configs"]}),
+            "updates": {core: max(s) for core, s in budgets.items()},
+            "budgets": {core: sorted(s) for core, s in budgets.items()}, "keys": keys}

@@ -72,7 +72,7 @@ LAYERS = [
     ["claims"],                                                  # the verdicts
     ["chapters", "report", "notebook"],                          # the chapters and their execution
     ["plan", "status"],                                          # what a preset would train; the status page
-    ["archive", "lease", "slice"],                               # GPU work handed back
+    ["archive", "budgeted", "lease", "slice"],                   # GPU work handed back: one time-budgeted driver
     ["device_run"],                                              # one GPU call
     ["cli", "__main__", "penb"],                                 # the command line
 ]

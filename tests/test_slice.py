@@ -136,11 +136,19 @@ def test_one_call_hands_back_at_most_eight_small_files_and_no_checkpoint(store, 
     assert all(runs.key(r["config"]) == k for k, r in results.items())
 
 
-def test_a_call_cut_off_keeps_the_runs_it_finished(store, tmp_path):
-    """The deadline falls after a few batches: those runs are handed back, the rest are the next call's, and the
-    archive refuses the incomplete folder."""
+def test_a_call_cut_off_keeps_the_runs_it_finished(store, tmp_path, monkeypatch):
+    """The deadline falls after a few batches (each takes a sixth of the call on the fake clock): those runs are
+    handed back, the rest are the next call's, and the archive refuses the incomplete folder."""
+    from penb import runner
+
     out = tmp_path / "out"
-    clock = FakeClock(step=(8 * 60 - slicing.OVERHEAD_S / 2) / 6)       # the deadline after a few readings
+    clock, real = FakeClock(step=0.0), runner.train_group
+
+    def timed(configs, store, progress=False, callback=None):
+        done = real(configs, store, progress, callback=callback)
+        clock.t += (8 * 60 - slicing.OVERHEAD_S / 2) / 6
+        return done
+    monkeypatch.setattr(runner, "train_group", timed)
     st = slicing.run(["key_findings"], 8, out, "smoke", clock=clock)
     assert 0 < st["finished"] < st["runs"]
     man = json.loads((out / "manifest.json").read_text())
@@ -150,6 +158,7 @@ def test_a_call_cut_off_keeps_the_runs_it_finished(store, tmp_path):
 
     with pytest.raises(ValueError, match=f"holds {st['finished']} of the"):
         archive("key_findings", out, tmp_path / "never")
+    monkeypatch.setattr(runner, "train_group", real)
     again = slicing.run(["key_findings"], 8, out, "smoke")             # the next call trains only the rest
     assert again["finished"] == again["runs"]
 
@@ -325,7 +334,7 @@ def test_a_machine_slower_than_the_estimate_starts_no_batch_that_would_overrun(s
     p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru", "lstm")})
     updates = {(b["configs"][0]["core"], b["configs"][0]["steps"]): b["updates"] for b in p["batches"]}
 
-    def slow(configs, store, progress=False):
+    def slow(configs, store, progress=False, callback=None):
         trained.append((configs[0]["core"], configs[0]["steps"]))
         clock.t += 12.0 * updates[configs[0]["core"], configs[0]["steps"]]
         return {}

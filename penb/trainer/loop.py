@@ -86,7 +86,7 @@ def batch_pays(configs: Sequence[Mapping[str, Any]], to_go: int, when: str = "au
                                   and to_go >= CPU_BATCH_UPDATES)
 
 
-# The CPU (one thread of the 2-core AVX-512 EPYC, benchmarks/results/cpu-2026-11-28.txt, quick sizes, eager, each
+# The CPU (one thread of the 2-core AVX-512 EPYC, benchmarks/results/cpu-2026-11-27-eager.txt, quick sizes, eager, each
 # against one run with its own nn.GRU / nn.LSTM in the same process): the GRU batch ran 1.37x one run's updates at
 # K = 2, 2.3x at 4, 2.6x at 8 and 18; its element-wise steps compile in 2-12 s a shape (cold), paid within 100
 # updates from K = 4. The whole update compiled (inductor) ran 0.92x the eager batch at K = 18 after 73 s.
