@@ -6,6 +6,7 @@
     kernels.py   how K runs compute logits: "module" (one run's own model) or "stacked" (per-run GRU/LSTM weights)
     adam.py      per-run clipping and Adam over parameters with a run axis
     update.py    one update of K runs (compiles whole)
+    policy.py    where batching and compiling pay, per device (measured thresholds)
     loop.py      Trainer: packing, the loop, logging, checkpoints, branch points, exits
     results.py   finish (predictions and result.json); penb.runner.train_one trains one run into the store
 """

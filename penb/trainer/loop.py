@@ -24,7 +24,6 @@ for bit on the CPU at one thread count). Checkpoints load with ``weights_only=Tr
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
@@ -38,6 +37,9 @@ from penb.tasks import Batch
 from penb.trainer import data, kernels, schedule
 from penb.trainer.run import Diverged, Run
 from penb.trainer.update import update
+from penb.trainer.policy import (CPU_BATCH_CORES, CPU_BATCH_RUNS, CPU_BATCH_UPDATES,  # noqa: F401 (re-exported)
+                                 CUDA_COMPILE_UPDATES, CUDA_COMPILED_SPEEDUP, _allow_recompiles, batch_pays,
+                                 compiles)
 
 # the fields in which runs of one batch may differ (each a [K] value or a padded slot); all others they share
 FREE = ("seed", "vocab_size", "encoding", "input_mode", "steps", "lr", "warmup", "schedule", "decay", "clip",
@@ -48,58 +50,6 @@ COMPILE = ("auto", "never", "always")
 def group_key(config: Mapping[str, Any]) -> str:
     """What the runs of one batch share: the normalised config less :data:`FREE`, as canonical JSON."""
     return json.dumps({k: v for k, v in config.items() if k not in FREE}, sort_keys=True, default=str)
-
-
-def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str = "auto") -> bool:
-    """Whether a batch compiles its whole update: ``when`` "always" or "never", else ("auto") a stacked batch on
-    CUDA (its launches captured as a CUDA graph) with at least :data:`CUDA_COMPILE_UPDATES` updates to go. The CPU
-    does not ("auto"): its eager batch, whose GRU steps compile alone in seconds (``penb.recurrence``), ran
-    faster than the whole update compiled (below). The environment's ``PENB_COMPILE`` ("always" or "never") stands
-    in for "auto": a GPU call whose first compiled probe fails trains eager."""
-    if when == "auto" and os.environ.get("PENB_COMPILE", "auto") != "auto":
-        when = os.environ["PENB_COMPILE"]
-        if when not in ("always", "never"):
-            raise ValueError(f"PENB_COMPILE={when!r}: expected auto, always or never")
-    if when != "auto":
-        return when == "always" and kernel == "stacked"
-    return kernel == "stacked" and device.type == "cuda" and updates >= CUDA_COMPILE_UPDATES
-
-
-def _allow_recompiles() -> None:
-    """Every batch compiles the same update function; a process that trains many shapes (K, V_max, encodings) must
-    not hit dynamo's recompile limit (8 a function by default), which under ``fullgraph`` raises."""
-    import torch._dynamo.config as dynamo
-
-    dynamo.recompile_limit = max(dynamo.recompile_limit, 256)
-    dynamo.accumulated_recompile_limit = max(dynamo.accumulated_recompile_limit, 4096)
-
-
-def batch_pays(configs: Sequence[Mapping[str, Any]], to_go: int, when: str = "auto") -> bool:
-    """Whether K > 1 runs (one group key) with ``to_go`` updates left train faster as one stacked batch than one at
-    a time, each with its own fused module: on CUDA always; on the CPU for :data:`CPU_BATCH_CORES`, from
-    :data:`CPU_BATCH_RUNS` runs and :data:`CPU_BATCH_UPDATES` updates to go. ``when`` is the trainer's compile
-    choice (it does not change the answer: a compiled CPU batch is no slower than an eager one)."""
-    dev = torch.device(configs[0]["device"])
-    if len(configs) < 2:
-        return False
-    return dev.type == "cuda" or (configs[0]["core"] in CPU_BATCH_CORES and len(configs) >= CPU_BATCH_RUNS
-                                  and to_go >= CPU_BATCH_UPDATES)
-
-
-# The CPU (one thread of the 2-core AVX-512 EPYC, benchmarks/results/cpu-2026-11-27-eager.txt, quick sizes, eager, each
-# against one run with its own nn.GRU / nn.LSTM in the same process): the GRU batch ran 1.37x one run's updates at
-# K = 2, 2.3x at 4, 2.6x at 8 and 18; its element-wise steps compile in 2-12 s a shape (cold), paid within 100
-# updates from K = 4. The whole update compiled (inductor) ran 0.92x the eager batch at K = 18 after 73 s.
-CPU_BATCH_CORES = ("gru",)       # the CPU batches only these (the LSTM: below)
-CPU_BATCH_RUNS = 4               # below this the CPU trains runs one at a time, each with its own fused module
-CPU_BATCH_UPDATES = 200          # ... and with fewer updates to go (a compile of a few seconds to pay)
-# On CUDA (an H200, torch 2.11, benchmarks/results/h200-2026-11-27.txt): compiling and capturing the update took 85-92 s
-# a shape; it then ran 2.0x (quick GRU) and 2.3x (quick LSTM) the eager stacked batch's updates at K = 1,024. At that
-# speed-up a 90 s compile pays once the eager batch would spend 180 s: 1,650 updates of the GRU's 109 ms, 650 of the
-# LSTM's 276 ms. A small batch is launch-bound (22-28 ms an update eager at K = 16); its compiled rate is not yet
-# measured, and a graph that removes its launches pays sooner than 2x would say. One threshold for all:
-CUDA_COMPILE_UPDATES = 2000
-CUDA_COMPILED_SPEEDUP = 2.0      # the slice's estimate of a compiled batch: its eager seconds / this (the least measured)
 
 
 class _Batch:
