@@ -144,6 +144,36 @@ def restore(source: Path) -> int:
             atomic.write_json(d / "config.json", result["config"])
             atomic.write_json(d / "result.json", result)
             put += 1
+    restore_trunks(source)
+    return put
+
+
+TRUNK_MEMBER = re.compile(r"^([0-9a-f]{16})/(step-[0-9]{9}\.pt)$")
+
+
+def restore_trunks(source: Path) -> int:
+    """Put the trunk checkpoints of a slice's ``trunks.tar`` (``penb.slice.carry_trunks``) into the store's trunk
+    folders, those not there yet; returns how many. A member that is not ``<trunk key>/step-<9 digits>.pt`` is
+    refused (nothing outside the trunk folders is written); a checkpoint's own trunk key is checked when a run
+    resumes from it (``penb.trainer.run``)."""
+    from penb.trunks import FOLDER
+
+    tar_path = Path(source) / "trunks.tar"
+    if not tar_path.is_file():
+        return 0
+    put = 0
+    with tarfile.open(tar_path) as tar:
+        for m in tar.getmembers():
+            match = TRUNK_MEMBER.match(m.name)
+            if not match or not m.isfile():
+                raise ValueError(f"{tar_path}: {m.name!r} is not a trunk checkpoint (<trunk key>/step-N.pt)")
+            dest = runs.root() / FOLDER / match.group(1) / match.group(2)
+            if dest.exists():
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            data = tar.extractfile(m).read()
+            atomic.atomic_write(dest, lambda tmp, data=data: Path(tmp).write_bytes(data))
+            put += 1
     return put
 
 

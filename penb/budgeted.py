@@ -32,19 +32,21 @@ class TimeUp(Exception):
 
 
 def updates(c: dict, longest: dict) -> int:
-    """The updates run ``c`` trains: a shorter WSD budget only its decay branch where the trunk's longest run saves
-    that branch point (``penb.trunks.branch_points``) and either trains in this call or left the checkpoint in the
-    store; any other run all its updates (a restored folder carries no trunk checkpoints). ``longest``: {trunk key:
-    the longest run of that trunk among the call's runs}."""
+    """The updates run ``c`` trains in this call: from its WSD trunk's latest checkpoint at or before its decay
+    start where the store holds one (an earlier call's, or one restored from a handed-back folder: the run then
+    continues instead of starting over), or from its decay start where the trunk's longest run in this call saves
+    that branch point (``penb.trunks.branch_points``) on its way; else all of them. ``longest``: {trunk key: the
+    longest run of that trunk among the call's runs}."""
     from penb.run_config import decay_start
-    from penb.trunks import branch_points, latest, shares_trunk, trunk_dir, trunk_key
+    from penb.trunks import branch_limit, branch_points, latest, shares_trunk, trunk_dir, trunk_key
 
-    top = longest.get(trunk_key(c)) if shares_trunk(c) else None
-    if top is None or top["steps"] == c["steps"]:
+    if not shares_trunk(c):
         return c["steps"]
-    d = decay_start(c["steps"], c["decay"])
-    saved = runs.status(top) != "done" or any(s == d for s, _ in latest(trunk_dir(c, runs.root()), d))
-    return c["steps"] - d if d in branch_points(top) and saved else c["steps"]
+    top, d = longest.get(trunk_key(c)), decay_start(c["steps"], c["decay"])
+    if top is not None and top["steps"] > c["steps"] and d in branch_points(top) and runs.status(top) != "done":
+        return c["steps"] - d
+    saved = latest(trunk_dir(c, runs.root()), branch_limit(c))
+    return c["steps"] - (saved[0][0] if saved else 0)
 
 
 def plan(configs: Sequence[dict], batched: bool, width: int = 1) -> list[dict]:
@@ -162,20 +164,22 @@ def describe(groups: Sequence[dict], head: str, trained: Sequence[dict] = ()) ->
 
 
 def collect(out: Path, configs: Sequence[dict], commit: str, single: bool = False,
-            per_results: Optional[Callable[[dict], dict]] = None, **fields) -> dict:
+            per_results: Optional[Callable[[dict], dict]] = None, extra_files: Sequence[str] = (), **fields) -> dict:
     """Write the finished runs of ``configs`` into ``out`` (``penb.archive.write_runs``: ``results.json`` and
     predictions, one ``predictions.tar`` with ``single``, else parts) and ``manifest.json``: the common fields,
-    ``fields`` and ``per_results(results)`` (fields read off the finished runs). ``commit``: the clean commit the
+    ``fields`` and ``per_results(results)`` (fields read off the finished runs, called once they are written; its
+    "extra_files", like ``extra_files``, names other files the caller wrote there, listed under "files"). ``commit``: the clean commit the
     call ran (else the runs' own). Returns the finished runs' results by key."""
     results, files = write_runs(configs, out, single=single)
     where = made_on(configs, results)
     keys = list(dict.fromkeys(runs.key(c) for c in configs))
+    more = per_results(results) if per_results else {}
+    extra = [*extra_files, *more.pop("extra_files", [])]
     atomic.write_json(out / "manifest.json", {
         **where, "commit": [commit] if commit else where["runs_commit"], "date": now(),
         "runs": len(keys), "finished": len(results), "complete": len(results) == len(keys),
         "diverged": sum(r.get("status") == "diverged" for r in results.values()),
-        "files": ["manifest.json", "results.json", *files], **fields,
-        **(per_results(results) if per_results else {})})
+        "files": ["manifest.json", "results.json", *files, *extra], **fields, **more})
     return results
 
 

@@ -36,6 +36,8 @@ OVERHEAD_S = 60.0          # start, CUDA set-up, evaluation and collection: an a
 MAX_MINUTES = 9.0          # a GPU command's 10 minutes, less the machine's own start and hand-back
 MAX_FILES = 8              # what a GPU machine hands back: at most 8 files ...
 PREDICTION_BYTES = 100_000  # ... of at most 16 MiB; one run's predictions.npz at L 16 (measured: 26-92 kB), per 16 steps
+CARRY_BYTES = 16 * 2 ** 20  # all files of a call's folder (penb.device_run.MAX_BYTES): trunks fill what is left
+TRUNKS = "trunks.tar"       # the trunks' last checkpoints, from which a later call continues to the next doubling
 
 
 def with_slice(preset: str = "slice") -> list[str]:
@@ -110,7 +112,8 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
         clock: Callable[[], float] = time.monotonic, progress: bool = False, source: Optional[Path] = None,
         sized: bool = False, timer: Optional[Callable] = None) -> dict:
     """Train the slice (see the module's docstring) and write ``out``; returns {"runs", "finished", "left",
-    "spent_min", "estimate_min", "out"}. The finished runs ``out`` already holds (an earlier call's) and those of
+    "spent_min", "estimate_min", "out", "trained"} (``trained``: the updates each run made, from
+    :func:`penb.budgeted.drive`). The finished runs ``out`` already holds (an earlier call's) and those of
     ``source`` (``--from``) go into the store first, so a call on a fresh machine trains only the rest and never
     hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one.
     ``sized``: the budgets come from this device's measured rates (``penb.slice_sizing``, ``timer`` its measurement)
@@ -138,20 +141,24 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     deadline = start + minutes * 60 - OVERHEAD_S / 2   # the rest: evaluation and the last collection
     done = sum(runs.status(c) == "done" for b in p["batches"] for c in b["configs"])
     with watching(",".join(chapters), p["runs"], done, minutes * 60, "--minutes", on=progress):
-        budgeted.drive(p["batches"], deadline, clock, after=lambda: collect(p, out, commit, minutes,
-                                                                           (clock() - start) / 60))
-    return collect(p, out, commit, minutes, (clock() - start) / 60)
+        driven = budgeted.drive(p["batches"], deadline, clock, after=lambda: collect(p, out, commit, minutes,
+                                                                                    (clock() - start) / 60))
+    return {**collect(p, out, commit, minutes, (clock() - start) / 60), "trained": driven["trained"]}
 
 
 def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -> dict:
     """Write the finished runs of plan ``p`` into ``out`` (:func:`penb.budgeted.collect`: manifest, results,
     predictions parts; a temporary file that a killed call left is swept first); the status."""
     configs = [c for b in p["batches"] for c in b["configs"]]
+
+    def read_off(results: dict) -> dict:             # after the runs are written: their chapters, then the trunks
+        carried = carry_trunks(configs, out)
+        return {"chapters": {ch: _chapter(item, p["overrides"], results) for ch, item in p["chapters"].items()},
+                "trunks": carried, "extra_files": [TRUNKS] if carried["carried"] else []}
     results = budgeted.collect(
-        out, configs, commit, per_results=lambda results: {"chapters": {
-            ch: _chapter(item, p["overrides"], results) for ch, item in p["chapters"].items()}},
-        kind="slice", minutes=minutes, estimate_min=round((p["seconds"] + OVERHEAD_S) / 60, 2),
-        spent_min=round(spent_min, 2), overhead_s=OVERHEAD_S, **({"sizing": p["sizing"]} if p.get("sizing") else {}))
+        out, configs, commit, per_results=read_off, kind="slice", minutes=minutes,
+        estimate_min=round((p["seconds"] + OVERHEAD_S) / 60, 2), spent_min=round(spent_min, 2),
+        overhead_s=OVERHEAD_S, **({"sizing": p["sizing"]} if p.get("sizing") else {}))
     return {"runs": p["runs"], "finished": len(results), "left": p["runs"] - len(results),
             "spent_min": spent_min, "estimate_min": (p["seconds"] + OVERHEAD_S) / 60, "out": str(out)}
 
@@ -170,3 +177,46 @@ def _chapter(item: dict, overrides: dict, results: dict) -> dict:
             "seeds": sorted({c["seed"] for c in item["configs"]}),
             "updates": {core: max(s) for core, s in budgets.items()},
             "budgets": {core: sorted(s) for core, s in budgets.items()}, "keys": keys}
+
+
+def carry_trunks(configs: list, out: Path) -> dict:
+    """Write ``trunks.tar`` into ``out``: for each WSD trunk of ``configs`` whose longest run is done, its latest
+    checkpoint (the longest budget's decay start, 0.8 N: weights, Adam's moments, step and history), so that a later
+    slice at 2N continues that trunk from 0.8 N instead of starting over (``penb.archive.restore`` puts them back).
+    Trunks go in the order of their checkpoints' size, smallest first, while the folder stays within
+    :data:`CARRY_BYTES` (less 256 KiB for the manifest) and :data:`MAX_FILES` files; returns {"carried", "of", "bytes", "steps": {trunk key:
+    step}}. A trunk left out is retrained from 0 by the next call."""
+    import tarfile
+
+    from penb.store import atomic
+    from penb.trunks import latest, shares_trunk, trunk_dir, trunk_key
+
+    tops: dict = {}
+    for c in configs:
+        if shares_trunk(c) and c["steps"] > tops.get(trunk_key(c), {"steps": 0})["steps"]:
+            tops[trunk_key(c)] = c
+    found = []
+    for key, c in tops.items():
+        saved = latest(trunk_dir(c, runs.root()), c["steps"]) if runs.status(c) == "done" else []
+        if saved:
+            found.append((saved[0][1].stat().st_size, key, saved[0][0], saved[0][1]))
+    others = [f for f in out.iterdir() if f.is_file() and f.name != TRUNKS and not f.name.startswith(".")]
+    room, chosen = CARRY_BYTES - sum(f.stat().st_size for f in others) - 256 * 2 ** 10, []
+    if len({f.name for f in others} | {"manifest.json"}) >= MAX_FILES:
+        room = 0                                    # no file left for the trunks
+    for size, key, step, path in sorted(found):
+        if size + 1024 > room:
+            break
+        chosen.append((key, step, path))
+        room -= size + 1024
+    if chosen:
+        def write(tmp: str) -> None:
+            with tarfile.open(tmp, "w") as tar:
+                for key, step, path in chosen:
+                    tar.add(path, arcname=f"{key}/{path.name}")
+        atomic.atomic_write(out / TRUNKS, write)
+    elif (out / TRUNKS).exists():
+        (out / TRUNKS).unlink()
+    return {"carried": len(chosen), "of": len(tops), "bytes": sum(p.stat().st_size for _, _, p in chosen),
+            "steps": {key: step for key, step, _ in chosen}}
+

@@ -5,6 +5,7 @@ a call cut off keeps its finished runs; an archive refuses a manifest that does 
 The slice runs here at the smoke preset on the CPU (what the suite can afford); the slice preset itself is only
 planned. Time is a fake clock where a deadline matters, so nothing depends on this machine's load."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -117,13 +118,19 @@ def _files(folder: Path) -> dict:
     return {p.name: p.stat().st_size for p in folder.iterdir()}
 
 
-def test_one_call_hands_back_at_most_eight_small_files_and_no_checkpoint(store, tmp_path):
+def test_one_call_hands_back_at_most_eight_small_files_and_no_checkpoint_but_the_trunks(store, tmp_path):
+    """At most 8 files and 16 MiB in all; no run's checkpoint, only the WSD trunks' last ones in trunks.tar."""
+    import tarfile
+
     out = tmp_path / "out"
     assert main(["slice", "key_findings", "frequency", "--preset", "smoke", "--minutes", "8", "--out", str(out),
                  "--quiet"]) == 0
     files = _files(out)
-    assert len(files) <= 8 and max(files.values()) <= 16 * 2 ** 20
+    assert len(files) <= 8 and sum(files.values()) <= 16 * 2 ** 20
     assert not [f for f in files if f.endswith(".pt")] and "manifest.json" in files
+    with tarfile.open(out / "trunks.tar") as tar:
+        assert all(re.match(r"^[0-9a-f]{16}/step-[0-9]{9}\.pt$", n) for n in tar.getnames())
+        assert len(tar.getnames()) == json.loads((out / "manifest.json").read_text())["trunks"]["carried"] > 0
     man = json.loads((out / "manifest.json").read_text())
     assert man["commit"] == [CLEAN] and man["device"] == "cpu" and man["torch"] and man["date"][:4] == "2026"
     assert man["minutes"] == 8 and man["files"] == sorted(files, key=man["files"].index)
@@ -304,7 +311,10 @@ def test_a_second_call_on_a_fresh_machine_trains_only_the_rest_and_never_hands_b
                         clock=FakeClock(step=8 * 60))                         # past the deadline at once
     assert set(json.loads((out / "results.json").read_text())) == held and again["left"] == 0
     assert not list(out.glob(".*.tmp"))
-    assert not list((tmp_path / "fresh").rglob("*.pt"))                       # nothing trained: all restored
+    made = [f for f in (tmp_path / "fresh").rglob("*.pt") if "_trunks" not in f.parts]
+    assert not made                                                           # nothing trained: all restored
+    trunks = json.loads((out / "manifest.json").read_text())["trunks"]
+    assert len(list((tmp_path / "fresh").rglob("_trunks/*/*.pt"))) == trunks["carried"]   # and the trunks
     assert slicing.plan(["key_findings"], "smoke", {"cores": ("gru",)})["seconds"] == 0
 
 
@@ -342,3 +352,35 @@ def test_a_machine_slower_than_the_estimate_starts_no_batch_that_would_overrun(s
     slicing.run(["key_findings"], 8, tmp_path / "out", "smoke", overrides={"cores": ("gru", "lstm")}, clock=clock)
     assert [b["updates"] for b in p["batches"]][:2] == [20, 20]
     assert trained[0] == ("gru", 20) and ("lstm", 20) not in trained
+
+
+def test_a_later_slice_continues_the_trunks_it_was_handed_to_the_next_doubling(tmp_path, monkeypatch):
+    """Issue 50, item 4: a slice at N hands back each trunk's checkpoint at 0.8 N (trunks.tar); a slice at 2N on a
+    fresh machine, given that folder, trains each longest run from 0.8 N, not from 0, and its N and N/2 runs come
+    restored. A trunks.tar member outside the trunk folders is refused."""
+    import tarfile
+
+    from penb import archive
+    from penb.run_config import decay_start
+
+    monkeypatch.setenv("PENB_COMMIT", CLEAN)
+    small = {"cores": ("gru",), "steps": 40, "warmup": 2, "earlier": 1}
+    monkeypatch.setenv("PENB_STORE", str(tmp_path / "first"))
+    first = slicing.run(["key_findings"], 8, tmp_path / "n", "smoke", overrides=small)
+    man = json.loads((tmp_path / "n" / "manifest.json").read_text())
+    assert first["left"] == 0 and man["trunks"]["carried"] == man["trunks"]["of"] > 0
+    assert set(man["trunks"]["steps"].values()) == {decay_start(40, 0.2)}
+    monkeypatch.setenv("PENB_STORE", str(tmp_path / "fresh"))
+    again = slicing.run(["key_findings"], 8, tmp_path / "2n", "smoke", overrides={**small, "steps": 80},
+                        source=tmp_path / "n")
+    longest = [t for t in again["trained"] if t["steps"] == 80]
+    assert longest and all(t["from"] == decay_start(40, 0.2) and t["to"] == 80 for t in longest)
+    assert not [t for t in again["trained"] if t["steps"] == 40]               # N: restored, not retrained
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.pt").write_bytes(b"x")
+    with tarfile.open(bad / "trunks.tar", "w") as tar:
+        tar.add(bad / "x.pt", arcname="../../escape.pt")
+    with pytest.raises(ValueError, match="not a trunk checkpoint"):
+        archive.restore_trunks(bad)
+
