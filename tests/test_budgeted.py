@@ -8,20 +8,10 @@ import pytest
 from penb import budgeted, runs
 from penb.run_config import normalize
 from penb.store.paths import checkpoint_path
+from tests.test_lease import FakeClock as UpdateClock   # one second a reading: the driver reads once an update
 
 TINY = dict(vocab_size=6, length=4, hidden=12, batch_size=8, steps=40, warmup=5, lr=1e-2, held_out=8,
             checkpoint_every=1000, log_every=10, device="cpu", core="gru", dtype="float64")
-
-
-class UpdateClock:
-    """Seconds that advance by one at every reading: the driver reads it once per update (and per group)."""
-
-    def __init__(self):
-        self.t = 0.0
-
-    def __call__(self):
-        self.t += 1.0
-        return self.t
 
 
 def configs():
@@ -52,7 +42,8 @@ def test_a_batch_cut_at_the_deadline_resumes_to_what_one_call_stores(tmp_path, m
     assert not straight["stopped"] and sorted(t["to"] for t in straight["trained"]) == [40] * 4
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "cut"))
-    first = budgeted.drive(budgeted.plan(cs, batched=True, width=64), 17, UpdateClock(), fit=False)
+    clock = UpdateClock()
+    first = budgeted.drive(budgeted.plan(cs, batched=True, width=64), clock.t + 17, clock, fit=False)
     assert first["stopped"] and {(t["from"], t["to"]) for t in first["trained"]} == {(0, 15)}
     for c in cs:                                            # every run of the batch: a checkpoint where it stopped
         assert runs.status(c) != "done" and checkpoint_path(runs.run_dir(c), 15).exists()
@@ -69,7 +60,8 @@ def test_a_group_that_would_end_past_the_deadline_waits_for_the_next_call(tmp_pa
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     groups = budgeted.plan(configs()[:1], batched=False)
     groups[0]["seconds"] = 100.0
-    st = budgeted.drive(groups, 50, UpdateClock())                          # fit: left whole
+    clock = UpdateClock()
+    st = budgeted.drive(groups, clock.t + 50, clock)                        # fit: left whole
     assert st["stopped"] and st["trained"] == [] and runs.status(configs()[0]) != "done"
 
 
