@@ -9,6 +9,7 @@ from penb import cli, executors, notebook, presets, status
 from penb import runs
 from penb import sweeps
 from penb.chapters import appendix, frequency, gradient_stability, key_findings, rnn_common
+from penb.executors.batched import BatchedExecutor
 from penb.executors import LocalExecutor, ProcessExecutor, SubmititExecutor
 
 # the chapters that train through sweeps.chapter_sweep (and so executors.for_config)
@@ -66,11 +67,12 @@ def test_for_config_follows_the_chapter_parameters(tmp_path):
     assert ex.cluster is None and ex.folder == str(presets_store() / "submitit")
 
     quick = presets.resolve("key_findings", "quick", device="cpu")             # workers 2
-    assert isinstance(executors.for_config(quick, "runs", 5), ProcessExecutor)    # auto: one run per core
+    auto = executors.for_config(quick, "runs", 5)                               # auto: batched, a process a core
+    assert isinstance(auto, BatchedExecutor) and (auto.workers, auto.threads, auto.max_runs) == (2, 1, 64)
     assert isinstance(executors.for_config(quick, "runs", 1), LocalExecutor)      # one run: in-process
     assert isinstance(executors.for_config(quick.replace(executor="local"), "runs", 5), LocalExecutor)
     smoke = presets.resolve("key_findings", "smoke")                           # workers 1
-    assert isinstance(executors.for_config(smoke, "runs", 5), LocalExecutor)
+    assert executors.for_config(smoke, "runs", 5).workers == 1                   # batched, in this process
     assert isinstance(executors.for_config(smoke.replace(executor="process"), "runs", 5), ProcessExecutor)
     with pytest.raises(ValueError, match="unknown executor 'slurm'"):
         executors.for_config(smoke.replace(executor="slurm"))

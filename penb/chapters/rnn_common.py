@@ -20,9 +20,10 @@ KEYS = ("hidden", "batch_size", "steps", "lr", "warmup", "amp")     # what ``per
 # gradient stability, appendices A-D, language modelling), so every preset inherits them. None of these
 # keys enters a run's config: they decide where runs train, never what a run is (run keys do not move).
 EXECUTION = dict(
-    executor="auto",        # auto: `workers` processes when > 1 and more than one run is to train,
-                            # else in this process (as before these keys existed); local: in this
-                            # process; process: `workers` processes; submitit: one job per run
+    executor="auto",        # auto: with more than one run to train, batched (a figure's GRU/LSTM runs
+                            # of one shape as one batch where it pays) over `workers` processes, else
+                            # in this process; local: in this process; process: `workers` processes,
+                            # one run each; submitit: one job per run
     cluster=None,           # submitit: None = Slurm where present, else local subprocesses (all jobs
                             # at once: for tests and one machine); "slurm" or "local" to force one
     partition=None,         # submitit on Slurm: the partition (None: the cluster's default)

@@ -30,11 +30,12 @@ __all__ = ["Executor", "LocalExecutor", "ProcessExecutor", "RunFailed", "Submiti
 def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
     """The executor a chapter's sweep uses, chosen by the chapter's parameters (``rnn_common.EXECUTION``):
 
-    * ``executor="auto"`` (also when ``cfg`` has no ``executor`` key): ``cfg.workers`` processes of one
-      torch thread each, with a progress bar, when more than one run is to train (on the CPU, one per core;
-      on a GPU, runs packed onto the device at once); otherwise in this process (one thread on the CPU). Not the
-      batched executor on the CPU: a book built with it (2026-11-27, one AVX-512 EPYC host) took key findings 14:00
-      and frequency 9:00, against 12:38 and 6:24 with one run per core, its stages waiting on the compiled batch;
+    * ``executor="auto"`` (also when ``cfg`` has no ``executor`` key): when more than one run is to train, the
+      batched executor's groups (a figure's GRU/LSTM runs of one shape as one batch where that pays,
+      ``penb.trainer.policy.batch_pays``; every other run alone), a stage's groups spread over ``cfg.workers``
+      processes of one torch thread each (on the CPU, one per core); otherwise in this process (one thread on the
+      CPU). Until the CPU's eager GRU batch (2.6x one run at K = 18, issue 48) the CPU trained one run per core
+      instead: the compiled batch had made key findings 14:00 and frequency 9:00 against 12:38 and 6:24;
     * ``"local"``: in this process; ``"process"``: ``cfg.workers`` processes whatever the number of runs;
     * ``"batched"``: the runs of one shape ``cfg.batch_runs`` at a time as one batched model in this process
       (:class:`penb.executors.batched.BatchedExecutor`), any other run alone;
@@ -61,7 +62,11 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
 
         return BatchedExecutor(cfg.batch_runs)
     cpu = resolve_device(cfg.device).type == "cpu"
-    if name == "process" or (name == "auto" and cfg.workers > 1 and todo > 1):
+    if name == "auto" and todo > 1:
+        from penb.executors.batched import BatchedExecutor
+
+        return BatchedExecutor(cfg.batch_runs, workers=cfg.workers, threads=1, desc=desc)
+    if name == "process":
         return ProcessExecutor(cfg.workers, 1, desc=desc)
     return LocalExecutor(threads=1 if cpu else None)
 
