@@ -13,6 +13,11 @@ version are then never reused, and a partial run of the old version is never res
 * 4: one trainer over a run axis (``penb.trainer``, issue 48): training batches drawn in blocks keyed by (seed,
   block), so other data than version 3's generator stream; Adam and clipping written out per run (other rounding);
   the loss over the steps from the task's ``scored_from`` on, masked; checkpoints without a generator state.
+
+Not a version: since 4 a run's float rounding depends on how it trained (its own module or a stacked batch, the
+batch's K, compiled or not), and the key names the maths, not the kernel. So the stacked kernel's later changes of
+rounding alone (issue 48: input terms read from a per-token table, the recurrence's backward written out) kept
+version 4; a test holds each run of a batch to the run trained alone (``tests/test_trainer.py``, fp64).
 """
 from __future__ import annotations
 
