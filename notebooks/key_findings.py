@@ -308,8 +308,8 @@ glue("kf_threshold", f"{claims.get('morita.fig2.level.gru').rule.params['level']
 # seeds, chosen by a rule that reads no verdict ({glue:text}`kf_quick_rule`): the LSTM
 # and the S4D at their largest vocabulary only, since their trends over three
 # vocabularies cost more than that rule allows; the gpu preset trains them. The GRU's
-# cells train as one compiled batch where that is faster than one run at a time
-# (`penb.trainer`). Sec. 4.1 also says that extra updates did not improve the
+# cells train as one batch where that is faster than one run at a time
+# (`penb.trainer.policy`). Sec. 4.1 also says that extra updates did not improve the
 # vanilla models: the rows `sec4_1.more_updates` read it on the doubling test's own
 # runs (the vanilla model at N against itself at N/2), and count a gain against the
 # text only where the PE model has settled, as it had at the paper's budget; under
