@@ -5,8 +5,8 @@ number of one run ever enters another's (a NaN stays in its run). The input term
 recurrence: for all steps at once (``input_terms``), or, for a token input, from a table of each token's terms and
 each position's (:func:`from_table`: ``penb.trainer.kernels.Stacked`` folds the embedding into one product per
 token and a positional encoding's share into one per position, as ``RNNCore.forward_positional`` does for one run).
-Eager and without autocast, the recurrence runs with its backward written out (:mod:`penb.recurrence`); compiled
-or under autocast, step by step under autograd (``gru_steps``, ``lstm_steps``).
+On the CPU, eager and without autocast, the recurrence runs with its backward written out (:mod:`penb.recurrence`);
+otherwise step by step under autograd (``gru_steps``, ``lstm_steps``; :func:`written_out`).
 
 The equations are ``torch.nn.GRU``'s and ``torch.nn.LSTM``'s (one layer, batch first), gate order as theirs:
 
@@ -42,16 +42,18 @@ def steps(gi: torch.Tensor) -> tuple[torch.Tensor, ...]:
 
 
 def written_out(x: torch.Tensor) -> bool:
-    """Whether the recurrence runs as :class:`penb.recurrence.Recurrence` (eager, no autocast) rather than step by
-    step under autograd (compiling: the compiler derives the backward; autocast: other dtypes per operation)."""
-    return not (torch.compiler.is_compiling() or torch.is_autocast_enabled(x.device.type))
+    """Whether the recurrence runs as :class:`penb.recurrence.Recurrence`: on the CPU, eager, without autocast.
+    Otherwise step by step under autograd: compiling (the compiler derives the backward), under autocast (other
+    dtypes per operation), and on CUDA, where the batch was measured that way (benchmarks/README.md) and where the
+    table's row-by-row gradient (``index_add_``, atomic there) would make a run's rounding vary from call to call."""
+    return x.device.type == "cpu" and not (torch.compiler.is_compiling() or torch.is_autocast_enabled("cpu"))
 
 
 def gru_from(gi: torch.Tensor, w_hh: torch.Tensor, b_hh: torch.Tensor) -> torch.Tensor:
     """K GRUs from their input terms ``gi: Tensor[K, B, T, 3H]``: -> ``Tensor[K, B, T, H]``.
 
-    Eager and without autocast, the recurrence is :class:`penb.recurrence.Recurrence` (its backward written
-    out); compiled or under autocast it is :func:`gru_steps`, whose backward autograd (or the compiler) derives.
+    On the CPU, eager and without autocast, the recurrence is :class:`penb.recurrence.Recurrence` (its backward
+    written out); otherwise :func:`gru_steps`, whose backward autograd (or the compiler) derives (:func:`written_out`).
     Both compute the same function (a test compares them in fp64)."""
     if written_out(gi):
         return recurrence.from_terms("gru", gi, w_hh, b_hh)
@@ -105,8 +107,8 @@ def from_table(kind: str, table: torch.Tensor, tokens: torch.Tensor, pos: torch.
     """K cores whose input term at step t of sequence b is ``table[tokens[k, b, t]] + pos[k, t]``: ``table:
     Tensor[N, G*H]`` (a run's rows ``W_i. x`` of each token, runs one after another), ``tokens: LongTensor[K, B, T]``
     (rows of ``table``), ``pos: Tensor[K, T, G*H]`` (the biases and an encoding's share) -> ``Tensor[K, B, T, H]``.
-    Eager and without autocast, the input terms ``[K, B, T, G*H]`` are never formed in full
-    (:class:`penb.recurrence.Recurrence` reads each step's rows of the table)."""
+    Where the recurrence is written out (:func:`written_out`), the input terms ``[K, B, T, G*H]`` are never formed
+    in full (:class:`penb.recurrence.Recurrence` reads each step's rows of the table)."""
     if written_out(table):
         return recurrence.Recurrence.apply(kind, table, tokens, pos, w_hh, b_hh)
     return FROM_TERMS[kind](torch.nn.functional.embedding(tokens, table) + pos.unsqueeze(1), w_hh, b_hh)
