@@ -21,9 +21,9 @@ do']``, ``dc_prev = dc f``, ``dh_prev = du W_h.``. Both: ``dW_h. = sum_t du_t^T 
 
 On the CPU the element-wise steps are compiled (``torch.compile``, a few seconds a shape, cached on disk by
 inductor), one vectorised loop each instead of about ten; elsewhere, or with ``PENB_COMPILE=never``, or where the
-compiler fails, they run as written. ``penb.stacked`` takes this path on the CPU only (``written_out``). Tests check the
-backward against finite differences in fp64 (``gradcheck``)
-and against autograd through the step-by-step equations.
+compiler fails, they run as written. ``penb.stacked`` takes this path on the CPU only (``written_out``). Tests
+check the backward against finite differences in fp64 (``gradcheck``) and against autograd through the step-by-step
+equations.
 """
 from __future__ import annotations
 
