@@ -159,7 +159,7 @@ def describe(groups: Sequence[dict], head: str, trained: Sequence[dict] = ()) ->
     if trained:
         lines.append("this call trained:")
         lines += [f"  {t['core']} V={t['vocab']} {t['encoding']} seed {t['seed']}: updates {t['from']}-{t['to']}"
-                  for t in trained]
+                  + (f" of {t['steps']:,}" if "steps" in t else "") for t in trained]
     return "\n".join(lines + [head])
 
 
