@@ -148,7 +148,7 @@ def restore(source: Path) -> int:
     return put
 
 
-TRUNK_MEMBER = re.compile(r"^([0-9a-f]{16})/(step-[0-9]{9}\.pt)$")
+TRUNK_MEMBER = re.compile(r"([0-9a-f]{16})/(step-[0-9]{9}\.pt)")
 
 
 def restore_trunks(source: Path) -> int:
@@ -164,7 +164,7 @@ def restore_trunks(source: Path) -> int:
     put = 0
     with tarfile.open(tar_path) as tar:
         for m in tar.getmembers():
-            match = TRUNK_MEMBER.match(m.name)
+            match = TRUNK_MEMBER.fullmatch(m.name)
             if not match or not m.isfile():
                 raise ValueError(f"{tar_path}: {m.name!r} is not a trunk checkpoint (<trunk key>/step-N.pt)")
             dest = runs.root() / FOLDER / match.group(1) / match.group(2)

@@ -90,19 +90,18 @@ def _stop_at(deadline: float, clock, seen: dict):
     def check(trainer) -> None:
         if not seen.get("trainers") or seen["trainers"][-1] is not trainer:
             seen.setdefault("trainers", []).append(trainer)
-            for r, d in zip(trainer.runs, trainer.run_dirs):
-                seen.setdefault(Path(d).name, r.step - 1)
+            b = trainer.batch                        # the runs that made this first update: one step back
+            moved = set(b.slots) if b is not None else {j for j, r in enumerate(trainer.runs) if r.outcome}
+            for j, (r, d) in enumerate(zip(trainer.runs, trainer.run_dirs)):
+                seen.setdefault(Path(d).name, r.step - (j in moved))
         if clock() < deadline:
             return
-        b = trainer.batch
-        flags = b.acc[:, 3].tolist() if b is not None else []
-        bad = {b.slots[i] for i in b.active if flags[i]} if b is not None else set()
-        left = [(j, r, d) for j, (r, d) in enumerate(zip(trainer.runs, trainer.run_dirs))
+        left = [(r, d) for r, d in zip(trainer.runs, trainer.run_dirs)
                 if r.outcome is None and r.step < r.config["steps"]]
         if left:
             trainer.sync()
-            for j, r, d in left:
-                if r.step % r.config["checkpoint_every"] and j not in bad:   # else saved just now, or not to keep
+            for r, d in left:                        # a multiple of checkpoint_every was saved at that update
+                if r.step % r.config["checkpoint_every"] and not float(r.acc[3]) > 0:
                     r.save(checkpoint_path(Path(d), r.step))
             raise TimeUp("the deadline came mid-group")
     return check

@@ -31,6 +31,7 @@ import os
 import warnings
 
 import torch
+from torch.autograd.function import once_differentiable
 
 
 def forward_gru(table, tokens, pos, u, h):
@@ -137,6 +138,7 @@ class Recurrence(torch.autograd.Function):
         return torch.stack([s[0] for s in states[1:]], 2)             # [K, B, T, H]
 
     @staticmethod
+    @once_differentiable
     def backward(ctx, dout: torch.Tensor):
         table, tokens, w_hh = ctx.saved_tensors
         kind, states = ctx.kind, ctx.states

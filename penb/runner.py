@@ -60,14 +60,25 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
                                   kernel=kernel, compile=compile)
                 for k, r in zip(part, trainer.runs):
                     atomic.write_json(dirs[k] / "config.json", r.config)
-                trainer.run(callback=callback, progress=progress)
-                wall = time.time() - start
-                extra = {} if len(part) == 1 else {"batched": {"runs": len(part), "wall_s": round(wall, 2),
-                                                               "compile_s": round(trainer.compile_s, 2)}}
-                for k, r in zip(part, trainer.runs):
-                    finish(r, dirs[k], time.time() - wall / len(part), **extra)
+                try:
+                    trainer.run(callback=callback, progress=progress)
+                except Exception:           # a callback's stop (a deadline): the runs that ended are kept
+                    _finish(part, trainer, dirs, start, ended_only=True)
+                    raise
+                _finish(part, trainer, dirs, start)
     done = {dirs[k].name for k in todo}
     return {runs.key(c): runs.key(c) in done for c in configs}
+
+
+def _finish(part: list, trainer, dirs: list, start: float, ended_only: bool = False) -> None:
+    """Write each run's predictions and ``result.json`` (``penb.trainer.finish``); with ``ended_only``, only those
+    of the runs that reached their end (done or diverged) before the training stopped."""
+    wall = time.time() - start
+    extra = {} if len(part) == 1 else {"batched": {"runs": len(part), "wall_s": round(wall, 2),
+                                                   "compile_s": round(trainer.compile_s, 2)}}
+    for k, r in zip(part, trainer.runs):
+        if not ended_only or r.outcome is not None:
+            finish(r, dirs[k], time.time() - wall / len(part), **extra)
 
 
 def train_one(config: Mapping[str, Any], store: Path, callback: Optional[Callable] = None,

@@ -180,8 +180,9 @@ def _chapter(item: dict, overrides: dict, results: dict) -> dict:
 
 
 def carry_trunks(configs: list, out: Path) -> dict:
-    """Write ``trunks.tar`` into ``out``: for each WSD trunk of ``configs`` whose longest run is done, its latest
-    checkpoint (the longest budget's decay start, 0.8 N: weights, Adam's moments, step and history), so that a later
+    """Write ``trunks.tar`` into ``out``: for each WSD trunk of ``configs``, its latest checkpoint at or before its
+    longest budget's decay start (0.8 N once that run is done: weights, Adam's moments, step and history; an
+    earlier one, or a restored one, while it is not), so that a later
     slice at 2N continues that trunk from 0.8 N instead of starting over (``penb.archive.restore`` puts them back).
     Trunks go in the order of their checkpoints' size, smallest first, while the folder stays within
     :data:`CARRY_BYTES` (less 256 KiB for the manifest) and :data:`MAX_FILES` files; returns {"carried", "of", "bytes", "steps": {trunk key:
@@ -189,15 +190,15 @@ def carry_trunks(configs: list, out: Path) -> dict:
     import tarfile
 
     from penb.store import atomic
-    from penb.trunks import latest, shares_trunk, trunk_dir, trunk_key
+    from penb.trunks import branch_limit, latest, shares_trunk, trunk_dir, trunk_key
 
     tops: dict = {}
     for c in configs:
         if shares_trunk(c) and c["steps"] > tops.get(trunk_key(c), {"steps": 0})["steps"]:
             tops[trunk_key(c)] = c
     found = []
-    for key, c in tops.items():
-        saved = latest(trunk_dir(c, runs.root()), c["steps"]) if runs.status(c) == "done" else []
+    for key, c in tops.items():                      # done or not: the latest a later call can continue from
+        saved = latest(trunk_dir(c, runs.root()), branch_limit(c))
         if saved:
             found.append((saved[0][1].stat().st_size, key, saved[0][0], saved[0][1]))
     others = [f for f in out.iterdir() if f.is_file() and f.name != TRUNKS and not f.name.startswith(".")]

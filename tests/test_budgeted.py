@@ -42,9 +42,11 @@ def test_a_batch_cut_at_the_deadline_resumes_to_what_one_call_stores(tmp_path, m
     assert not straight["stopped"] and sorted(t["to"] for t in straight["trained"]) == [40] * 4
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "cut"))
+    short = normalize({**TINY, "steps": 10, "seed": 7})     # ends inside the batch, before the deadline: kept
     clock = UpdateClock()
-    first = budgeted.drive(budgeted.plan(cs, batched=True, width=64), clock.t + 17, clock, fit=False)
-    assert first["stopped"] and {(t["from"], t["to"]) for t in first["trained"]} == {(0, 15)}
+    first = budgeted.drive(budgeted.plan(cs + [short], batched=True, width=64), clock.t + 17, clock, fit=False)
+    assert first["stopped"] and {(t["from"], t["to"]) for t in first["trained"]} == {(0, 15), (0, 10)}
+    assert runs.status(short) == "done"
     for c in cs:                                            # every run of the batch: a checkpoint where it stopped
         assert runs.status(c) != "done" and checkpoint_path(runs.run_dir(c), 15).exists()
     again = budgeted.drive(budgeted.plan(cs, batched=True, width=64), 10 ** 9, UpdateClock(), fit=False)

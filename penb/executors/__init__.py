@@ -30,12 +30,14 @@ __all__ = ["Executor", "LocalExecutor", "ProcessExecutor", "RunFailed", "Submiti
 def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
     """The executor a chapter's sweep uses, chosen by the chapter's parameters (``rnn_common.EXECUTION``):
 
-    * ``executor="auto"`` (also when ``cfg`` has no ``executor`` key): when more than one run is to train, the
-      batched executor's groups (a figure's GRU/LSTM runs of one shape as one batch where that pays,
+    * ``executor="auto"`` (also when ``cfg`` has no ``executor`` key), with more than one run to train: on the CPU
+      the batched executor's groups (a figure's GRU runs of one shape as one batch where that pays,
       ``penb.trainer.policy.batch_pays``; every other run alone), a stage's groups spread over ``cfg.workers``
-      processes of one torch thread each (on the CPU, one per core); otherwise in this process (one thread on the
-      CPU). Until the CPU's eager GRU batch (2.6x one run at K = 18, issue 48) the CPU trained one run per core
-      instead: the compiled batch had made key findings 14:00 and frequency 9:00 against 12:38 and 6:24;
+      processes of one torch thread each (one per core); on a GPU ``cfg.workers`` processes of one run each,
+      packed onto the device at once (a gpu preset's paper-sized batches are not measured yet: a chapter that wants
+      them names ``executor="batched"``, as the slices do). With one run: in this process (one thread on the
+      CPU). Until the CPU's eager GRU batch (2.6x one run at K = 18, issue 48) the CPU trained one run per core:
+      the compiled batch had made key findings 14:00 and frequency 9:00 against 12:38 and 6:24;
     * ``"local"``: in this process; ``"process"``: ``cfg.workers`` processes whatever the number of runs;
     * ``"batched"``: the runs of one shape ``cfg.batch_runs`` at a time as one batched model in this process
       (:class:`penb.executors.batched.BatchedExecutor`), any other run alone;
@@ -62,11 +64,11 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
 
         return BatchedExecutor(cfg.batch_runs)
     cpu = resolve_device(cfg.device).type == "cpu"
-    if name == "auto" and todo > 1:
+    if name == "auto" and todo > 1 and cpu:
         from penb.executors.batched import BatchedExecutor
 
         return BatchedExecutor(cfg.batch_runs, workers=cfg.workers, threads=1, desc=desc)
-    if name == "process":
+    if name == "process" or (name == "auto" and cfg.workers > 1 and todo > 1):
         return ProcessExecutor(cfg.workers, 1, desc=desc)
     return LocalExecutor(threads=1 if cpu else None)
 
