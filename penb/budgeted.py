@@ -56,13 +56,10 @@ def plan(configs: Sequence[dict], batched: bool, width: int = 1) -> list[dict]:
     from penb.executors import batched as executor
     from penb.executors.cost import batch_update_seconds
     from penb.trainer.kernels import stackable
-    from penb.trunks import shares_trunk, trunk_key
+    from penb.trunks import longest as longest_of
 
     unique = list({runs.key(c): c for c in configs}.values())
-    longest: dict = {}
-    for c in unique:
-        if shares_trunk(c) and c["steps"] > longest.get(trunk_key(c), {"steps": 0})["steps"]:
-            longest[trunk_key(c)] = c
+    longest = longest_of(unique)
     if batched:
         alone = sorted((c for c in unique if not stackable(c)), key=lambda c: -c["steps"])
         todo = executor.plan([c for c in unique if stackable(c)], width) + [[c] for c in alone]
@@ -112,8 +109,7 @@ def drive(groups: Sequence[dict], deadline: float, clock: Callable[[], float], *
     """Train ``groups`` (:func:`plan`) in order until ``deadline`` (by ``clock``, seconds): with ``fit`` a group
     whose scaled estimate would end past the deadline is left whole for the next call (the slice, whose folders
     carry no checkpoints); without, it starts and is cut at the deadline (the lease, whose store keeps them). Returns
-    {"trained":
-    [{key, core, vocab, encoding, seed, from, to}] (the updates this call made), "stopped": whether time ran out
+    {"trained": [{key, core, vocab, encoding, seed, steps, from, to}] (the updates this call made), "stopped": whether time ran out
     before every group was done, "estimated", "took": the trained groups' estimated and measured seconds}."""
     from penb.runner import train_group
 

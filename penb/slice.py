@@ -190,12 +190,9 @@ def carry_trunks(configs: list, out: Path) -> dict:
     import tarfile
 
     from penb.store import atomic
-    from penb.trunks import branch_limit, latest, shares_trunk, trunk_dir, trunk_key
+    from penb.trunks import branch_limit, latest, longest, trunk_dir
 
-    tops: dict = {}
-    for c in configs:
-        if shares_trunk(c) and c["steps"] > tops.get(trunk_key(c), {"steps": 0})["steps"]:
-            tops[trunk_key(c)] = c
+    tops = longest(configs)
     found = []
     for key, c in tops.items():                      # done or not: the latest a later call can continue from
         saved = latest(trunk_dir(c, runs.root()), branch_limit(c))

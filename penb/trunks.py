@@ -53,6 +53,15 @@ def trunk_key(config: Mapping[str, Any]) -> str:
     return hashlib.sha256(("trunk:" + blob).encode()).hexdigest()[:16]
 
 
+def longest(configs) -> dict:
+    """{trunk key: the longest-budget run of that trunk} among the WSD runs of ``configs`` (the first of equals)."""
+    out: dict = {}
+    for c in configs:
+        if shares_trunk(c) and c["steps"] > out.get(trunk_key(c), {"steps": 0})["steps"]:
+            out[trunk_key(c)] = c
+    return out
+
+
 def trunk_dir(config: Mapping[str, Any], root: Path) -> Optional[Path]:
     """The trunk folder of a WSD run in store ``root`` (None for any other schedule)."""
     return Path(root) / FOLDER / trunk_key(config) if shares_trunk(config) else None
