@@ -8,11 +8,18 @@ The written rule (:data:`RULE`, before any slice confirmation run; it reads the 
 * in its first seconds the call measures, on this device, one update of each batch it will train: a few updates of
   the batch itself, uncompiled (:func:`measure`). A batch that trains eager is charged its updates at that rate; one
   that will compile (``penb.trainer.loop.compiles``: on CUDA, 2,000 updates or more) is charged
-  :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over ``CUDA_COMPILED_SPEEDUP`` (2, the least speed-up measured
-  on an H200; on the CPU its eager seconds, an upper bound) (:func:`estimate`);
+  :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the compiled speed-up measured at its number of runs
+  (``penb.trainer.policy.compiled_speedup``: 10.6x at K = 10 on an H100, 2.0x at K = 1,024 on an H200, log-linear in
+  K between; on the CPU its eager seconds, an upper bound) (:func:`estimate`);
 * ``j`` is the largest in ``[J_MIN, J_MAX]`` whose batches (their updates x the measured seconds per update, plus the
   compile allowances), the measuring itself and the call's overhead (``penb.slice.OVERHEAD_S``) fit the call's minutes; where none does,
   the call is refused in one line before anything trains.
+
+Version 2 of the rule (2026-11-27, before any slice had trained: nothing was graded under version 1). Version 1
+charged every compiled batch 90 s plus its eager seconds over 2, the speed-up measured at K = 1,024. On the first
+lent H100 it refused key findings alone three times (4.1 to 5.8 minutes): its batches are small (LSTM K = 10, GRU
+K = 30), where an eager CUDA update is launch-bound and the graph ran 10.6x the eager batch, and compiling took up to
+114 s (benchmarks/README.md, "On an H100").
 
 The manifest records the measured seconds per update of every batch shape, the chosen ``j`` and budgets, and the
 estimate against the minutes spent (``penb.slice.collect``).
@@ -25,12 +32,14 @@ from typing import Callable, Optional
 from penb import presets
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
-COMPILE_ALLOWANCE_S = 90.0    # per compiled batch: inductor and CUDA-graph capture (85-92 s a shape on an H200)
+RULE_VERSION = 2
+COMPILE_ALLOWANCE_S = 120.0   # per compiled batch: inductor and CUDA-graph capture (85-92 s a shape on an H200, 88-114 s
+                              # at the quick sizes on an H100; 165 s at hidden 256, K = 256)
 MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
-RULE = (f"penb.slice_sizing.RULE (issue 50): the slice preset's cells and seeds, each model's N = base N x 2^j for the "
+RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issue 50): the slice preset's cells and seeds, each model's N = base N x 2^j for the "
         f"largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured (uncompiled) seconds per "
-        f"update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over the least measured "
-        f"compiled speed-up)")
+        f"update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over the compiled speed-up "
+        f"measured at its number of runs)")
 
 
 def base_budgets(chapter: str, preset: str, overrides: Optional[dict] = None) -> dict[str, int]:
@@ -100,23 +109,25 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
             return {"j": j, "overrides": _merged(ov), "plan": p, "measure_s": round(spent, 1),
                     "estimate_s": round(est, 1), "rule": RULE,
                     "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}
+    what = "slice fewer chapters per call" if len(chapters) > 1 else "give the call more minutes"
     raise ValueError(f"not even base N x 2^{lowest} fits {minutes:g} minutes on this device at the measured rates "
-                     f"(penb.slice_sizing.RULE): slice fewer chapters per call")
+                     f"(penb.slice_sizing.RULE; it needs {(est + spent + overhead_s) / 60:.1f}): {what}")
 
 
 def estimate(configs: list, updates: int, eager_s: float) -> float:
     """The rule's seconds for one batch of ``updates`` at ``eager_s`` measured seconds per uncompiled update: as
-    measured where it trains eager, else :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the least measured
-    compiled speed-up (``penb.trainer.loop.CUDA_COMPILED_SPEEDUP``; the CPU's compiled batches are charged eager)."""
+    measured where it trains eager, else :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the compiled
+    speed-up measured at its number of runs (``penb.trainer.policy.compiled_speedup``; the CPU's compiled
+    batches are charged eager)."""
     import torch
 
-    from penb.trainer.loop import CUDA_COMPILED_SPEEDUP, compiles
+    from penb.trainer.policy import compiled_speedup, compiles
 
     dev = torch.device(configs[0]["device"])
     kind = "stacked" if len(configs) > 1 else "module"
     if not compiles(dev, kind, len(configs), updates):
         return updates * eager_s
-    return COMPILE_ALLOWANCE_S + updates * eager_s / (CUDA_COMPILED_SPEEDUP if dev.type == "cuda" else 1.0)
+    return COMPILE_ALLOWANCE_S + updates * eager_s / (compiled_speedup(len(configs)) if dev.type == "cuda" else 1.0)
 
 
 def _merged(per_chapter: dict) -> dict:

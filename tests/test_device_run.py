@@ -197,7 +197,8 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     """penb.trainer.loop.compiles: on CUDA a stacked batch with 2,000 updates or more to go (the H200's 85-92 s
     compile against a 2x faster update), never the one-run module, never the CPU (batch_pays: a GRU batch of 4 runs
     and 200 updates to go, eager); PENB_COMPILE overrides "auto" and a bad value is
-    refused; penb.slice_sizing.estimate charges an eager batch its measured seconds and a compiled one 90 s plus half."""
+    refused; penb.slice_sizing.estimate charges an eager batch its measured seconds and a compiled one 120 s plus its
+    eager seconds over the speed-up measured at its K (10.6x at 10, 2x at 1,024, log-linear between)."""
     import torch
 
     from penb import slice_sizing
@@ -222,5 +223,9 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     monkeypatch.delenv("PENB_COMPILE")
     gpu_batch = [{"device": "cuda"}] * 30
     assert slice_sizing.estimate(gpu_batch, 1000, 0.02) == pytest.approx(20.0)
-    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(90.0 + 40.0)
+    import math
+    between = math.exp(math.log(10.6) + math.log(30 / 10) / math.log(1024 / 10) * math.log(2.0 / 10.6))
+    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(120.0 + 80.0 / between)
+    assert slice_sizing.estimate(gpu_batch[:5], 4000, 0.02) == pytest.approx(120.0 + 80.0 / 10.6)   # flat below K = 10
+    assert slice_sizing.estimate([{"device": "cuda"}] * 4096, 4000, 0.02) == pytest.approx(120.0 + 40.0)
     assert slice_sizing.estimate([{"device": "cpu"}] * 4, 4000, 0.02) == pytest.approx(80.0)

@@ -62,7 +62,22 @@ CPU_BATCH_UPDATES = 200          # ... and with fewer updates to go (a compile o
 # On CUDA (an H200, torch 2.11, benchmarks/results/h200-2026-11-27.txt): compiling and capturing the update took 85-92 s
 # a shape; it then ran 2.0x (quick GRU) and 2.3x (quick LSTM) the eager stacked batch's updates at K = 1,024. At that
 # speed-up a 90 s compile pays once the eager batch would spend 180 s: 1,650 updates of the GRU's 109 ms, 650 of the
-# LSTM's 276 ms. A small batch is launch-bound (22-28 ms an update eager at K = 16); its compiled rate is not yet
-# measured, and a graph that removes its launches pays sooner than 2x would say. One threshold for all:
+# LSTM's 276 ms. A small batch is launch-bound (25 ms an update eager at K = 10 on an H100) and its graph removes most
+# of that (10.6x, below), so it pays sooner. One threshold for all:
 CUDA_COMPILE_UPDATES = 2000
-CUDA_COMPILED_SPEEDUP = 2.0      # the slice's estimate of a compiled batch: its eager seconds / this (the least measured)
+# The compiled update's speed-up over the eager stacked batch at K runs, each pair measured on one device at one commit
+# (benchmarks/results/h100-2026-11-27.txt, h200-2026-11-27.txt). The slice's estimate (penb.slice_sizing) reads it,
+# log-linear in K between the points and flat beyond them: the smaller the batch, the more of its eager update is launches.
+CUDA_COMPILED_SPEEDUPS = ((10, 10.6),      # H100: quick LSTM at V 512 (key findings' cell), 4,240 against 399 run-upd/s
+                          (1024, 2.0))     # H200: quick GRU, 18,841 against 9,396 (the quick LSTM: 2.3)
+
+
+def compiled_speedup(K: int) -> float:
+    """The compiled update's measured speed-up over the eager stacked batch at ``K`` runs, interpolated in log K
+    between :data:`CUDA_COMPILED_SPEEDUPS` (flat outside them)."""
+    import math
+    (k0, s0), (k1, s1) = CUDA_COMPILED_SPEEDUPS
+    if K <= k0 or K >= k1:
+        return s0 if K <= k0 else s1
+    f = math.log(K / k0) / math.log(k1 / k0)
+    return math.exp(math.log(s0) + f * (math.log(s1) - math.log(s0)))
