@@ -34,6 +34,10 @@ SIZES = {
     "appA_lstm": dict(core="lstm", hidden=64, length=16, vocab_size=256, batch_size=128, lr=1e-2),  # appendix A's
     "h256": dict(core="gru", hidden=256, length=32, vocab_size=32, batch_size=64),
     "paper": dict(core="gru", hidden=512, length=64, vocab_size=256, batch_size=512),
+    # the paper's model at an eighth of its batch: a candidate for the gpu preset within one H100-hour (issue 48),
+    # where the runs' batch, not one run's, fills the device
+    "paper_b64": dict(core="gru", hidden=512, length=64, vocab_size=256, batch_size=64),
+    "paper_lstm_b64": dict(core="lstm", hidden=512, length=64, vocab_size=4096, batch_size=64),
     "tiny": dict(core="gru", hidden=16, length=4, vocab_size=8, batch_size=16),
 }
 

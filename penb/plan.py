@@ -6,6 +6,10 @@ through the store), the updates they make and an estimate of the GPU-hours one H
 (``penb.executors.cost.step_seconds``, from the step times measured at paper size). Runs on the warm-up / stable /
 decay schedule that share a trunk (``penb.trunks``) count the trunk once and each shorter budget's decay branch.
 An estimate to plan a GPU session with, not a measurement: the chapter's own status page gives the real times.
+
+A second estimate (:func:`batched_hours`) trains the same runs as the one trainer would on CUDA: each stage's runs
+of one shape as batches of at most the preset's ``batch_runs`` (``penb.executors.batched.schedule``), at the
+batched rates measured on a lent H200 and H100 (``penb.executors.cost.batch_seconds``), one batch after another.
 """
 from __future__ import annotations
 
@@ -39,9 +43,9 @@ def _listers(chapter: str) -> list[Callable]:
     return out
 
 
-def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str]:
+def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str, int]:
     """(the preset the book runs ``chapter`` at, its normalised run configs with protocol 4's half budgets, a
-    note: why it runs another preset, or that it trains nothing of its own)."""
+    note: why it runs another preset, or that it trains nothing of its own, the most runs it puts in one batch)."""
     from penb import presets
 
     chosen, overrides, note = presets.book_preset(chapter, preset)
@@ -52,9 +56,10 @@ def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str]:
     if "device" in table[chosen]:
         overrides = {**overrides, "device": "cpu"}     # planned here, not trained: CUDA need not be present
     cfg = presets.resolve(chapter, chosen, **overrides)
+    most = getattr(cfg, "batch_runs", 64)
     if not _listers(chapter):
-        return chosen, [], note or "no runs of its own (its computation is not a run of the store)"
-    return chosen, configs_for(chapter, cfg), note
+        return chosen, [], note or "no runs of its own (its computation is not a run of the store)", most
+    return chosen, configs_for(chapter, cfg), note, most
 
 
 def planned_runs(chapter: str, params: dict) -> int:
@@ -116,31 +121,55 @@ def gpu_hours(configs: Iterable[dict]) -> float:
     return (seconds + sum(_trunk_updates(g) * step_seconds(g[0]) for g in groups)) / 3600
 
 
+def batched_hours(configs: Iterable[dict], max_runs: int = 64) -> float:
+    """Hours one H100 takes to train ``configs`` as the one trainer batches them there: stage by stage (a WSD trunk's
+    longest budget first, then each shorter budget's decay branch), each group of ``penb.executors.batched.schedule``
+    on CUDA (at most ``max_runs`` runs of one shape) for the updates it has to go, at ``penb.executors.cost.batch_seconds``,
+    one group after another."""
+    from penb import runs
+    from penb.executors.batched import plan as batches, stage
+    from penb.executors.cost import batch_seconds
+    from penb.run_config import decay_start
+    from penb.trainer.kernels import stackable
+
+    configs = list(configs)
+    ranks = stage(configs)
+    seconds = 0.0
+    # on CUDA every batch of two or more pays (penb.trainer.policy.batch_pays), so these are schedule()'s groups there
+    for g in batches([c for c in configs if stackable(c)], max_runs) + [[c] for c in configs if not stackable(c)]:
+        to_go = max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in g)
+        seconds += batch_seconds(g, to_go)
+    return seconds / 3600
+
+
 def book(preset: str, chapters: Optional[list[str]] = None) -> list[dict]:
     """One row per chapter: chapter, preset, runs (new to the plan: a run an earlier chapter lists is counted
-    there), shared (runs listed by an earlier chapter), updates, gpu_hours, note."""
+    there), shared (runs listed by an earlier chapter), updates, gpu_hours (one run at a time), batched_hours (as
+    the one trainer batches them on CUDA, :func:`batched_hours`), note."""
     from penb import notebook
     from penb import runs
 
     seen: set = set()
     rows = []
     for name in chapters or notebook.book_chapters():
-        chosen, configs, note = chapter_configs(name, preset)
+        chosen, configs, note, most = chapter_configs(name, preset)
         mine = [c for c in configs if runs.key(c) not in seen]
         seen.update(runs.key(c) for c in configs)
         rows.append(dict(chapter=name, preset=chosen, runs=len(mine), shared=len(configs) - len(mine),
-                         updates=updates(mine), gpu_hours=round(gpu_hours(mine), 2), note=note))
+                         updates=updates(mine), gpu_hours=round(gpu_hours(mine), 2),
+                         batched_hours=round(batched_hours(mine, most), 2), note=note))
     return rows
 
 
 def describe(rows: list[dict]) -> str:
     """The plan as lines for the terminal, with the total."""
-    lines = [f"{'chapter':<22}{'preset':<8}{'runs':>6}{'shared':>8}{'updates':>13}{'H100 h':>9}"]
+    lines = [f"{'chapter':<22}{'preset':<8}{'runs':>6}{'shared':>8}{'updates':>13}{'H100 h':>9}{'batched':>9}"]
     for r in rows:
         lines.append(f"{r['chapter']:<22}{r['preset']:<8}{r['runs']:>6}{r['shared']:>8}{r['updates']:>13,}"
-                     f"{r['gpu_hours']:>9.2f}" + (f"  ({r['note']})" if r["note"] else ""))
+                     f"{r['gpu_hours']:>9.2f}{r['batched_hours']:>9.2f}" + (f"  ({r['note']})" if r["note"] else ""))
     lines.append(f"{'total':<30}{sum(r['runs'] for r in rows):>6}{'':>8}{sum(r['updates'] for r in rows):>13,}"
-                 f"{sum(r['gpu_hours'] for r in rows):>9.2f}")
-    lines.append("GPU-hours: estimated from step times measured at paper size on one H100, one run at a time "
+                 f"{sum(r['gpu_hours'] for r in rows):>9.2f}{sum(r['batched_hours'] for r in rows):>9.2f}")
+    lines.append("H100 h: estimated from step times measured at paper size on one H100, one run at a time; batched: "
+                 "as the one trainer batches them on CUDA, at the batched rates measured on a lent H200 and H100 "
                  "(penb.executors.cost); runs shared between chapters count once.")
     return "\n".join(lines)

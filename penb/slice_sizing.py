@@ -30,14 +30,13 @@ import time
 from typing import Callable, Optional
 
 from penb import presets
+from penb.trainer.policy import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S   # 120 s a compiled batch
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
 RULE_VERSION = 2
-COMPILE_ALLOWANCE_S = 120.0   # per compiled batch: inductor and CUDA-graph capture (85-92 s a shape on an H200, 88-114 s
-                              # at the quick sizes on an H100; 165 s at hidden 256, K = 256)
 MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
-RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issue 50): the slice preset's cells and seeds, each model's N = base N x 2^j for the "
-        f"largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured (uncompiled) seconds per "
+RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issue 50): the slice preset's cells and seeds, each model's N = "
+        f"base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured (uncompiled) seconds per "
         f"update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over the compiled speed-up "
         f"measured at its number of runs)")
 

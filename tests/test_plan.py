@@ -1,6 +1,8 @@
 """The plan a preset would train (``python -m penb plan``, issue 36): updates counted as the store trains them
 (one WSD trunk per group of budgets, plus each shorter budget's decay branch), runs shared between chapters
 counted once, and the plan printed before anything trains."""
+import pytest
+
 from penb import cli, plan, presets, run_config
 from penb.chapters.key_findings import analysis as kfa
 
@@ -40,5 +42,30 @@ def test_runs_shared_between_chapters_count_once():
 def test_the_cli_prints_the_plan_with_a_total(capsys):
     assert cli.main(["plan", "--preset", "smoke", "key_findings", "frequency"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["chapter", "preset", "runs", "shared", "updates", "H100", "h"]
+    assert out.splitlines()[0].split() == ["chapter", "preset", "runs", "shared", "updates", "H100", "h", "batched"]
     assert "key_findings" in out and "frequency" in out and out.splitlines()[-2].startswith("total")
+
+
+def _gpu_shape(n_runs, steps, **shape):
+    """``n_runs`` cosine GRU runs of one shape (seeds 1..n), each ``steps`` updates, normalised."""
+    cfg = presets.resolve("key_findings", "smoke")
+    return [run_config.normalize({**kfa.run_config(cfg, "gru", 32, "none", s), "schedule": "cosine", "steps": steps,
+                                  **shape}) for s in range(1, n_runs + 1)]
+
+
+def test_a_small_batch_is_planned_at_the_measured_eager_rate_of_its_batch():
+    # 16 quick GRU runs (h64, L16, batch 64, V32), 1,000 updates: too few to compile on CUDA; the H200 measured 16 such
+    # runs as one eager batch at 739.4 run-updates/s (benchmarks/results/h200-2026-11-27.txt)
+    group = _gpu_shape(16, 1000, hidden=64, length=16, batch_size=64)
+    assert plan.batched_hours(group, max_runs=64) == pytest.approx(1000 * 16 / 739.4 / 3600)
+    # split into batches of 8: eight runs twice, each read between the measured K = 1 and K = 16 times
+    assert plan.batched_hours(group, max_runs=8) > plan.batched_hours(group, max_runs=64)
+
+
+def test_a_compiled_batch_at_the_papers_size_is_charged_its_arithmetic():
+    # at the paper's size (h512, L64, batch 512, V256) one run fills the device (16 as a batch ran 1.01x one run on an
+    # H100): the compiled graph removes launches, not FLOPs, so 16 runs cost 16 runs' step time plus the compile
+    from penb.executors.cost import PAPER_STEP_S
+
+    group = _gpu_shape(16, 4000, hidden=512, length=64, batch_size=512, vocab_size=256)
+    assert plan.batched_hours(group) == pytest.approx((120.0 + 4000 * 16 * PAPER_STEP_S["gru"]) / 3600)

@@ -52,9 +52,12 @@ BATCHED = {
     ("gru", 64, 16, 64): {"vocab": 32, "rates": {1: 209.3, 16: 739.4, 64: 2700.8, 256: 6885.6, 1024: 9395.8}},
     ("lstm", 128, 16, 64): {"vocab": 512, "rates": {1: 169.9, 16: 581.0, 64: 2321.8, 256: 3474.5, 1024: 3702.1}},
     ("gru", 256, 32, 64): {"vocab": 32, "rates": {1: 120.9, 16: 446.0, 64: 780.0, 256: 841.4}},
+    # the paper's size, on a lent H100 (commit b997dea, benchmarks/results/h100-2026-11-27.txt): one run alone
+    # already fills the device, so 16 as one batch gain nothing (1.01x); 64 did not fit in its 80 GB
+    ("gru", 512, 64, 512): {"vocab": 256, "rates": {1: 70.9, 16: 71.9}},
 }
-BATCHED_SOURCE = ("benchmarks/batched.py on an NVIDIA H200 (commit 94682ce, stacked kernel, eager, fp32; "
-                  "benchmarks/results/h200-2026-11-27.txt)")
+BATCHED_SOURCE = ("benchmarks/batched.py on an NVIDIA H200 (commit 94682ce) and, at the paper's size, an H100 (commit "
+                  "b997dea): stacked kernel, eager, fp32; benchmarks/results/h200-2026-11-27.txt, h100-2026-11-27.txt")
 
 
 def batch_update_seconds(config, k: int) -> tuple[float, bool]:
@@ -88,3 +91,31 @@ def batch_update_seconds(config, k: int) -> tuple[float, bool]:
     scale = config["batch_size"] * config["length"] * config["hidden"] / (512 * 64 * 512)
     t += k * READOUT_S * scale * max(config.get("vocab_size", row["vocab"]) - row["vocab"], 0) / 16384
     return t, key == shape
+
+
+def alone_seconds(config) -> float:
+    """One update of one run alone on one H100: :func:`step_seconds` (its arithmetic, scaled from the paper's size),
+    but no less than one quick GRU update per 16 steps of length (a small run is bound by its launches)."""
+    floor = config.get("length", 16) / 16 / BATCHED["gru", 64, 16, 64]["rates"][1]
+    return max(step_seconds(config), floor)
+
+
+def batch_seconds(configs, updates: int) -> float:
+    """Seconds one H100 takes for ``updates`` updates of ``configs`` (one ``penb.trainer.group_key``) trained as one
+    batch (one run: :func:`alone_seconds` each update). The eager batch's update is :func:`batch_update_seconds`,
+    never more than its runs one after another. A batch that compiles on CUDA (``penb.trainer.policy.compiles``) is
+    charged the compile allowance plus its eager updates over the compiled speed-up measured at its K
+    (``penb.trainer.policy.compiled_speedup``), but no less than its runs' arithmetic (K x :func:`step_seconds`: at
+    the paper's size the batch is compute-bound, and the graph removes launches, not FLOPs)."""
+    import torch
+
+    from penb.trainer.policy import CUDA_COMPILE_ALLOWANCE_S, compiled_speedup, compiles
+
+    c, k = configs[0], len(configs)
+    one = alone_seconds(c)
+    if k == 1:
+        return updates * one
+    eager = min(batch_update_seconds(c, k)[0], k * one)
+    if not compiles(torch.device("cuda"), "stacked", k, updates):
+        return updates * eager
+    return CUDA_COMPILE_ALLOWANCE_S + updates * max(eager / compiled_speedup(k), k * step_seconds(c))

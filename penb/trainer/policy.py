@@ -65,6 +65,8 @@ CPU_BATCH_UPDATES = 200          # ... and with fewer updates to go (a compile o
 # LSTM's 276 ms. A small batch is launch-bound (25 ms an update eager at K = 10 on an H100) and its graph removes most
 # of that (10.6x, below), so it pays sooner. One threshold for all:
 CUDA_COMPILE_UPDATES = 2000
+CUDA_COMPILE_ALLOWANCE_S = 120.0   # what a plan charges a compiled batch for inductor and CUDA-graph capture: 85-92 s a
+                                   # shape on an H200, 88-114 s at the quick sizes on an H100 (165 s at hidden 256)
 # The compiled update's speed-up over the eager stacked batch at K runs, each pair measured on one device at one commit
 # (benchmarks/results/h100-2026-11-27.txt, h200-2026-11-27.txt). The slice's estimate (penb.slice_sizing) reads it,
 # log-linear in K between the points and flat beyond them: the smaller the batch, the more of its eager update is launches.
