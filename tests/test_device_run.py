@@ -212,6 +212,9 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     gru = [{"device": "cpu", "core": "gru"}]
     assert not loop.batch_pays(gru * 3, 10 ** 6) and loop.batch_pays(gru * 4, 200)
     assert not loop.batch_pays(gru * 18, 199) and not loop.batch_pays([{"device": "cpu", "core": "lstm"}] * 18, 4000)
+    small, big = [{"device": "cpu", "core": "lstm", "hidden": 64}], [{"device": "cpu", "core": "lstm", "hidden": 128}]
+    assert loop.batch_pays(small * 4, 200) and not loop.batch_pays(small * 3, 200)   # appendix A's LSTM: 1.24x at 4
+    assert not loop.batch_pays(big * 18, 4000)                                        # key findings': 0.93x at 18
     monkeypatch.setenv("PENB_COMPILE", "never")
     assert not loop.compiles(cuda, "stacked", 30, 10 ** 6)
     assert loop.compiles(cuda, "stacked", 30, 10 ** 6, when="always")        # an explicit choice stands

@@ -203,6 +203,23 @@ def test_a_batched_sweep_stores_what_one_run_at_a_time_stores(tmp_path, monkeypa
     assert sorted(r.result.get("batched", {}).get("runs", 1) for r in many) == [1] + [4] * 8
 
 
+def test_the_cpu_batches_a_small_lstm_in_parts_of_at_most_eight_and_a_large_one_not_at_all():
+    """penb.executors.batched.schedule on the CPU (penb.trainer.policy): the GRU's runs of one shape in one batch;
+    the LSTM's at hidden 64 in the fewest parts of at most 8 and of even size (its gain peaks at 4-8 runs); the LSTM's
+    at hidden 128 one at a time; none below 4 runs."""
+    from penb import sweeps
+    from penb.executors import batched as batched_executor
+
+    def sizes(n, **more):
+        configs = [{**TINY, "steps": 400, "seed": s, **more} for s in range(n)]
+        return sorted(len(g) for g in batched_executor.schedule(sweeps.runs.settle(configs), 64)[0])
+
+    assert sizes(15, core="gru") == [15]
+    assert sizes(15, core="lstm", hidden=64) == [7, 8] and sizes(9, core="lstm", hidden=64) == [4, 5]
+    assert sizes(17, core="lstm", hidden=64) == [5, 6, 6] and sizes(3, core="lstm", hidden=64) == [1, 1, 1]
+    assert sizes(9, core="lstm", hidden=128) == [1] * 9
+
+
 def test_one_place_changes_weights():
     """penb has one training loop: gradients are taken and Adam applied only in penb/trainer/update.py (no
     torch.optim, no .backward() anywhere in the package)."""

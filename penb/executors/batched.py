@@ -55,9 +55,23 @@ def pays(configs: Sequence[Mapping[str, Any]], to_go: Optional[int] = None) -> b
     return batch_pays(configs, max(x["steps"] for x in configs) if to_go is None else to_go)
 
 
+def split(batch: list) -> list[list]:
+    """``batch`` in as few parts of as even a size as hold at most ``penb.trainer.policy.batch_most`` runs each (the
+    CPU's LSTM: 8; 15 runs go as 8 and 7, 9 as 5 and 4); the whole batch where there is no such limit."""
+    from penb.trainer.policy import batch_most
+
+    most = batch_most(batch)
+    if most is None or len(batch) <= most:
+        return [batch]
+    n = -(-len(batch) // most)
+    cuts = [round(i * len(batch) / n) for i in range(n + 1)]
+    return [batch[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
 def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int) -> list[list[list]]:
     """The groups a sweep trains, stage by stage: :func:`plan`'s batches (any config; a run that cannot share a batch,
-    an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single runs.
+    an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single runs,
+    each that does into :func:`split`'s parts.
     Stage s holds the groups whose runs are the s-th longest budget of their WSD trunk (:func:`stage`): a stage
     starts after the one before has saved its branch points. Within a stage the groups are independent."""
     from penb.run_config import decay_start
@@ -66,7 +80,7 @@ def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int) -> list[list[l
     stages: dict[int, list] = {}
     for batch in plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in configs if not batchable(c)]:
         to_go = max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in batch)
-        parts = [batch] if pays(batch, to_go) else [[c] for c in batch]   # a branch trains only its decay
+        parts = split(batch) if pays(batch, to_go) else [[c] for c in batch]   # a branch trains only its decay
         stages.setdefault(ranks[runs.key(batch[0])], []).extend(parts)
     return [stages[s] for s in sorted(stages)]
 

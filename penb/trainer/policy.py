@@ -2,7 +2,8 @@
 executors and the slice read.
 
 * :func:`batch_pays`: whether K runs train faster as one stacked batch than one at a time, each with its own fused
-  module (``nn.GRU``/``nn.LSTM``): on CUDA always; on the CPU for the GRU from a few runs (below).
+  module (``nn.GRU``/``nn.LSTM``): on CUDA always; on the CPU for the GRU, and the small LSTM, from a few runs
+  (below); :func:`batch_most`: the most runs a CPU batch of the LSTM holds.
 * :func:`compiles`: whether a batch compiles its whole update (``torch.compile``; on CUDA a CUDA graph): on CUDA
   with enough updates to go, never on the CPU by default (its eager batch compiles only the element-wise steps of
   the recurrence, ``penb.recurrence``). ``PENB_COMPILE`` overrides.
@@ -41,22 +42,36 @@ def _allow_recompiles() -> None:
 
 def batch_pays(configs: Sequence[Mapping[str, Any]], to_go: int, when: str = "auto") -> bool:
     """Whether K > 1 runs (one group key) with ``to_go`` updates left train faster as one stacked batch than one at
-    a time, each with its own fused module: on CUDA always; on the CPU for :data:`CPU_BATCH_CORES`, from
-    :data:`CPU_BATCH_RUNS` runs and :data:`CPU_BATCH_UPDATES` updates to go. ``when`` is the trainer's compile
-    choice (it does not change the answer: a compiled CPU batch is no slower than an eager one)."""
+    a time, each with its own fused module: on CUDA always; on the CPU for :data:`CPU_BATCH_CORES` (the LSTM up to
+    :data:`CPU_LSTM_HIDDEN`), from :data:`CPU_BATCH_RUNS` runs and :data:`CPU_BATCH_UPDATES` updates to go.
+    ``when`` is the trainer's compile choice (it does not change the answer: a compiled CPU batch is no slower than
+    an eager one)."""
     dev = torch.device(configs[0]["device"])
     if len(configs) < 2:
         return False
-    return dev.type == "cuda" or (configs[0]["core"] in CPU_BATCH_CORES and len(configs) >= CPU_BATCH_RUNS
+    core = configs[0]["core"]
+    small = core != "lstm" or configs[0].get("hidden", CPU_LSTM_HIDDEN + 1) <= CPU_LSTM_HIDDEN
+    return dev.type == "cuda" or (core in CPU_BATCH_CORES and small and len(configs) >= CPU_BATCH_RUNS
                                   and to_go >= CPU_BATCH_UPDATES)
+
+
+def batch_most(configs: Sequence[Mapping[str, Any]]) -> int | None:
+    """The most runs of ``configs`` (one group key) that one batch should hold, None for no limit: on the CPU the
+    LSTM's :data:`CPU_LSTM_MOST` (its gain peaks at a few runs), else the caller's own limit."""
+    cpu = torch.device(configs[0]["device"]).type == "cpu"
+    return CPU_LSTM_MOST if cpu and configs[0]["core"] == "lstm" else None
 
 
 # The CPU (one thread of the 2-core AVX-512 EPYC, benchmarks/results/cpu-2026-11-27-eager.txt, quick sizes, eager, each
 # against one run with its own nn.GRU / nn.LSTM in the same process): the GRU batch ran 1.37x one run's updates at
 # K = 2, 2.3x at 4, 2.6x at 8 and 18; its element-wise steps compile in 2-12 s a shape (cold), paid within 100
 # updates from K = 4. The whole update compiled (inductor) ran 0.92x the eager batch at K = 18 after 73 s.
-CPU_BATCH_CORES = ("gru",)       # the CPU batches only these: the LSTM (key findings' cell, V 512) ran 1.12x at K = 4,
-                                 # 0.93x at 18: oneDNN's LSTM already runs one run at 72% of a matmul's rate
+CPU_BATCH_CORES = ("gru", "lstm")   # the CPU batches only these, the LSTM only small: key findings' cell (h128, V 512)
+                                 # ran 1.12x at K = 4 and 0.93x at 18 (oneDNN's LSTM already runs one run at 72% of
+                                 # a matmul's rate); appendix A's (h64, batch 128, V 256) 1.24x at 4, 1.27x at 8
+                                 # and 1.02x at 18 (benchmarks/results/cpu-2026-11-27-eager.txt)
+CPU_LSTM_HIDDEN = 64             # the largest LSTM hidden size the CPU batches
+CPU_LSTM_MOST = 8                # ... in batches of at most this many runs (its gain peaks at 4-8)
 CPU_BATCH_RUNS = 4               # below this the CPU trains runs one at a time, each with its own fused module
 CPU_BATCH_UPDATES = 200          # ... and with fewer updates to go (a compile of a few seconds to pay)
 # On CUDA (an H200, torch 2.11, benchmarks/results/h200-2026-11-27.txt): compiling and capturing the update took 85-92 s
