@@ -124,8 +124,8 @@ def gpu_hours(configs: Iterable[dict]) -> float:
 def batched_hours(configs: Iterable[dict], max_runs: int = 64) -> float:
     """Hours one H100 takes to train ``configs`` as the one trainer batches them there: stage by stage (a WSD trunk's
     longest budget first, then each shorter budget's decay branch), each group of ``penb.executors.batched.schedule``
-    on CUDA (at most ``max_runs`` runs of one shape) for the updates it has to go, at ``penb.executors.cost.batch_seconds``,
-    one group after another."""
+    on CUDA (at most ``max_runs`` runs of one shape) for the updates it has to go, at
+    ``penb.executors.cost.batch_seconds``, one group after another."""
     from penb import runs
     from penb.executors.batched import plan as batches, stage
     from penb.executors.cost import batch_seconds

@@ -36,9 +36,9 @@ J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond 
 RULE_VERSION = 2
 MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
 RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issue 50): the slice preset's cells and seeds, each model's N = "
-        f"base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured (uncompiled) seconds per "
-        f"update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over the compiled speed-up "
-        f"measured at its number of runs)")
+        f"base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured "
+        f"(uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over "
+        f"the compiled speed-up measured at its number of runs)")
 
 
 def base_budgets(chapter: str, preset: str, overrides: Optional[dict] = None) -> dict[str, int]:

@@ -10,6 +10,7 @@ executors and the slice read.
 """
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Mapping, Sequence
 
@@ -83,8 +84,9 @@ CUDA_COMPILE_UPDATES = 2000
 CUDA_COMPILE_ALLOWANCE_S = 120.0   # what a plan charges a compiled batch for inductor and CUDA-graph capture: 85-92 s a
                                    # shape on an H200, 88-114 s at the quick sizes on an H100 (165 s at hidden 256)
 # The compiled update's speed-up over the eager stacked batch at K runs, each pair measured on one device at one commit
-# (benchmarks/results/h100-2026-11-27.txt, h200-2026-11-27.txt). The slice's estimate (penb.slice_sizing) reads it,
-# log-linear in K between the points and flat beyond them: the smaller the batch, the more of its eager update is launches.
+# (benchmarks/results/h100-2026-11-27.txt, h200-2026-11-27.txt). The slice's sizing (penb.slice_sizing) and the plan's
+# batched hours (penb.executors.cost.batch_seconds) read it, log-linear in K between the points and flat beyond them:
+# the smaller the batch, the more of its eager update is launches.
 CUDA_COMPILED_SPEEDUPS = ((10, 10.6),      # H100: quick LSTM at V 512 (key findings' cell), 4,240 against 399 run-upd/s
                           (1024, 2.0))     # H200: quick GRU, 18,841 against 9,396 (the quick LSTM: 2.3)
 
@@ -92,7 +94,6 @@ CUDA_COMPILED_SPEEDUPS = ((10, 10.6),      # H100: quick LSTM at V 512 (key find
 def compiled_speedup(K: int) -> float:
     """The compiled update's measured speed-up over the eager stacked batch at ``K`` runs, interpolated in log K
     between :data:`CUDA_COMPILED_SPEEDUPS` (flat outside them)."""
-    import math
     (k0, s0), (k1, s1) = CUDA_COMPILED_SPEEDUPS
     if K <= k0 or K >= k1:
         return s0 if K <= k0 else s1
