@@ -220,6 +220,28 @@ def test_the_cpu_batches_a_small_lstm_in_parts_of_at_most_eight_and_a_large_one_
     assert sizes(9, core="lstm", hidden=128) == [1] * 9
 
 
+def test_a_cpu_lstm_batch_that_would_leave_a_core_idle_trains_its_runs_alone():
+    """penb.executors.batched.spread: with 2 worker processes, a stage whose only group is a batch of 6 small LSTMs
+    (1.24x on one core) trains them alone over both cores (3 run-times against 6 / 1.24 = 4.8); with one process, or
+    where other batches fill the second core, it stays a batch; a GRU batch (2.3x) always stays one."""
+    from penb import sweeps
+    from penb.executors import batched as batched_executor
+
+    def sizes(configs, workers):
+        return [sorted(len(g) for g in stage)
+                for stage in batched_executor.schedule(sweeps.runs.settle(configs), 64, workers)]
+
+    def cell(n, **more):
+        return [{**TINY, "steps": 400, "seed": s, **more} for s in range(n)]
+
+    lstm = cell(6, core="lstm")
+    assert sizes(lstm, 2) == [[1] * 6] and sizes(lstm, 1) == [[6]]
+    assert sizes(cell(6, core="gru"), 2) == [[6]]
+    # two cells of 6 (one is another task: another batch): 4.8 a core batched against 6 alone
+    both = lstm + cell(6, core="lstm", task="sort")
+    assert sizes(both, 2) == [[6, 6]]
+
+
 def test_one_place_changes_weights():
     """penb has one training loop: gradients are taken and Adam applied only in penb/trainer/update.py (no
     torch.optim, no .backward() anywhere in the package)."""

@@ -68,10 +68,37 @@ def split(batch: list) -> list[list]:
     return [batch[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
-def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int) -> list[list[list]]:
+def makespan(groups: list[list], workers: int) -> float:
+    """The longest worker's share when ``groups`` are dealt longest first to ``workers`` processes (as
+    ``penb.executors.pool.ProcessExecutor`` deals them), each group at its runs' relative cost over the batch's
+    measured CPU gain (``penb.trainer.policy.CPU_BATCH_GAIN``; a lone run: its cost)."""
+    from penb.executors.pool import _cost
+    from penb.trainer.policy import CPU_BATCH_GAIN
+
+    loads = [0.0] * workers
+    for cost in sorted((_cost(g) / (CPU_BATCH_GAIN.get(g[0]["core"], 1.0) if len(g) > 1 else 1.0) for g in groups),
+                       reverse=True):
+        loads[loads.index(min(loads))] += cost
+    return max(loads)
+
+
+def spread(groups: list[list], workers: int) -> list[list]:
+    """A stage's ``groups``, or the same with every batch of a limited size (``penb.trainer.policy.batch_most``: the
+    CPU's LSTM) trained as single runs, whichever :func:`makespan` finishes first on ``workers`` processes: a batch of
+    6 LSTMs on one core (1.24x) is slower than its runs over two cores when nothing else fills the second."""
+    from penb.trainer.policy import batch_most
+
+    if workers < 2:
+        return groups
+    alone = [part for g in groups for part in ([[c] for c in g] if len(g) > 1 and batch_most(g) is not None else [g])]
+    return alone if makespan(alone, workers) < makespan(groups, workers) else groups
+
+
+def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int, workers: int = 1) -> list[list[list]]:
     """The groups a sweep trains, stage by stage: :func:`plan`'s batches (any config; a run that cannot share a batch,
     an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single runs,
-    each that does into :func:`split`'s parts.
+    each that does into :func:`split`'s parts; with ``workers`` processes, a stage's limited batches trained alone
+    where that ends the stage sooner (:func:`spread`).
     Stage s holds the groups whose runs are the s-th longest budget of their WSD trunk (:func:`stage`): a stage
     starts after the one before has saved its branch points. Within a stage the groups are independent."""
     from penb.run_config import decay_start
@@ -82,7 +109,7 @@ def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int) -> list[list[l
         to_go = max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in batch)
         parts = split(batch) if pays(batch, to_go) else [[c] for c in batch]   # a branch trains only its decay
         stages.setdefault(ranks[runs.key(batch[0])], []).extend(parts)
-    return [stages[s] for s in sorted(stages)]
+    return [spread(stages[s], workers) for s in sorted(stages)]
 
 
 def _group_job(configs: list, store: str, progress: bool) -> dict[str, bool]:
@@ -112,7 +139,7 @@ class BatchedExecutor(Executor):
             raise TypeError("BatchedExecutor runs penb.sweeps.sweep's jobs (a partial of penb.sweeps._job with store=)")
         store, progress = str(keywords["store"]), bool(keywords.get("progress", False))
         trained: dict[str, bool] = {}
-        for groups in schedule(flat(items), self.max_runs):
+        for groups in schedule(flat(items), self.max_runs, self.workers):
             if self.workers > 1 and len(groups) > 1:
                 pool = ProcessExecutor(self.workers, self.threads, desc=self.desc)
                 done = pool.map(partial(_group_job, store=store, progress=False), groups)
