@@ -126,19 +126,11 @@ def batched_hours(configs: Iterable[dict], max_runs: int = 64) -> float:
     longest budget first, then each shorter budget's decay branch), each group of ``penb.executors.batched.schedule``
     on CUDA (at most ``max_runs`` runs of one shape) for the updates it has to go, at
     ``penb.executors.cost.batch_seconds``, one group after another."""
-    from penb import runs
-    from penb.executors.batched import plan as batches, stage
+    from penb.executors.batched import groups
     from penb.executors.cost import batch_seconds
-    from penb.run_config import decay_start
-    from penb.trainer.kernels import stackable
 
-    configs = list(configs)
-    ranks = stage(configs)
-    seconds = 0.0
     # on CUDA every batch of two or more pays (penb.trainer.policy.batch_pays), so these are schedule()'s groups there
-    for g in batches([c for c in configs if stackable(c)], max_runs) + [[c] for c in configs if not stackable(c)]:
-        to_go = max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in g)
-        seconds += batch_seconds(g, to_go)
+    seconds = sum(batch_seconds(g, to_go) for g, to_go in groups(list(configs), max_runs))
     return seconds / 3600
 
 

@@ -120,13 +120,9 @@ def estimate(configs: list, updates: int, eager_s: float) -> float:
     batches are charged eager)."""
     import torch
 
-    from penb.trainer.policy import compiled_speedup, compiles
+    from penb.trainer.policy import charged_seconds
 
-    dev = torch.device(configs[0]["device"])
-    kind = "stacked" if len(configs) > 1 else "module"
-    if not compiles(dev, kind, len(configs), updates):
-        return updates * eager_s
-    return COMPILE_ALLOWANCE_S + updates * eager_s / (compiled_speedup(len(configs)) if dev.type == "cuda" else 1.0)
+    return charged_seconds(torch.device(configs[0]["device"]), len(configs), updates, eager_s)
 
 
 def _merged(per_chapter: dict) -> dict:

@@ -47,6 +47,19 @@ def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]
     return [b for _, b in sorted(batches, key=lambda rb: (rb[0], -rb[1][0]["steps"]))]
 
 
+def groups(configs: Sequence[Mapping[str, Any]], max_runs: int,
+           ranks: Optional[dict[str, int]] = None) -> list[tuple[list, int]]:
+    """(batch, updates it has to go) for every :func:`plan` batch of ``configs`` and every run that cannot share one
+    (an S4D, a transformer: a batch of its own). A branch (a shorter budget of a WSD trunk, its :func:`stage` rank
+    in ``ranks`` above 0) trains only its decay; any other run its whole budget."""
+    from penb.run_config import decay_start
+
+    ranks = stage(configs) if ranks is None else ranks
+    todo = plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in configs if not batchable(c)]
+    return [(b, max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in b))
+            for b in todo]
+
+
 def pays(configs: Sequence[Mapping[str, Any]], to_go: Optional[int] = None) -> bool:
     """Whether training ``configs`` (one group key) as one stacked batch beats training them one at a time, each with
     its own fused module (``penb.trainer.loop.batch_pays``), with ``to_go`` updates left (default: all of them)."""
@@ -101,13 +114,10 @@ def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int, workers: int =
     where that ends the stage sooner (:func:`spread`).
     Stage s holds the groups whose runs are the s-th longest budget of their WSD trunk (:func:`stage`): a stage
     starts after the one before has saved its branch points. Within a stage the groups are independent."""
-    from penb.run_config import decay_start
-
     ranks = stage(configs)
     stages: dict[int, list] = {}
-    for batch in plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in configs if not batchable(c)]:
-        to_go = max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in batch)
-        parts = split(batch) if pays(batch, to_go) else [[c] for c in batch]   # a branch trains only its decay
+    for batch, to_go in groups(configs, max_runs, ranks):
+        parts = split(batch) if pays(batch, to_go) else [[c] for c in batch]
         stages.setdefault(ranks[runs.key(batch[0])], []).extend(parts)
     return [spread(stages[s], workers) for s in sorted(stages)]
 

@@ -75,8 +75,7 @@ def batch_update_seconds(config, k: int) -> tuple[float, bool]:
     shape = (config.get("core"), config.get("hidden"), config.get("length"), config.get("batch_size"))
     rows = [(key, row) for key, row in BATCHED.items() if key[0] == shape[0]]
     if not rows:
-        floor = config.get("length", 16) / 16 / BATCHED["gru", 64, 16, 64]["rates"][1]
-        return k * max(step_seconds(config), floor), False
+        return k * alone_seconds(config), False
     key, row = min(rows, key=lambda kr: (kr[0] != shape, abs(kr[0][1] - shape[1])))
     points = sorted((n, n / r) for n, r in row["rates"].items())          # (K, seconds per batch update)
     lo, hi = points[0], points[1]
@@ -109,13 +108,11 @@ def batch_seconds(configs, updates: int) -> float:
     the paper's size the batch is compute-bound, and the graph removes launches, not FLOPs)."""
     import torch
 
-    from penb.trainer.policy import CUDA_COMPILE_ALLOWANCE_S, compiled_speedup, compiles
+    from penb.trainer.policy import charged_seconds
 
     c, k = configs[0], len(configs)
     one = alone_seconds(c)
     if k == 1:
         return updates * one
     eager = min(batch_update_seconds(c, k)[0], k * one)
-    if not compiles(torch.device("cuda"), "stacked", k, updates):
-        return updates * eager
-    return CUDA_COMPILE_ALLOWANCE_S + updates * max(eager / compiled_speedup(k), k * step_seconds(c))
+    return charged_seconds(torch.device("cuda"), k, updates, eager, floor_s=k * step_seconds(c))

@@ -93,6 +93,17 @@ CUDA_COMPILED_SPEEDUPS = ((10, 10.6),      # H100: quick LSTM at V 512 (key find
                           (1024, 2.0))     # H200: quick GRU, 18,841 against 9,396 (the quick LSTM: 2.3)
 
 
+def charged_seconds(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float = 0.0) -> float:
+    """What a plan charges ``updates`` updates of a batch of ``K`` runs whose uncompiled update takes ``eager_s``:
+    that, where it does not compile (:func:`compiles`); else :data:`CUDA_COMPILE_ALLOWANCE_S` plus each update at
+    ``eager_s`` over :func:`compiled_speedup` (on CUDA; on the CPU over 1, an upper bound), but no less than
+    ``floor_s`` (its arithmetic: the graph removes launches, not FLOPs)."""
+    if not compiles(device, "stacked" if K > 1 else "module", K, updates):
+        return updates * eager_s
+    speedup = compiled_speedup(K) if device.type == "cuda" else 1.0
+    return CUDA_COMPILE_ALLOWANCE_S + updates * max(eager_s / speedup, floor_s)
+
+
 def compiled_speedup(K: int) -> float:
     """The compiled update's measured speed-up over the eager stacked batch at ``K`` runs, interpolated in log K
     between :data:`CUDA_COMPILED_SPEEDUPS` (flat outside them)."""
