@@ -81,16 +81,20 @@ def split(batch: list) -> list[list]:
     return [batch[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
-def makespan(groups: list[list], workers: int) -> float:
-    """The longest worker's share when ``groups`` are dealt longest first to ``workers`` processes (as
-    ``penb.executors.pool.ProcessExecutor`` deals them), each group at its runs' relative cost over the batch's
-    measured CPU gain (``penb.trainer.policy.CPU_BATCH_GAIN``; a lone run: its cost)."""
+def group_cost(group: list) -> float:
+    """A group's relative CPU time: its runs' cost (``penb.executors.pool._cost``) over the batch's measured CPU gain
+    (``penb.trainer.policy.CPU_BATCH_GAIN``; a lone run, or a core without a measured gain: its cost)."""
     from penb.executors.pool import _cost
     from penb.trainer.policy import CPU_BATCH_GAIN
 
+    return _cost(group) / (CPU_BATCH_GAIN.get(group[0]["core"], 1.0) if len(group) > 1 else 1.0)
+
+
+def makespan(groups: list[list], workers: int) -> float:
+    """The longest worker's share when ``groups`` are dealt longest first by :func:`group_cost` to ``workers``
+    processes (as :class:`BatchedExecutor`'s ``penb.executors.pool.ProcessExecutor`` deals them)."""
     loads = [0.0] * workers
-    for cost in sorted((_cost(g) / (CPU_BATCH_GAIN.get(g[0]["core"], 1.0) if len(g) > 1 else 1.0) for g in groups),
-                       reverse=True):
+    for cost in sorted(map(group_cost, groups), reverse=True):
         loads[loads.index(min(loads))] += cost
     return max(loads)
 
@@ -151,7 +155,7 @@ class BatchedExecutor(Executor):
         trained: dict[str, bool] = {}
         for groups in schedule(flat(items), self.max_runs, self.workers):
             if self.workers > 1 and len(groups) > 1:
-                pool = ProcessExecutor(self.workers, self.threads, desc=self.desc)
+                pool = ProcessExecutor(self.workers, self.threads, desc=self.desc, cost=group_cost)
                 done = pool.map(partial(_group_job, store=store, progress=False), groups)
             else:
                 done = LocalExecutor(threads=self.threads).map(partial(_group_job, store=store, progress=progress),

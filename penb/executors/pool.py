@@ -8,7 +8,7 @@ import multiprocessing as mp
 import os
 import signal
 import threading
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from penb.executors.base import Executor, check_count
 
@@ -59,17 +59,19 @@ def _sigint_deferred():
 class ProcessExecutor(Executor):
     """A pool of ``workers`` fresh (spawned) processes, each with ``threads`` torch threads.
 
-    With ``desc``, a tqdm bar advances as items finish. Items are submitted costliest first (``_cost``), so
-    the workers tend to end together; results come back in the order of ``items``.
+    With ``desc``, a tqdm bar advances as items finish. Items are submitted costliest first (``cost``, by default
+    :func:`_cost`), so the workers tend to end together; results come back in the order of ``items``.
     """
 
-    def __init__(self, workers: int = 2, threads: int = 1, start_method: str = "spawn", desc: Optional[str] = None):
+    def __init__(self, workers: int = 2, threads: int = 1, start_method: str = "spawn", desc: Optional[str] = None,
+                 cost: Optional[Callable[[Any], float]] = None):
         self.workers = check_count("workers", workers)
         self.threads = check_count("threads", threads)
         if start_method not in mp.get_all_start_methods():
             raise ValueError(f"unknown start method {start_method!r}; valid: {mp.get_all_start_methods()}")
         self.start_method = start_method
         self.desc = desc
+        self.cost = _cost if cost is None else cost
 
     def map(self, fn, items):
         from tqdm.auto import tqdm
@@ -77,7 +79,7 @@ class ProcessExecutor(Executor):
         items = list(items)
         if not items:
             return []
-        order = sorted(range(len(items)), key=lambda i: -_cost(items[i]))
+        order = sorted(range(len(items)), key=lambda i: -self.cost(items[i]))
         others = set(mp.active_children())                   # children that are not this pool's workers
         pool = None
         try:
