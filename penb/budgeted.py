@@ -60,11 +60,7 @@ def plan(configs: Sequence[dict], batched: bool, width: int = 1) -> list[dict]:
 
     unique = list({runs.key(c): c for c in configs}.values())
     longest = longest_of(unique)
-    if batched:
-        alone = sorted((c for c in unique if not stackable(c)), key=lambda c: -c["steps"])
-        todo = executor.plan([c for c in unique if stackable(c)], width) + [[c] for c in alone]
-    else:
-        todo = [[c] for c in unique]
+    todo = [b for b, _ in executor.groups(unique, width)] if batched else [[c] for c in unique]
     out = []
     for group in todo:
         left = [c for c in group if runs.status(c) != "done"]        # a call that resumes: only what is left

@@ -50,12 +50,14 @@ def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]
 def groups(configs: Sequence[Mapping[str, Any]], max_runs: int,
            ranks: Optional[dict[str, int]] = None) -> list[tuple[list, int]]:
     """(batch, updates it has to go) for every :func:`plan` batch of ``configs`` and every run that cannot share one
-    (an S4D, a transformer: a batch of its own). A branch (a shorter budget of a WSD trunk, its :func:`stage` rank
-    in ``ranks`` above 0) trains only its decay; any other run its whole budget."""
+    (an S4D, a transformer: a batch of its own, after the batches, longest budget first). A branch (a shorter budget
+    of a WSD trunk, its :func:`stage` rank in ``ranks`` above 0) trains only its decay; any other run its whole
+    budget."""
     from penb.run_config import decay_start
 
     ranks = stage(configs) if ranks is None else ranks
-    todo = plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in configs if not batchable(c)]
+    alone = sorted((c for c in configs if not batchable(c)), key=lambda c: -c["steps"])
+    todo = plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in alone]
     return [(b, max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in b))
             for b in todo]
 
