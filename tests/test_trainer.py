@@ -242,7 +242,7 @@ def test_a_cpu_lstm_batch_that_would_leave_a_core_idle_trains_its_runs_alone():
     assert sizes(both, 2) == [[6, 6]]
 
 
-def _record_first_seed(path, group):
+def _record_group(path, group):
     """A pool job: append the group's core and size to ``path`` (one worker: in the order the pool took them)."""
     with open(path, "a") as f:
         f.write(f"{group[0]['core']}:{len(group)}\n")
@@ -265,7 +265,7 @@ def test_the_batched_pool_deals_groups_by_their_cost_over_the_measured_gain(tmp_
     assert batched_executor.makespan([gru, lstm, one], 2) / c == pytest.approx(10 / 2.3 + 1)
     out = tmp_path / "order.txt"
     assert ProcessExecutor(1, 1, cost=batched_executor.group_cost).map(
-        partial(_record_first_seed, str(out)), [one, gru, lstm]) == [1, 10, 6]
+        partial(_record_group, str(out)), [one, gru, lstm]) == [1, 10, 6]
     assert out.read_text().split() == ["lstm:6", "gru:10", "lstm:1"]
 
 
