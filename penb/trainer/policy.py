@@ -73,8 +73,10 @@ CPU_BATCH_CORES = ("gru", "lstm")   # the CPU batches only these, the LSTM only 
                                  # and 1.02x at 18 (benchmarks/results/cpu-2026-11-27-eager.txt)
 CPU_LSTM_HIDDEN = 64             # the largest LSTM hidden size the CPU batches
 CPU_LSTM_MOST = 8                # ... in batches of at most this many runs (its gain peaks at 4-8)
-CPU_BATCH_GAIN = {"gru": 2.3, "lstm": 1.24}   # a CPU batch's measured gain at K = 4 (one thread): the executor weighs a
-                                 # batch on one core against its runs spread over the other cores with it
+CPU_BATCH_GAIN = {"gru": 2.3, "lstm": 1.24}   # a CPU batch's measured gain on one thread (benchmarks/results/
+                                 # cpu-2026-11-27-eager.txt): the GRU 2.0-2.6x over K = 4-64, taken at 2.3; appendix A's
+                                 # LSTM 1.24x at K = 4. The executor weighs a batch on one core against its runs spread
+                                 # over the other cores with it, and deals a stage's groups by it
 CPU_BATCH_RUNS = 4               # below this the CPU trains runs one at a time, each with its own fused module
 CPU_BATCH_UPDATES = 200          # ... and with fewer updates to go (a compile of a few seconds to pay)
 # On CUDA (an H200, torch 2.11, benchmarks/results/h200-2026-11-27.txt): compiling and capturing the update took 85-92 s
