@@ -113,9 +113,11 @@ glue("br_seeds", ", ".join(map(str, cfg.seeds)), display=False)
 # The variants are listed by `beyond_rnn.analysis.variants`; their encodings are keys of
 # the registry `penb.encodings` (`sinusoidal_high`, `unit_normal`, ...). Runs already in
 # the store are reused. Each run is also trained at half its updates (a short decay
-# branch of the same warm-up / stable trunk): the doubling test of protocol 4 reads
+# branch of the same warm-up / stable trunk): the doubling test (protocols 5-7) reads
 # each hypothesis at both budgets, and decides it only where doubling the updates did
-# not move its gap by the smallest effect of interest.
+# not move its gap by the smallest effect of interest; protocol 7 (in force) then
+# needs runs at N/4 too, to carry the verdict to 300,000 updates ("one doubling only"
+# without them).
 
 # %%
 frame = beyond_rnn.analysis.run(cfg)

@@ -103,7 +103,8 @@ glue("bt_preset", cfg.preset, display=False)
 # PE-LSTM runs are key_findings' own, reused from the run store. The models named in
 # `half_models` train a second time at half the updates, on the same seeds: a
 # hypothesis about trained models is decided only where that doubling did not move
-# what could overturn it by 0.02 or more (protocol 4). The one-layer model's upper
+# what could overturn it by 0.02 or more (the doubling test; protocol 7, in force,
+# also needs runs at N/4 to carry it to 300,000 updates). The one-layer model's upper
 # bound needs it most, since a model that learned nothing sits under any ceiling.
 
 # %%

@@ -102,8 +102,8 @@ batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
 warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
 schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
-doubling: Optional[bool] = None  # also train each run at half its updates (protocol 5)
-earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not graded
+doubling: Optional[bool] = None  # also train each run at half its updates (protocols 5-7)
+earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not yet read here
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
@@ -269,8 +269,9 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # quantity (the RARE-disturbant harm, the RARE targets, the positions) and each
 # compared condition or model by less than its smallest effect of interest; the mark
 # beside each badge says whether it *settled*, and an unfolded row which move did not.
-# Protocol 6 (in force) reads a settled verdict at the paper's 300,000 updates, which
-# needs runs at N/4 as well (without them: "one doubling only", undecided).
+# Protocol 7 (in force) reads a settled verdict at the paper's 300,000 updates, which
+# needs runs at N/4 as well (without them: "one doubling only", undecided), and charges
+# any growth of the moves that the seeds cannot exclude to every doubling left.
 
 # %%
 grades = frequency.analysis.grade_claims(cfg, run_frame, sh, cells)

@@ -294,7 +294,8 @@ print(provenance(cfg, permutations=cfg.permutations))
 #   two-layer model without PE to beat it: the Student-t interval over seeds of its
 #   accuracy minus the ceiling must lie above 0. It is a claim about trained models,
 #   so the same seeds are trained again at half the updates, and the verdict stands
-#   only where that doubling moved the accuracy by less than 0.02 (protocol 4).
+#   only where that doubling moved the accuracy by less than 0.02 (the doubling test;
+#   protocol 7, in force, also needs runs at N/4 to carry it to the horizon).
 # * **Small language models** on the offline WikiText-2 copy: trained on its
 #   *validation* split (the copy has no training split) and scored by perplexity on its
 #   *test* split, with a SentencePiece tokenizer of `lm_vocab` pieces trained on the

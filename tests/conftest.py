@@ -86,4 +86,5 @@ def at_the_texts_budget(request, monkeypatch):
     from penb.claims import horizon
 
     monkeypatch.setattr(horizon, "doublings_left", lambda h, n: 0)
+    monkeypatch.setattr(horizon, "unknown_budget", lambda h, n: "")    # protocol 7's fail-closed: the text's own
     yield

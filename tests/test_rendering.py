@@ -119,13 +119,16 @@ def test_scorecard_at_a_glance(isolated_outputs, tmp_path):
         assert verdict == want[r["claim"]] and color == rgb(VERDICT_COLORS[verdict]) and width > 0
         assert r["height"] < 3 * r["line"], f"{r['claim']} takes more than two lines"
     assert got["bars"] >= 1
-    # protocol 3: each comparison's row carries its models' training state beside the badge, as recorded
+    # one mark per verdict (issue 59): the doubling test's (or why there is none), else protocol 3's training state
     page = (folder / "scorecard.html").read_text()
     for key, g in recorded.items():
-        state = ((g.get("detail") or {}).get("training") or {}).get("state")
+        d = g.get("detail") or {}
+        state = (d.get("training") or {}).get("state")
         if state and g.get("verdict") != claims.NOT_TESTED:
             row = page.split(f'data-claim="{key}"', 1)[1].split("</summary>", 1)[0]
-            assert f'data-training="{state}"' in row, key
+            assert row.count('class="penb-train"') == 1, key
+            if d.get("doubling") is None and d.get("about") not in ("budget", "course", "early"):
+                assert f'data-training="{state}"' in row, key
     render(folder / "scorecard.html", tmp_path, screenshot=tmp_path / "scorecard.png", width=WIDTH)
     assert (tmp_path / "scorecard.png").stat().st_size > 10_000
 

@@ -78,6 +78,11 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
                                     protocol=5, next_cost=next_cost)
             previous["5"] = {"verdict": v, "ours": o, "reason": r}
             continue
+        if protocol >= 6:                                     # protocol 6 on, each through its own composition
+            v, o, r, _, _ = compose(c.rule.kind, c.rule.params, c.about, evidence, half, at, s_old, resolution,
+                                    protocol=protocol, next_cost=next_cost, quarter=quarter, horizon=c.horizon)
+            previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
+            continue
         v, o, r, d = grading.apply(c.rule, evidence, protocol=protocol, sesoi=s_old)
         v, r = _premise(v, r, evidence) if protocol >= 3 else (v, r)
         if protocol == 3 and c.about in P3_GATED:

@@ -31,6 +31,9 @@ def _morita(main: list, sec4) -> list:
 # headline counts; a fresh claim, written before the runs that grade it, would be needed to grade them again.
 _FIG3 = "the target groups were split on 2026-11-26 (issue 35) after earlier verdicts had been seen"
 _FIG5 = "read over the course of training since 2026-11-27 (issue 41), after its last-checkpoint verdicts were seen"
+_P7_PHASE = ("protocol 7 (2026-11-28, issue 59) leaves no exemption: it reads {what}, far below the phase of training "
+             "the text speaks of and without the doubling evidence, so it is counted apart until a preset reads it "
+             "there")
 EXPLORATORY = {
     "morita.fig3.harm.gru": _FIG3, "morita.fig3.rare_target.gru": _FIG3, "morita.fig3.rare_target.lstm": _FIG3,
     "morita.fig3.rare_target.s4d": _FIG3,
@@ -40,6 +43,12 @@ EXPLORATORY = {
     "morita.fig14": "vanilla left 'the others' on 2026-11-26 (issue 35) after earlier verdicts had been seen",
     "morita.table1": "its smallest effect, 0, was set on 2026-11-26 (issue 35) after Table 1's verdicts were seen",
     "irie.q4": "its margin, 0, was set on 2026-11-26 (issue 35) after the verdicts had been seen",
+    # protocol 7 (issue 59, item 4): no claim decides below the text's phase by exemption; these read a phase the
+    # presets do not reach, with no doubling evidence, so they leave the headline until they are read there
+    "morita.fig15.early": _P7_PHASE.format(what="the first quarter of quick's 600 updates, with a smallest effect "
+                                                "of 0"),
+    "morita.sec4_3.s4d_marginal": _P7_PHASE.format(what="the S4D's course to 6,000 updates at gpu (2,500 at quick)"),
+    "morita.sec4_3.s4d_stable": _P7_PHASE.format(what="the S4D's course to 6,000 updates at gpu (2,500 at quick)"),
 }
 
 

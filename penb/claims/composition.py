@@ -31,7 +31,7 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
     if protocol >= 6 and about == "doubling":
         verdict, reason = _above_chance(verdict, reason, evidence, sesoi)
     if protocol >= 6 and kind == "check":
-        verdict, reason = _agreement(verdict, reason, evidence)
+        verdict, reason = _agreement(verdict, reason, evidence, protocol)
     rule_verdict = verdict
     verdict, reason = _zero_width(about, verdict, reason, detail, resolution)
     if about == "trained":
@@ -49,9 +49,18 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
             if not hz["decided"]:
                 detail = {**detail, "rule_verdict": verdict}
                 verdict, reason = _beyond_horizon(verdict, reason, hz, rec)
+            elif hz.get("assumes"):
+                reason = f"{reason}; it {hz['assumes']} (protocol 7)"
     elif about == "doubling" and protocol >= 6 and verdict in DECIDED:
-        verdict, reason, hz = _doubling_claim(verdict, reason, evidence, budgets, sesoi, horizon, resolution)
+        verdict, reason, hz = _doubling_claim(verdict, reason, evidence, budgets, sesoi, horizon, resolution,
+                                              protocol)
         detail = {**detail, "horizon": hz}
+    elif about == "budget" and protocol >= 7 and verdict in DECIDED and \
+            horizon_test.unknown_budget(horizon, budgets[1] if budgets else 0):
+        detail = {**detail, "rule_verdict": verdict}
+        verdict, reason = INCONCLUSIVE, (f"{horizon_test.unknown_budget(horizon, budgets[1] if budgets else 0)}: a "
+                                         f"budget claim is read only at a known budget (protocol 7, fails closed). "
+                                         f"The rule alone would say '{verdict}' ({reason})")
     elif about == "budget" and protocol >= 6 and budgets and budgets[1] and horizon_test.doublings_left(horizon,
                                                                                                    budgets[1]):
         detail = {**detail, "rule_verdict": verdict}
@@ -62,15 +71,25 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
 
 
 MIN_INITS, MIN_SHARE = 10, 0.8          # protocol 6: a check over initialisations decides only with these
+MIN_SEEDS = 3                            # protocol 7: and over at least this many seeds, MIN_SHARE of them agreeing
 
 
-def _agreement(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
+def _agreement(verdict: str, reason: str, evidence: dict, protocol: int = PROTOCOL) -> tuple[str, str]:
     """Protocol 6: a check read off a mean over random initialisations (evidence ``agreement``: {"inits", "share"}
-    of them giving the mean's outcome) decides only with at least :data:`MIN_INITS` initialisations of which at
-    least :data:`MIN_SHARE` agree."""
+    of them giving the mean's outcome; "agree" of "groups" seeds' own curves giving it) decides only with at least
+    :data:`MIN_INITS` initialisations of which at least :data:`MIN_SHARE` agree. Protocol 7 counts seeds, the unit
+    of every interval: at least :data:`MIN_SEEDS` of them, :data:`MIN_SHARE` agreeing, as well."""
     a = evidence.get("agreement")
     if verdict not in DECIDED or not a:
         return verdict, reason
+    if protocol >= 7:
+        seeds, agree = int(a.get("groups") or 0), int(a.get("agree") or 0)
+        if seeds < MIN_SEEDS or agree < MIN_SHARE * seeds:
+            return INCONCLUSIVE, (f"{agree} of {seeds} seeds' own curves give the mean curve's outcome "
+                                  f"({a.get('share', 0.0):.0%} of {a.get('inits', 0)} initialisations); a check "
+                                  f"decides "
+                                  f"only over at least {MIN_SEEDS} seeds of which {MIN_SHARE:.0%} agree (protocol 7 "
+                                  f"counts seeds). The rule alone would say '{verdict}' ({reason})")
     if a.get("inits", 0) >= MIN_INITS and a.get("share", 0.0) >= MIN_SHARE:
         return verdict, (f"{reason}; {a['share']:.0%} of {a['inits']} initialisations ({a.get('agree')} of "
                          f"{a.get('groups')} seeds' own curves) give the same outcome")
@@ -82,8 +101,9 @@ def _agreement(verdict: str, reason: str, evidence: dict) -> tuple[str, str]:
 
 def _beyond_horizon(verdict: str, reason: str, hz: dict, rec: dict) -> tuple[str, str]:
     """Protocol 6: a verdict that the doubling test let stand, read at the text's budget (``penb.claims.horizon``)."""
+    h = f"text's {hz['horizon']:,}" if hz.get("horizon") else "text's budget"
     return INCONCLUSIVE, (f"decided at {rec['budgets'][1]:,} updates by the doubling test, not shown to hold at the "
-                          f"text's {hz['horizon']:,} (protocol 6's horizon): {hz['why']}. The rule alone would say "
+                          f"{h} (protocol {hz.get('protocol', 6)}'s horizon): {hz['why']}. The rule alone would say "
                           f"'{verdict}' ({reason})")
 
 
@@ -109,7 +129,8 @@ def _above_chance(verdict: str, reason: str, evidence: dict, sesoi: Optional[flo
 
 
 def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
-                    sesoi: Optional[float], horizon: Optional[int], resolution) -> tuple[str, str, dict]:
+                    sesoi: Optional[float], horizon: Optional[int], resolution,
+                    protocol: int = PROTOCOL) -> tuple[str, str, dict]:
     """Protocol 6, for a claim that is itself the doubling test ("extra updates do not improve", evidence ``a`` at
     N and ``b`` at N/2, ``earlier_gain`` per seed from N/4 to N/2 where the runs exist): below the text's budget a
     gain found refutes nothing (the text speaks of its own budget), and no gain stands only where the gains do not
@@ -121,6 +142,11 @@ def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
     n = int(budgets[1]) if budgets else 0
     D = horizon_test.doublings_left(horizon, n)
     hz = {"horizon": horizon, "doublings": D, "decided": D == 0}
+    unknown = horizon_test.unknown_budget(horizon, n) if protocol >= 7 else ""
+    if unknown:
+        hz.update(decided=False, why=unknown)
+        return INCONCLUSIVE, (f"{unknown} (protocol 7, fails closed). The rule alone would say '{verdict}' "
+                              f"({reason})"), hz
     if D == 0:
         return verdict, reason, hz
     if verdict != REPRODUCED:
@@ -140,9 +166,19 @@ def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
     grows = not (np.isfinite(m1["mean"]) and np.isfinite(m2["mean"])) or \
         m2["mean"] > max(m1["mean"], 0.0) + (resolution or 0.001)
     closable = D * horizon_test.bound(m2, "grow")
+    if protocol >= 7:                  # the growth of the gain per doubling shown or charged, as every quantity's
+        later = np.asarray(evidence["a"], float) - np.asarray(evidence["b"], float)
+        base = {s: 0.0 for s in seeds}
+        g = horizon_test.growth(base, dict(zip(seeds, e)), dict(zip(seeds, e + later)), "grow",
+                                resolution or 0.001)
+        grows, closable = not g["shown"], horizon_test.carried(horizon_test.bound(m2, "grow"), g, D)
+        hz["growth"] = g
     hz.update(earlier=m1["mean"], later=m2["mean"], grows=bool(grows), closable=closable,
-              decided=bool(not grows and closable < (sesoi or 0.02)))
+              decided=bool((protocol >= 7 or not grows) and closable < (sesoi or 0.02)))
     if hz["decided"]:
+        if protocol >= 7:
+            hz["assumes"] = horizon_test.assumption(n)
+            reason = f"{reason}; it {hz['assumes']} (protocol 7)"
         return verdict, reason, hz
     hz["why"] = (f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f} (growing)" if grows else
                  f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f}; over {D} more doublings it "

@@ -86,7 +86,13 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
     n = int(budgets[1]) if budgets else 0
     D = doublings_left(horizon, n)
     rec = {"decided": False, "horizon": horizon, "doublings": D, "budgets": [n // 4, n // 2, n], "quantities": {},
-           "held_by": [], "why": ""}
+           "held_by": [], "why": "", "protocol": protocol}
+    if protocol >= 7:
+        unknown = unknown_budget(horizon, n)
+        if unknown:                                   # fail closed: never D = 0 for want of a number
+            rec["why"] = unknown
+            return rec
+        rec["assumes"] = assumption(n)
     if D == 0:
         rec.update(decided=True, why=(f"the runs are at the text's budget ({horizon:,} updates)" if horizon else
                                       "the text states no budget beyond the runs'"))
@@ -103,6 +109,9 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         return rec
     at_n = doubling.reads(kind, params, verdict, ev, 5, part)
     res = DEFAULT_RESOLUTION if resolution is None else float(resolution)
+    if protocol >= 7:
+        at_half = doubling.reads(kind, params, verdict, half, 5, part)
+        at_quarter = doubling.reads(kind, params, verdict, quarter, 5, part)
     q: dict = {}
     for name, m2 in late.get("moves", {}).items():
         direction = m2["direction"]
@@ -110,22 +119,37 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
             continue
         m1 = early["moves"].get(name)
         s1, s2, b2 = toward(m1, direction), toward(m2, direction), bound(m2, direction)
-        grows = not (math.isfinite(s1) and math.isfinite(s2)) or (s2 > max(s1, 0.0) + res and shown(m2, direction))
+        if protocol >= 7:
+            per = [r.get(name, ({},))[0] for r in (at_quarter, at_half, at_n)]
+            g = growth(*per, direction, res)
+            grows, closable = not g["shown"], carried(b2, g, D)
+            extra = {"growth": g}
+        else:
+            grows = not (math.isfinite(s1) and math.isfinite(s2)) or (s2 > max(s1, 0.0) + res and shown(m2, direction))
+            closable, extra = D * b2, {}
         q[name] = {"earlier": _short(m1), "later": _short(m2), "direction": direction, "kind": m2.get("kind"),
-                   "grows": bool(grows), "closable": D * b2 if math.isfinite(b2) else math.nan,
-                   "sesoi": m2.get("sesoi", sesoi)}
+                   "grows": bool(grows), "closable": closable if math.isfinite(b2) else math.nan,
+                   "sesoi": m2.get("sesoi", sesoi), **extra}
     fold = kind in ("better", "gain_vs_reference")            # the models' moves in the gap's own unit
-    through = fold or kind == "trend"                          # models read through the gap or slope they move
+    through = (fold or kind == "trend") and protocol < 7      # protocol 6: models read through the gap or slope
     models = [k for k, v in q.items() if v["kind"] == MODEL and " (reference)" not in k
               and k not in (ev.get("held_models") or {})]
+    weights = slope_weights(ev, params, models) if protocol >= 7 and kind == "trend" else {}
     for name, v in q.items():
         values = at_n.get(name, ({},))[0]
         closable = v["closable"]
         if fold and v["kind"] == GAP and models:
             closable = max(closable, sum(q[k]["closable"] for k in models))
+        if weights and v["kind"] == GAP:          # protocol 7: what the models at each x could move the slope by
+            closable = max(closable, sum(w * q[k]["closable"] for k, w in weights.items()))
         v["closable"] = closable
         folded = through and (name in models or (kind == "gain_vs_reference" and " (reference)" in name))
         # ... its growth shows in the gap's, the slope's or the second part's own moves
+        if protocol >= 7:          # every quantity's growth is charged into its own bound, models' into the gap's
+            folded = ((fold or bool(weights)) and name in models
+                      or kind == "gain_vs_reference" and " (reference)" in name)
+            v["holds"] = math.isfinite(closable) and _clear(v, values, closable, params, sesoi, res, folded)
+            continue
         v["holds"] = (folded or not v["grows"]) and math.isfinite(closable) and _clear(v, values, closable, params,
                                                                                          sesoi, res, folded)
     rec["quantities"] = q
@@ -133,6 +157,86 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
     rec["decided"] = bool(q) and not rec["held_by"]
     rec["why"] = words(rec) if q else "the evidence names no quantity whose moves could be carried to the horizon"
     return rec
+
+
+# --- protocol 7 (issue 59): growth shown or charged, unknown budgets undecided, the assumption said ---------------
+def unknown_budget(horizon: Optional[int], n: int) -> str:
+    """Protocol 7 fails closed: why a verdict cannot be carried to the text's budget for want of a number ("" when
+    both are known)."""
+    if not n:
+        return "the runs' budget N is unknown, so the doublings left to the text's budget cannot be counted"
+    if not horizon:
+        return "the claim names no text's budget (horizon), so what more training could change cannot be bounded"
+    return ""
+
+
+def assumption(n: int) -> str:
+    """What every verdict about trained models assumes and no test at ``n`` updates can see (protocol 7)."""
+    return (f"assumes no take-off after {n:,} updates: a curve flat up to N that rises later looks trained to any "
+            f"test at N")
+
+
+GRID = np.linspace(0.0, 1.0, 101)        # the ratios a shrinking curve is shown to stay under (protocol 7)
+
+
+def growth(quarter: dict, half: dict, full: dict, direction: str, res: float) -> dict:
+    """Protocol 7's reading of one quantity's two moves (per seed, at N/4, N/2 and N: {seed: value}) in the
+    direction that could overturn: ``hi``, the upper end of the paired 95% interval of the later move minus the
+    earlier one (no narrower than ``res``); ``shown`` where ``hi`` is at most ``res`` (the later move is shown not to
+    be larger); and, where it is, ``ratio``: the smallest r on :data:`GRID` whose later - r x earlier has its upper
+    end at most ``res`` (the shrinking the seeds show; 1 where none below 1 is shown). For a quantity that must stay
+    still both directions are read and the worse kept."""
+    if direction == STILL:
+        up, down = growth(quarter, half, full, GROW, res), growth(quarter, half, full, SHRINK, res)
+        return up if not (up["hi"] <= down["hi"]) else down
+    sign = 1.0 if direction == GROW else -1.0
+    seeds = sorted(set(quarter) & set(half) & set(full))
+    x = np.array([[quarter[s], half[s], full[s]] for s in seeds], float).reshape(-1, 3)
+    x = x[np.isfinite(x).all(axis=1)]
+    out = {"hi": math.nan, "shown": False, "ratio": 1.0, "n": int(len(x))}
+    if len(x) < 3:
+        return out
+    m1, m2 = sign * (x[:, 1] - x[:, 0]), sign * (x[:, 2] - x[:, 1])
+    mean, lo, hi = seed_interval(m2 - m1)
+    hi = no_narrower(mean, lo, hi, res)[1]
+    out.update(hi=float(hi), mean=float(mean), shown=bool(hi <= res))
+    if out["shown"]:
+        for r in GRID:
+            mean_r, lo_r, hi_r = seed_interval(m2 - r * m1)
+            if no_narrower(mean_r, lo_r, hi_r, res)[1] <= res:
+                out["ratio"] = float(r)
+                break
+    return out
+
+
+def carried(b: float, g: dict, D: int) -> float:
+    """What ``D`` doublings could move a quantity by under protocol 7, from the later move's bound ``b`` and its
+    :func:`growth` ``g``: shown not to grow, the moves shrinking at the ratio shown (``b`` r + ``b`` r^2 + ... +
+    ``b`` r^D; ``D`` b at r = 1, protocol 6's bound); growth not excluded, each doubling adds the growth's upper end
+    to the move before (``D`` b + hi D (D + 1) / 2): growth is charged, never assumed away."""
+    if not math.isfinite(b) or not math.isfinite(g["hi"]):
+        return math.nan
+    if g["shown"]:
+        r = g["ratio"]
+        return float(b * sum(r ** j for j in range(1, D + 1)))
+    return float(D * b + max(g["hi"], 0.0) * D * (D + 1) / 2)
+
+
+def slope_weights(ev: dict, params: dict, models: list) -> dict:
+    """Protocol 7, rule "trend": {model quantity "<model> at <x name> <x>": |w|}, the most a move of 1 in that model
+    at that x moves the least-squares slope (w = (x - mean) / sum (x - mean)^2, on log2 x where the rule fits it)."""
+    x = np.asarray(ev.get("x", []), float)
+    if x.size < 2:
+        return {}
+    xs = np.log2(x) if params.get("log2", True) else x
+    w = (xs - xs.mean()) / ((xs - xs.mean()) ** 2).sum()
+    label = ev.get("x_name", "x")
+    out = {}
+    for k in models:
+        for xv, wv in zip(ev["x"], w):
+            if k.endswith(f" at {label} {xv:g}"):
+                out[k] = float(abs(wv))
+    return out
 
 
 def _clear(v: dict, values: dict, closable: float, params: dict, sesoi: float, res: float, folded: bool) -> bool:
@@ -164,10 +268,14 @@ def words(rec: dict) -> str:
     parts = []
     for name, v in rec["quantities"].items():
         e, l = v["earlier"] or {}, v["later"] or {}
+        g = v.get("growth")
+        state = ('growing' if v['grows'] else 'not growing') if g is None else (
+            f"later minus earlier up to {g['hi']:+.3f}: " + (f"shown not to grow, shrinking at most {g['ratio']:.2f}x"
+                                                             if g["shown"] else "growth not excluded, charged"))
         parts.append(f"{name} moved {e.get('mean', math.nan):+.3f} then {l.get('mean', math.nan):+.3f} a doubling "
-                     f"({'growing' if v['grows'] else 'not growing'}); over {rec['doublings']} more doublings it "
+                     f"({state}); over {rec['doublings']} more doublings it "
                      f"could move {v['closable']:.3f} ({'clear' if v['holds'] else 'not clear'})")
     held = rec["held_by"]
     h = rec["horizon"]
-    tail = f". At the text's {h:,} updates it could be overturned by: {', '.join(held)}" if held else ""
+    tail = f". At the text's {h:,} updates it could be overturned by: {', '.join(held)}" if held and h else ""
     return "; ".join(parts) + tail

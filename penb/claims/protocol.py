@@ -1,5 +1,5 @@
 """The grading protocol in force and its history (``penb.claims.grading``)."""
-PROTOCOL = 6                     # the grading protocol in force
+PROTOCOL = 7                     # the grading protocol in force
 PROTOCOLS = {
     1: "percentile bootstrap intervals over seeds; an effect not shown counted as absent (not reproduced)",
     2: "Student-t intervals over seeds; not reproduced only when the interval excludes the smallest effect of "
@@ -51,4 +51,18 @@ PROTOCOLS = {
        "to this project's own records at their measured noise (tests/test_horizon_calibration.py). Adopted "
        "2026-11-27, for every claim at once, after protocol 5's verdicts had been seen; protocol 5's verdicts are "
        "kept beside it",
+    7: "as 6, with non-growth shown, not assumed (issue 59's audit; penb.claims.horizon.growth): for every "
+       "quantity that could overturn a verdict, the compared models included, the paired per-seed interval of the "
+       "later move (N/2 -> N) minus the earlier (N/4 -> N/2) is read; where its upper end is at most the "
+       "measure's resolution the moves are shown not to grow, and the doublings left to the text's budget move the "
+       "quantity by at most the later move's 95% bound times the ratio of shrinking the seeds show (D times the "
+       "bound where none below 1 is shown); where growth is not excluded, its upper end is charged to every "
+       "doubling left (D b + hi D (D + 1) / 2), never assumed away. A model is gated through the gap or slope it "
+       "moves (its bound charged into the gap's, into a slope's by the least-squares weight of its x). An unknown "
+       "budget N or text's budget decides nothing (fails closed). Every verdict about trained models says what no "
+       "test at N can see: it assumes no take-off after N. A check over initialisations counts seeds: at least 3, "
+       "80% agreeing. The calibration adds curves that speed up (shrink then grow, a take-off under way, both "
+       "models speeding up) and populations of mixed seeds judged against the population "
+       "(tests/test_horizon_calibration.py). Adopted 2026-11-28, for every claim at once, after protocol 6's "
+       "verdicts had been seen and before any deep confirmation run; protocol 6's verdicts are kept beside it",
 }

@@ -65,6 +65,7 @@ def scale_words(r: dict) -> str:
 MARK_COLORS = {"trained": "#2e7d32", "still learning": "#b26a00", "not recorded": "#757575"}
 # protocol 4's doubling test, beside the badge of a claim about trained models
 DOUBLING_MARKS = {True: ("settled", "#2e7d32"), False: ("moved", "#b26a00"), None: ("no N/2", "#757575")}
+HORIZON_MARK = ("short of the horizon", "#b26a00")   # settled at N, not carried to the text's budget (protocols 6-7)
 # why a comparison has no doubling test (Claim.about, penb.claims.ABOUT): its mark and its words
 NOT_DOUBLED = {
     "budget": ("at its budget", "no doubling test: the text compares at a fixed budget, read there once the "
@@ -101,7 +102,7 @@ def doubling_words(detail: Optional[dict]) -> str:
     n_half, n = rec["budgets"]
     head = f"budgets {n_half:,} and {n:,} updates, smallest effect {rec['sesoi']:g}: " if n else ""
     hz = (detail or {}).get("horizon")
-    tail = (f". At the text's budget (protocol 6's horizon, {hz['horizon']:,} updates): {hz.get('why') or ''} "
+    tail = (f". At the text's budget (the horizon, {hz['horizon']:,} updates): {hz.get('why') or ''} "
             f"({'holds' if hz.get('decided') else 'not shown'})" if hz and hz.get("horizon") else "")
     return head + (rec.get("why") or "") + (" (settled)" if rec["decided"] else " (not settled)") + tail
 
@@ -120,6 +121,9 @@ def training_mark(detail: Optional[dict]) -> str:
     out = ""
     if (detail or {}).get("doubling") is not None:
         word, color = DOUBLING_MARKS[doubling_state(detail)]
+        hz = (detail or {}).get("horizon")
+        if doubling_state(detail) and hz and not hz.get("decided"):      # one mark per verdict (issue 59): not
+            word, color = HORIZON_MARK                                    # "settled" beside "inconclusive"
         out += (f'<span class="penb-train" data-doubling="{html.escape(word)}" style="color:{color}" '
                 f'title="protocol 5: doubling the updates">{html.escape(word)}</span>')
     elif (detail or {}).get("about") in NOT_DOUBLED:
@@ -127,7 +131,7 @@ def training_mark(detail: Optional[dict]) -> str:
         out += (f'<span class="penb-train" data-doubling="{html.escape(word)}" style="color:#757575" '
                 f'title="{html.escape(why)}">{html.escape(word)}</span>')
     state = training_state(detail)
-    if not state:
+    if not state or out:                 # one mark per verdict: the doubling test's (or why there is none) first
         return out
     return out + (f'<span class="penb-train" data-training="{html.escape(state)}" '
                   f'style="color:{MARK_COLORS[state]}">{html.escape(state)}</span>')

@@ -37,7 +37,8 @@ def _from_values(values: Mapping[str, Any], key: str) -> dict:
     out = {"vocab": _top(vocab) if vocab is not None else (largest(values, "vocab") or None),
            "length": _top(values.get("length")) or (largest(values, "length") or None),
            "hidden": _top(values.get("hidden")),
-           "updates": steps or _top(values.get("steps")) or (largest(values, "steps") or None)}
+           "updates": steps or _top(values.get("steps")) or _top(values.get("iterations"))   # Hansen's: iterations
+                      or (largest(values, "steps") or None)}
     return out
 
 
