@@ -196,3 +196,25 @@ class Ledger:
         self.book["spent_s"] += seconds
         self.book["steps"].append({"date": now(), "minutes": round(seconds / 60, 3), "trained": trained})
         atomic.write_json(self.path, self.book)
+
+
+def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[dict] = None) -> dict:
+    """Write the runs that ``chapter`` plans at ``preset`` (a deep preset's, trained on this machine by ``python -m
+    penb run``) from the run store into folder ``out``, as a slice writes its own (``manifest.json``,
+    ``results.json``, predictions; no checkpoints), so that ``penb.archive.archive`` can execute the chapter on
+    them. The manifest names this checkout's clean commit (``penb.archive.source_commit``: a dirty tree is refused)
+    and says how many runs are finished; ``penb.archive.archive`` refuses an incomplete one. Returns the
+    manifest."""
+    from penb import plan, presets
+    from penb.archive import source_commit
+
+    parameters = dict(parameters or {})
+    cfg = presets.resolve(chapter, preset, **parameters)
+    configs = plan.configs_for(chapter, cfg)
+    commit = source_commit("a collection")
+    collect(Path(out), configs, commit, chapter=chapter, preset=preset, parameters=parameters,
+                     config_key=cfg.key(), seeds=sorted({c["seed"] for c in configs}),
+                     updates={c["core"]: max(x["steps"] for x in configs if x["core"] == c["core"]) for c in configs},
+                     keys=list(dict.fromkeys(runs.key(c) for c in configs)), made_by=f"python -m penb run {chapter} "
+                     f"--preset {preset}, then python -m penb collect")
+    return json.loads((Path(out) / "manifest.json").read_text())

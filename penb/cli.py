@@ -16,6 +16,8 @@
                                                 one GPU call: the slice preset's runs as batches (penb.slice)
     python -m penb archive key_findings --from slice_out
                                                 the archived execution of a slice's (or a lease's) runs
+    python -m penb collect key_findings --preset deep --out deep_out
+                                                a preset trained here (deep), from the store into a folder to archive
     python -m penb device-pack                  here, on a clean commit: .device/ for a GPU call (penb.device_run)
     python -m penb device-run --out DIR         there: preflight, tree check, slice, CUDA tests in one budget
 """
@@ -68,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     ar.add_argument("chapter")
     ar.add_argument("--from", dest="source", required=True, help="the folder a slice or lease steps wrote (--out)")
     ar.add_argument("--dest", help="default: book/archived/<chapter>-<preset>")
+    co = sub.add_parser("collect", help="a preset's runs trained here, from the store into a folder (penb.archive)")
+    co.add_argument("chapter")
+    co.add_argument("--preset", default="deep")
+    co.add_argument("--out", required=True, help="the folder to write (then: python -m penb archive --from it)")
     sl = sub.add_parser("slice", help="train chapters' slice preset as batches in one GPU call (penb.slice)")
     sl.add_argument("chapters", nargs="+")
     sl.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
@@ -153,6 +159,13 @@ def main(argv: list[str] | None = None) -> int:
             print(slicing.describe(slicing.plan(args.chapters or slicing.with_slice(), "slice", slicing.here())))
         elif args.cmd == "plan":
             print(plan.describe(plan.book(args.preset, args.chapters or None)))
+        elif args.cmd == "collect":
+            from penb import budgeted
+
+            man = budgeted.collect_preset(args.chapter, args.preset, args.out)
+            print(f"collected {man['finished']} of {man['runs']} runs of {args.chapter}/{args.preset} -> {args.out}"
+                  + ("" if man["complete"] else ": not complete, train the rest first (run the same preset again)"))
+            return 0 if man["complete"] else 3
         elif args.cmd == "archive":
             from penb import archive
 

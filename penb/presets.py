@@ -21,15 +21,17 @@ from typing import Any, Iterator
 
 from penb.config_checks import cross_check, require, require_finite  # noqa: F401 (re-exported)
 
-PRESETS = ("smoke", "quick", "slice", "gpu", "lease", "paper")
+PRESETS = ("smoke", "quick", "deep", "slice", "gpu", "lease", "paper")
 # ``gpu`` (paper-sized models on a shortened schedule, about a GPU-hour a chapter) exists only for the chapters
 # that define ``GPU``; it refuses a machine without CUDA unless ``device="cpu"`` is given explicitly. ``lease``
 # (the headline comparisons at paper size in one short GPU lease, ``python -m penb lease``) exists only for the
 # chapters that define ``LEASE``; the lease command refuses it without CUDA in the same way. ``slice`` (issue 43:
 # many small runs trained as batches in one GPU call of at most 9 minutes, ``python -m penb slice``) exists only for
 # the chapters that define ``SLICE``. All three are refused on a machine without CUDA (:data:`GPU_ONLY`) unless
-# ``device="cpu"`` is given, except while an archived store made on a GPU is read (``penb.device.archived``).
-OPTIONAL = ("slice", "gpu", "lease")
+# ``device="cpu"`` is given, except while an archived store made on a GPU is read (``penb.device.archived``). ``deep``
+# (issue 58: a figure's cells at fixed budgets where the protocol can decide, ``penb.sizing.DEEP_RULE``) exists only for
+# the chapters that define ``DEEP``; the CPU trains it (about 80 minutes on 2 cores) or GPU calls continue it.
+OPTIONAL = ("deep", "slice", "gpu", "lease")
 GPU_ONLY = ("slice", "gpu", "lease")
 
 # Seeds (the grading protocol, DESIGN.md). Three disjoint sets (a test checks they never meet):
@@ -53,8 +55,8 @@ CONFIRMATION_SEEDS = (2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010
 QUICK_SEEDS = 3
 
 # How the quick and slice presets choose their cells, seeds and budgets (issues 41, 43): penb.sizing, re-exported.
-from penb.sizing import (QUICK_CLAIM_CPU_MIN, QUICK_RULE, SLICE_MINUTES, SLICE_RULE, SLICE_S4D,  # noqa: E402,F401
-                         SLICE_SEEDS, SLICE_STOP)
+from penb.sizing import (DEEP_RULE, QUICK_CLAIM_CPU_MIN, QUICK_RULE, SLICE_MINUTES,  # noqa: E402,F401
+                         SLICE_RULE, SLICE_S4D, SLICE_SEEDS, SLICE_STOP)
 
 
 def confirmation(k: int) -> tuple:

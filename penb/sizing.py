@@ -48,3 +48,28 @@ SLICE_RULE = (f"penb.presets.SLICE_RULE (issue 43): quick's shapes, GRU and LSTM
               f"{SLICE_MINUTES:g} H100-minutes, {SLICE_SEEDS}+ seeds")
 SLICE_S4D = ("the S4D is not trained by the batched trainer and its GPU rate is unmeasured, so no slice plan can "
              "promise it fits (penb.presets.SLICE_RULE)")
+
+# How the deep preset is sized (issue 58; written 2026-11-28 before any deep confirmation run, reading only the
+# vanilla GRU's curves on search seeds, scripts/search_deep.py -> penb/chapters/key_findings/deep_search.csv, through
+# penb.power; never a confirmation seed, a gap seen or a verdict):
+# * cells: Fig. 2's GRU over the paper's whole range, V 32, 64, 128 and 256 (no vocabulary dropped for the verdict it
+#   is expected to give), vanilla and sinusoidal, at quick's shapes (h64, L16, batch 64, lr 1e-2, WSD), N/4 and N/2
+#   on each run's trunk (earlier=1). Quick's V 8 and 16 are left out: at 32,000 updates they would add half the
+#   figure's CPU time to cells the paper does not have;
+# * the alternative: the text's own effect (DESIGN.md): the PE GRU above 95% (morita.fig2.level.gru), stopped there,
+#   against vanilla on its searched curve; the power at the smallest effect of interest is shown beside it;
+# * budget N: the smallest of DEEP_BUDGETS at which morita.fig2.gru (read at the largest V) reaches DEEP_POWER with
+#   at most DEEP_MAX_SEEDS seeds under the protocol in force, among the budgets whose figure fits DEEP_CPU_MIN on the
+#   2-core AVX-512 host at the rates measured by the search; where none does, the largest budget that fits;
+# * seeds: the fewest from DEEP_MIN_SEEDS up that reach DEEP_POWER at that N (at most DEEP_MAX_SEEDS), else the
+#   most that fit the CPU budget, and the chapter says the cell is underpowered;
+# * fixed: the same N and seeds on every host and device (penb.chapters.key_findings.presets.check refuses others).
+DEEP_BUDGETS = (32_000, 64_000)
+DEEP_POWER = 0.8
+DEEP_MIN_SEEDS = 5
+DEEP_MAX_SEEDS = 10
+DEEP_CPU_MIN = 90.0
+DEEP_RULE = (f"penb.presets.DEEP_RULE (issue 58): Fig. 2's GRU over V 32-256, vanilla and sinusoidal, N the smallest "
+             f"of {', '.join(f'{n:,}' for n in DEEP_BUDGETS)} with {DEEP_POWER:.0%} power for morita.fig2.gru at "
+             f"<= {DEEP_MAX_SEEDS} seeds (penb.power, search seeds only) within {DEEP_CPU_MIN:g} CPU-minutes, the "
+             f"fewest seeds from {DEEP_MIN_SEEDS} that reach it")

@@ -71,7 +71,8 @@ LAYERS = [
     ["executors", "sweeps", "slice_sizing"],                     # where and how many groups run at once
     ["claims"],                                                  # the verdicts
     ["chapters", "report", "notebook"],                          # the chapters and their execution
-    ["plan", "status"],                                          # what a preset would train; the status page
+    ["plan", "status", "power"],                                 # what a preset would train; the status page; what
+                                                                 # would decide a figure (the deep preset's sizing)
     ["archive", "budgeted", "lease", "slice"],                   # GPU work handed back: one time-budgeted driver
     ["device_run"],                                              # one GPU call
     ["cli", "__main__", "penb"],                                 # the command line

@@ -43,8 +43,23 @@ def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]
     by_key: dict[tuple, list] = {}
     for c in sorted(configs, key=lambda c: -c["steps"]):
         by_key.setdefault((ranks[runs.key(c)], group_key(c)), []).append(c)
-    batches = [(rank, g[i:i + max_runs]) for (rank, _), g in by_key.items() for i in range(0, len(g), max_runs)]
+    batches = [(rank, b) for (rank, _), g in by_key.items() for b in deal(g, max_runs)]
     return [b for _, b in sorted(batches, key=lambda rb: (rb[0], -rb[1][0]["steps"]))]
+
+
+def deal(group: list, max_runs: int) -> list[list]:
+    """``group`` (one group key and stage, longest budget first) in as few chunks of at most ``max_runs`` runs as
+    hold it, dealt in snake order by budget and then vocabulary (the token table and the read-out grow with V), so
+    that chunks trained side by side on separate cores cost about the same; one chunk where it fits."""
+    if len(group) <= max_runs:
+        return [group]
+    n = -(-len(group) // max_runs)
+    order = sorted(group, key=lambda c: (-c["steps"], -c.get("vocab_size", 0)))
+    chunks: list[list] = [[] for _ in range(n)]
+    for i, c in enumerate(order):
+        lap, j = divmod(i, n)
+        chunks[j if lap % 2 == 0 else n - 1 - j].append(c)
+    return [sorted(ch, key=lambda c: -c["steps"]) for ch in chunks]
 
 
 def groups(configs: Sequence[Mapping[str, Any]], max_runs: int,

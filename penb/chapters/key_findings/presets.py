@@ -98,6 +98,9 @@ QUICK = dict(
     # probe's doubling moves of the gap: GRU +0.047 [-0.016, +0.109] (N/2 to N),
     # LSTM +0.040 [-0.036, +0.117], then -0.076 [-0.129, -0.024] from N to 2N
     schedule="wsd",
+    earlier=1,                          # issue 58: N/4 too, a WSD branch of the same
+                                        # trunk (~5% more updates): protocols 6-7 read
+                                        # two doublings at every cell of a trained claim
     per_core={                          # each model's regime in the search:
         "gru": {"batch_size": 64},      # cand1: the GRU's gap at batch 64
         # r10: at hidden 64 the LSTM's gap was a few points and changed sign with the
@@ -238,6 +241,35 @@ SLICE = dict(
     earlier=1,                          # N/4 too: the doubling before the graded one
 )
 
+# Fig. 2's GRU where the protocol can decide (issue 58): the paper's vocabulary range
+# at quick's shapes, trained to a fixed budget N with its N/2 and N/4 on each run's
+# trunk, on the confirmation seeds the power analysis names. The rule is
+# penb.presets.DEEP_RULE; penb.power reads the vanilla GRU's curves on search seeds
+# (deep_search.csv beside this module, scripts/search_deep.py) and writes
+# power_analysis.csv beside it, landed before any deep confirmation run. The CPU trains
+# it through the one batched trainer over both cores (``python -m penb run
+# key_findings --preset deep``); a kill loses at most checkpoint_every updates of each
+# run, and a second invocation trains only what is left. Its budgets are the same on
+# every host and device (check() refuses others).
+DEEP_N = 32_000        # DEEP_RULE on power_analysis.csv (tests/test_power.py checks it)
+DEEP_SEEDS = 5         # DEEP_RULE: the fewest from 5 reaching the power, within the CPU
+DEEP = dict(
+    QUICK,                              # quick's shapes and regime, then:
+    device="auto",                      # the CPU here; CUDA where a GPU continues it
+    seeds=confirmation(DEEP_SEEDS),     # graded: confirmation seeds, none searched
+    core_seeds={},                      # every cell on all of them
+    cores=("gru",),                     # the CPU's depth goes to one figure (the LSTM
+                                        # and the S4D: a GPU's)
+    gru_vocab=(32, 64, 128, 256),       # the paper's range (Sec. 4.1), every V kept
+                                        # whatever it is expected to show
+    per_core={"gru": {"batch_size": 64, "steps": DEEP_N}},   # quick's GRU regime
+    earlier=1,                          # N/4 on the trunk too: two doublings
+    checkpoint_every=2000,              # a kill loses at most ~2 minutes of a batch
+    batch_runs=20,                      # two batches of 20 runs, one per core
+                                        # (penb.executors.batched.deal mixes the V)
+    workers=2,                          # the 2-core CPU machine
+)
+
 # Exercises every cell in seconds; its numbers mean nothing.
 SMOKE = dict(
     device="cpu",                       # the tests run on the CPU
@@ -261,7 +293,18 @@ SMOKE = dict(
 
 def check(cfg):
     """Raise ``ValueError`` for an impossible value of ``cfg`` (a resolved
-    ``key_findings`` config)."""
+    ``key_findings`` config); at the deep preset, also for a budget, a seed count or
+    a precision other than the rule's (fixed targets, the same on every host)."""
+    if cfg.preset == "deep":
+        gru = rnn_common.settings(cfg, "gru")
+        require(gru["steps"] == DEEP_N and len(cfg.seeds) == DEEP_SEEDS
+                and gru["amp"] == "none" and cfg.get("earlier") == 1
+                and cfg.get("schedule") == "wsd",
+                f"the deep preset's budgets are fixed targets (penb.presets."
+                f"DEEP_RULE): GRU N = {DEEP_N:,} with N/2 and N/4 (earlier=1, "
+                f"WSD), {DEEP_SEEDS} seeds, fp32, on every host; got N = "
+                f"{gru['steps']:,}, {len(cfg.seeds)} seeds, amp {gru['amp']!r}, "
+                f"earlier {cfg.get('earlier')}. Use preset 'quick' for other budgets")
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps",
                                     "held_out", "checkpoint_every", "bootstrap",
                                     "workers"))
