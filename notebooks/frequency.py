@@ -419,7 +419,7 @@ with pd.option_context("display.max_rows", None, "display.max_columns", None,
 display(rnn_common.budget_view(run_frame, cfg))
 
 # %% [markdown]
-# ## Archived GPU executions
+# ## Archived executions
 #
 # `python -m penb slice frequency --minutes 8` trains this chapter's `slice` preset
 # (its GRU and LSTM cells, further and on more seeds, as batched models) in one GPU

@@ -376,7 +376,7 @@ with pd.option_context("display.max_rows", None, "display.width", 250):
 print(power.choice_text())
 
 # %% [markdown]
-# ## Archived GPU executions
+# ## Archived executions
 #
 # This machine cannot train these models far enough, but a short GPU call can train
 # many of them at once. `python -m penb slice key_findings --minutes 8` trains the

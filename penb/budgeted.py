@@ -198,13 +198,14 @@ class Ledger:
         atomic.write_json(self.path, self.book)
 
 
-def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[dict] = None) -> dict:
+def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[dict] = None,
+                   minutes: Optional[float] = None) -> dict:
     """Write the runs that ``chapter`` plans at ``preset`` (a deep preset's, trained on this machine by ``python -m
     penb run``) from the run store into folder ``out``, as a slice writes its own (``manifest.json``,
     ``results.json``, predictions; no checkpoints), so that ``penb.archive.archive`` can execute the chapter on
     them. The manifest names this checkout's clean commit (``penb.archive.source_commit``: a dirty tree is refused)
     and says how many runs are finished; ``penb.archive.archive`` refuses an incomplete one. Returns the
-    manifest."""
+    manifest. ``minutes``: the wall-clock minutes the training took, where the caller timed it."""
     from penb import plan, presets
     from penb.archive import source_commit
 
@@ -215,6 +216,7 @@ def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[di
     collect(Path(out), configs, commit, chapter=chapter, preset=preset, parameters=parameters,
                      config_key=cfg.key(), seeds=sorted({c["seed"] for c in configs}),
                      updates={c["core"]: max(x["steps"] for x in configs if x["core"] == c["core"]) for c in configs},
-                     keys=list(dict.fromkeys(runs.key(c) for c in configs)), made_by=f"python -m penb run {chapter} "
+                     keys=list(dict.fromkeys(runs.key(c) for c in configs)),
+                     **({"spent_min": round(float(minutes), 1)} if minutes is not None else {}), made_by=f"python -m penb run {chapter} "
                      f"--preset {preset}, then python -m penb collect")
     return json.loads((Path(out) / "manifest.json").read_text())

@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     co.add_argument("chapter")
     co.add_argument("--preset", default="deep")
     co.add_argument("--out", required=True, help="the folder to write (then: python -m penb archive --from it)")
+    co.add_argument("--minutes", type=float, help="the training's wall-clock minutes, recorded in the manifest")
     sl = sub.add_parser("slice", help="train chapters' slice preset as batches in one GPU call (penb.slice)")
     sl.add_argument("chapters", nargs="+")
     sl.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "collect":
             from penb import budgeted
 
-            man = budgeted.collect_preset(args.chapter, args.preset, args.out)
+            man = budgeted.collect_preset(args.chapter, args.preset, args.out, minutes=args.minutes)
             print(f"collected {man['finished']} of {man['runs']} runs of {args.chapter}/{args.preset} -> {args.out}"
                   + ("" if man["complete"] else ": not complete, train the rest first (run the same preset again)"))
             return 0 if man["complete"] else 3

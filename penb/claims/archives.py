@@ -72,8 +72,9 @@ def section(table: list[dict], root: Optional[Path] = None) -> list[str]:
     if not found:
         return []
     here = {r["key"]: r for r in table}
-    lines = ["## Archived GPU executions", "",
-             "Executions made on a GPU elsewhere and committed with their recorded verdicts (`book/archived/`): "
+    lines = ["## Archived executions", "",
+             "Executions made on a GPU elsewhere, or by the CPU at a deep preset, and committed with their recorded "
+             "verdicts (`book/archived/`): "
              "read as they were recorded, not re-executed by this build. Each verdict stands beside this build's "
              "for the same claim, at a larger scale where the archive's budget is larger.", "",
              decided_line(found, here), ""]
@@ -131,13 +132,15 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
         tables.append(curve)
     updates = ", ".join(f"{model_name(c)} {n:,}" for c, n in man["updates"].items())
     budgets = man.get("budgets")
-    header = (f"Archived GPU execution, not re-executed by this build: preset {man['preset']!r} on "
+    kind = "CPU" if str(man.get("device", "")).startswith("cpu") else "GPU"
+    spent = (f", {man['spent_min']:.1f} {kind}-minutes" if isinstance(man.get("spent_min"), (int, float)) else "")
+    header = (f"Archived {kind} execution, not re-executed by this build: preset {man['preset']!r} on "
               f"{a['device']} ({man['device']}), code at commit {a['commit']}, runs collected {man['date']}; "
               f"{man['finished']} runs ({man['diverged']} diverged), seeds {', '.join(map(str, man['seeds']))}, "
               f"updates {updates}"
               + (" (budgets " + "; ".join(f"{model_name(c)} {', '.join(f'{n:,}' for n in b)}"
                                           for c, b in budgets.items()) + ")" if budgets else "")
-              + f", {man['spent_min']:.1f} GPU-minutes"
+              + spent
               + (" (the whole call's)" if len(man.get("with", [])) > 1 else "")
               + f". Its grades, status and results are in {where}/; the "
               f"executed notebook that `penb archive` writes beside them is not committed (no .ipynb is)."
