@@ -112,7 +112,7 @@ def power(van: np.ndarray, seeds: int, offset: float, noise: float, n: int, prot
           alternative: str = "text", draws: int = DRAWS, seed: int = 0, horizon: int = HORIZON) -> float:
     """The share of ``draws`` draws in which "PE above vanilla" settles as reproduced: PE stopped at
     :data:`ALTERNATIVE` (``alternative="text"``) or vanilla plus :data:`SESOI` (``"sesoi"``)."""
-    rng = np.random.default_rng([seed, seeds, n, protocol, int(1e4 * van[-1])])
+    rng = np.random.default_rng([seed, seeds, n, int(1e4 * van[-1])])     # the same draws for every protocol
     pe = np.full(3, ALTERNATIVE) if alternative == "text" else None
     from penb.claims.outcomes import REPRODUCED
 

@@ -40,10 +40,11 @@ def test_growth_is_the_paired_interval_of_later_minus_earlier():
 
 
 def test_what_d_doublings_could_close():
-    shown = {"hi": -0.01, "shown": True, "ratio": 0.5}
-    assert horizon.carried(0.02, shown, 4) == pytest.approx(0.02 * (0.5 + 0.25 + 0.125 + 0.0625))
+    shown = {"hi": -0.01, "shown": True, "ratio": 0.8, "charge": 0.0}
+    assert horizon.carried(0.02, shown, 4) == pytest.approx(0.02 * (0.8 + 0.64 + 0.512 + 0.4096))
+    assert horizon.carried(0.02, {**shown, "ratio": 0.5}, 4) == pytest.approx(0.02)           # one more move at least
     assert horizon.carried(0.02, {**shown, "ratio": 1.0}, 4) == pytest.approx(4 * 0.02)       # protocol 6's D b
-    open_ = {"hi": 0.01, "shown": False, "ratio": 1.0}
+    open_ = {"hi": 0.01, "shown": False, "ratio": 1.0, "charge": 0.01}
     assert horizon.carried(0.02, open_, 4) == pytest.approx(4 * 0.02 + 0.01 * 10)           # growth charged
 
 
@@ -108,3 +109,42 @@ def test_a_check_over_initialisations_counts_seeds(groups, agree, decided):
     assert (v == REPRODUCED) == decided, r
     if not decided:
         assert f"{agree} of {groups} seeds" in r
+
+
+def test_an_earlier_move_the_helpful_way_is_not_charged_as_growth():
+    """Review fix: a model that fell (the helpful way) and then rose a little is charged the later move's own upper
+    end per doubling, not the larger later-minus-earlier."""
+    q = {0: 0.60, 1: 0.61, 2: 0.59, 3: 0.60, 4: 0.605}
+    h = {0: 0.55, 1: 0.57, 2: 0.54, 3: 0.56, 4: 0.55}
+    f = {0: 0.556, 1: 0.574, 2: 0.549, 3: 0.561, 4: 0.558}
+    g = horizon.growth(q, h, f, horizon.GROW, 1e-4)
+    m1 = np.array([h[s] - q[s] for s in SEEDS])
+    m2 = np.array([f[s] - h[s] for s in SEEDS])
+    assert not g["shown"] and t_upper(m2) < t_upper(m2 - m1)
+    assert g["charge"] == pytest.approx(t_upper(m2))
+
+
+def test_a_slopes_model_below_the_mean_x_is_charged_on_its_other_side():
+    """w = (log2 x - mean) / sum of squares: negative at the smallest vocabulary, where a rising gap lowers the slope
+    (so PE rising there, not falling, is what could overturn a slope found)."""
+    ev_ = {"x": [8, 16, 32], "x_name": "V"}
+    names = ["PE at V 8", "PE at V 16", "PE at V 32"]
+    w = horizon.slope_weights(ev_, {"log2": True}, names)
+    assert w == pytest.approx({"PE at V 8": -0.5, "PE at V 16": 0.0, "PE at V 32": 0.5})
+
+
+def test_a_trend_whose_small_vocabulary_model_speeds_up_the_helpful_way_for_its_gap_is_held_back():
+    """PE at V 8 rising faster each doubling (0.004 then 0.012) raises the gap at the smallest V, which lowers the
+    slope (about 0.06 per doubling of V): protocol 7 charges it on that side and holds the trend back; everything
+    else is still. Charged on the side the doubling test reads (a fall), it would not be."""
+    def trend(pe8):
+        a = np.array([[pe8 + 0.002 * d, 0.95 + 0.002 * d, 0.95 + 0.002 * d] for d in (-2, -1, 0, 1, 2)])
+        b = np.array([[0.9 + 0.002 * d, 0.85 + 0.002 * d, 0.8 + 0.002 * d] for d in (-2, -1, 0, 1, 2)])
+        return {"x": [8, 16, 32], "gaps": (a - b).tolist(), "a_by_x": a.tolist(), "b_by_x": b.tolist(),
+                "seeds": SEEDS, "a_name": "PE", "b_name": "vanilla", "resolution": 1e-4}
+    q, h, f = trend(0.93), trend(0.934), trend(0.946)
+    params = {"min_agree": 0.8, "min_seeds": 3, "log2": True}
+    v = composition.compose("trend", params, "trained", f, h, (2000, 4000), 0.02, 1e-4, protocol=7, quarter=q,
+                            horizon=4000 * 2 ** 7)
+    assert v[4] == REPRODUCED and v[0] == INCONCLUSIVE, v[2]
+    assert not v[3]["horizon"]["quantities"]["slope"]["holds"]

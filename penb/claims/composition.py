@@ -151,13 +151,14 @@ def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
         return verdict, reason, hz
     if verdict != REPRODUCED:
         hz["why"] = f"a gain at {n:,} updates says nothing of the text's {horizon:,}"
-        return INCONCLUSIVE, (f"{hz['why']} (protocol 6's horizon): more training may yet stop it. The rule alone "
+        return INCONCLUSIVE, (f"{hz['why']} (protocol {protocol}'s horizon): more training may yet stop it. The rule alone "
                               f"would say '{verdict}' ({reason})"), hz
     earlier = evidence.get("earlier_gain")
     if earlier is None:
         hz["why"] = (f"one doubling only ({n // 2:,} -> {n:,} updates): whether the gains shrink toward "
                      f"{horizon:,} updates needs the same seeds at {n // 4:,} too")
-        return INCONCLUSIVE, f"{hz['why']} (protocol 6's horizon). The rule alone would say '{verdict}' ({reason})", hz
+        return INCONCLUSIVE, (f"{hz['why']} (protocol {protocol}'s horizon). The rule alone would say '{verdict}' "
+                              f"({reason})"), hz
     seeds = evidence.get("seeds") or list(range(len(evidence["a"])))
     m2 = doubling.move(dict(zip(seeds, np.asarray(evidence["a"], float))),
                        dict(zip(seeds, np.asarray(evidence["b"], float))), resolution)
@@ -183,7 +184,8 @@ def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
     hz["why"] = (f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f} (growing)" if grows else
                  f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f}; over {D} more doublings it "
                  f"could add {closable:.3f}, not below {sesoi or 0.02:g}")
-    return INCONCLUSIVE, f"{hz['why']} (protocol 6's horizon). The rule alone would say '{verdict}' ({reason})", hz
+    return INCONCLUSIVE, (f"{hz['why']} (protocol {protocol}'s horizon). The rule alone would say '{verdict}' "
+                          f"({reason})"), hz
 
 
 def _held_back(verdict: str, reason: str, rec: dict) -> tuple[str, str]:

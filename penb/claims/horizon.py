@@ -38,7 +38,7 @@ from typing import Optional
 import numpy as np
 
 from penb.claims import doubling
-from penb.claims.doubling import GAP, GROW, LEVEL, MODEL, PART, SHOWN, SHRINK, STILL
+from penb.claims.doubling import FLIP, GAP, GROW, LEVEL, MODEL, PART, SHOWN, SHRINK, STILL
 from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI, no_narrower, seed_interval
 from penb.claims.protocol import PROTOCOL
 
@@ -121,9 +121,11 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         s1, s2, b2 = toward(m1, direction), toward(m2, direction), bound(m2, direction)
         if protocol >= 7:
             per = [r.get(name, ({},))[0] for r in (at_quarter, at_half, at_n)]
-            g = growth(*per, direction, res)
-            grows, closable = not g["shown"], carried(b2, g, D)
-            extra = {"growth": g}
+            closable, g = carried_either(per, m2, direction, res, D)
+            grows = not g["shown"]
+            # the other side too: a slope's model at an x below the mean overturns it by moving the other way
+            flip = carried_either(per, m2, FLIP[direction], res, D)[0] if direction != STILL else closable
+            extra = {"growth": g, "closable_other_side": flip}
         else:
             grows = not (math.isfinite(s1) and math.isfinite(s2)) or (s2 > max(s1, 0.0) + res and shown(m2, direction))
             closable, extra = D * b2, {}
@@ -141,13 +143,13 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         if fold and v["kind"] == GAP and models:
             closable = max(closable, sum(q[k]["closable"] for k in models))
         if weights and v["kind"] == GAP:          # protocol 7: what the models at each x could move the slope by
-            closable = max(closable, sum(w * q[k]["closable"] for k, w in weights.items()))
+            closable = max(closable, sum(abs(w) * q[k]["closable" if w > 0 else "closable_other_side"]
+                                         for k, w in weights.items()))
         v["closable"] = closable
         folded = through and (name in models or (kind == "gain_vs_reference" and " (reference)" in name))
         # ... its growth shows in the gap's, the slope's or the second part's own moves
         if protocol >= 7:          # every quantity's growth is charged into its own bound, models' into the gap's
-            folded = ((fold or bool(weights)) and name in models
-                      or kind == "gain_vs_reference" and " (reference)" in name)
+            folded = (fold or bool(weights)) and name in models    # a reference's models: gated on their own
             v["holds"] = math.isfinite(closable) and _clear(v, values, closable, params, sesoi, res, folded)
             continue
         v["holds"] = (folded or not v["grows"]) and math.isfinite(closable) and _clear(v, values, closable, params,
@@ -181,50 +183,62 @@ GRID = np.linspace(0.0, 1.0, 101)        # the ratios a shrinking curve is shown
 
 def growth(quarter: dict, half: dict, full: dict, direction: str, res: float) -> dict:
     """Protocol 7's reading of one quantity's two moves (per seed, at N/4, N/2 and N: {seed: value}) in the
-    direction that could overturn: ``hi``, the upper end of the paired 95% interval of the later move minus the
-    earlier one (no narrower than ``res``); ``shown`` where ``hi`` is at most ``res`` (the later move is shown not to
-    be larger); and, where it is, ``ratio``: the smallest r on :data:`GRID` whose later - r x earlier has its upper
-    end at most ``res`` (the shrinking the seeds show; 1 where none below 1 is shown). For a quantity that must stay
-    still both directions are read and the worse kept."""
-    if direction == STILL:
-        up, down = growth(quarter, half, full, GROW, res), growth(quarter, half, full, SHRINK, res)
-        return up if not (up["hi"] <= down["hi"]) else down
+    direction that could overturn (GROW or SHRINK). ``shown``: some r in [0, 1] (:data:`GRID`) makes the paired 95%
+    interval of later - r x earlier end at most ``res`` (the later move is shown to be no larger than r times the
+    earlier: not growing; r = 0, the later move itself shown not to move that way); ``ratio``: the smallest such r.
+    Not shown, ``charge``: the growth per doubling that cannot be excluded, the smaller upper end of later - earlier
+    (``hi``) and of the later move alone (``later_hi``): an earlier move the helpful way is not counted as growth.
+    Every upper end is no narrower than ``res``."""
     sign = 1.0 if direction == GROW else -1.0
     seeds = sorted(set(quarter) & set(half) & set(full))
     x = np.array([[quarter[s], half[s], full[s]] for s in seeds], float).reshape(-1, 3)
     x = x[np.isfinite(x).all(axis=1)]
-    out = {"hi": math.nan, "shown": False, "ratio": 1.0, "n": int(len(x))}
+    out = {"hi": math.nan, "later_hi": math.nan, "shown": False, "ratio": 1.0, "charge": math.nan, "n": int(len(x))}
     if len(x) < 3:
         return out
+
+    def upper(d):
+        mean, lo, hi = seed_interval(d)
+        return float(no_narrower(mean, lo, hi, res)[1])
     m1, m2 = sign * (x[:, 1] - x[:, 0]), sign * (x[:, 2] - x[:, 1])
-    mean, lo, hi = seed_interval(m2 - m1)
-    hi = no_narrower(mean, lo, hi, res)[1]
-    out.update(hi=float(hi), mean=float(mean), shown=bool(hi <= res))
-    if out["shown"]:
-        for r in GRID:
-            mean_r, lo_r, hi_r = seed_interval(m2 - r * m1)
-            if no_narrower(mean_r, lo_r, hi_r, res)[1] <= res:
-                out["ratio"] = float(r)
-                break
+    out.update(hi=upper(m2 - m1), later_hi=upper(m2), mean=float(np.mean(m2 - m1)))
+    for r in GRID:
+        if upper(m2 - r * m1) <= res:
+            out.update(shown=True, ratio=float(r), charge=0.0)
+            break
+    if not out["shown"]:
+        out["charge"] = max(0.0, min(out["hi"], out["later_hi"]))
     return out
 
 
 def carried(b: float, g: dict, D: int) -> float:
     """What ``D`` doublings could move a quantity by under protocol 7, from the later move's bound ``b`` and its
     :func:`growth` ``g``: shown not to grow, the moves shrinking at the ratio shown (``b`` r + ``b`` r^2 + ... +
-    ``b`` r^D; ``D`` b at r = 1, protocol 6's bound); growth not excluded, each doubling adds the growth's upper end
-    to the move before (``D`` b + hi D (D + 1) / 2): growth is charged, never assumed away."""
-    if not math.isfinite(b) or not math.isfinite(g["hi"]):
+    ``b`` r^D, and never less than one more move of ``b``; ``D`` b at r = 1, protocol 6's bound); growth not
+    excluded, each doubling adds its charge to the move before (``D`` b + charge D (D + 1) / 2): growth is charged,
+    never assumed away."""
+    if not math.isfinite(b) or not math.isfinite(g.get("charge", math.nan)):
         return math.nan
     if g["shown"]:
         r = g["ratio"]
-        return float(b * sum(r ** j for j in range(1, D + 1)))
-    return float(D * b + max(g["hi"], 0.0) * D * (D + 1) / 2)
+        return float(b * max(1.0, sum(r ** j for j in range(1, D + 1)))) if D else 0.0
+    return float(D * b + g["charge"] * D * (D + 1) / 2)
+
+
+def carried_either(per: list, m2: dict, direction: str, res: float, D: int) -> tuple[float, dict]:
+    """(what ``D`` doublings could move a quantity by, its :func:`growth`) in ``direction``; for a quantity that must
+    stay still (STILL), the larger of its two sides."""
+    if direction == STILL:
+        sides = [(carried(bound(m2, d), g, D), g) for d in (GROW, SHRINK) for g in [growth(*per, d, res)]]
+        return max(sides, key=lambda cg: cg[0] if math.isfinite(cg[0]) else math.inf)
+    g = growth(*per, direction, res)
+    return carried(bound(m2, direction), g, D), g
 
 
 def slope_weights(ev: dict, params: dict, models: list) -> dict:
-    """Protocol 7, rule "trend": {model quantity "<model> at <x name> <x>": |w|}, the most a move of 1 in that model
-    at that x moves the least-squares slope (w = (x - mean) / sum (x - mean)^2, on log2 x where the rule fits it)."""
+    """Protocol 7, rule "trend": {model quantity "<model> at <x name> <x>": w}, how far a move of 1 in that model's
+    gap at that x moves the least-squares slope (w = (x - mean) / sum (x - mean)^2, on log2 x where the rule fits
+    it): where w < 0 the model overturns the slope by moving the other way (its ``closable_other_side``)."""
     x = np.asarray(ev.get("x", []), float)
     if x.size < 2:
         return {}
@@ -235,7 +249,7 @@ def slope_weights(ev: dict, params: dict, models: list) -> dict:
     for k in models:
         for xv, wv in zip(ev["x"], w):
             if k.endswith(f" at {label} {xv:g}"):
-                out[k] = float(abs(wv))
+                out[k] = float(wv)
     return out
 
 
@@ -271,7 +285,9 @@ def words(rec: dict) -> str:
         g = v.get("growth")
         state = ('growing' if v['grows'] else 'not growing') if g is None else (
             f"later minus earlier up to {g['hi']:+.3f}: " + (f"shown not to grow, shrinking at most {g['ratio']:.2f}x"
-                                                             if g["shown"] else "growth not excluded, charged"))
+                                                             if g["shown"] else
+                                                             f"growth not excluded, {g['charge']:.3f} a doubling "
+                                                             f"charged"))
         parts.append(f"{name} moved {e.get('mean', math.nan):+.3f} then {l.get('mean', math.nan):+.3f} a doubling "
                      f"({state}); over {rec['doublings']} more doublings it "
                      f"could move {v['closable']:.3f} ({'clear' if v['holds'] else 'not clear'})")

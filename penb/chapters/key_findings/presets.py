@@ -297,12 +297,14 @@ def check(cfg):
     a precision other than the rule's (fixed targets, the same on every host)."""
     if cfg.preset == "deep":
         gru = rnn_common.settings(cfg, "gru")
-        require(gru["steps"] == DEEP_N and len(cfg.seeds) == DEEP_SEEDS
+        require(gru["steps"] == DEEP_N and tuple(cfg.seeds) == confirmation(DEEP_SEEDS)
                 and gru["amp"] == "none" and cfg.get("earlier") == 1
-                and cfg.get("schedule") == "wsd",
+                and cfg.get("schedule") == "wsd" and tuple(cfg.cores) == ("gru",)
+                and tuple(cfg.gru_vocab) == (32, 64, 128, 256),
                 f"the deep preset's budgets are fixed targets (penb.presets."
                 f"DEEP_RULE): GRU N = {DEEP_N:,} with N/2 and N/4 (earlier=1, "
-                f"WSD), {DEEP_SEEDS} seeds, fp32, on every host; got N = "
+                f"WSD), V 32-256, confirmation seeds {confirmation(DEEP_SEEDS)}, fp32, "
+                f"on every host; got N = "
                 f"{gru['steps']:,}, {len(cfg.seeds)} seeds, amp {gru['amp']!r}, "
                 f"earlier {cfg.get('earlier')}. Use preset 'quick' for other budgets")
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps",
