@@ -224,6 +224,13 @@ def check_runs(chapter: str, man: dict, results: dict) -> None:
                          f"commit that made it ({', '.join(man.get('commit') or ['unknown'])})")
 
 
+def committed(results: dict, keys: set) -> dict:
+    """The runs of ``keys`` as an archive commits them: each result's per-update ``history`` cut to its last entry
+    (the page reads configs, metrics and status; a deep preset's 120 histories alone exceed the 2 MB a tracked file
+    may hold). The collected folder keeps the whole histories."""
+    return {k: {**r, "history": list(r.get("history") or [])[-1:]} for k, r in results.items() if k in keys}
+
+
 def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     """Execute ``chapter`` against the runs collected in ``source`` (training nothing) and write the archived
     execution to ``dest`` (default ``book/archived/<chapter>-<preset>``); returns ``dest``."""
@@ -255,7 +262,7 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
             if f.is_file():
                 shutil.copy2(f, dest / f.name)
     mine = set(man.get("keys") or results)           # a slice's chapter: its own runs only
-    atomic.write_json(dest / "results.json", {k: r for k, r in results.items() if k in mine})
+    atomic.write_json(dest / "results.json", committed(results, mine))
     man["archived"] = {"date": now(), "commit": identity.git_commit(), "by": f"python -m penb archive {chapter}"}
     man.pop("keys", None)
     atomic.write_json(dest / "manifest.json", man)

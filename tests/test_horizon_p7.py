@@ -20,13 +20,17 @@ def t_upper(x):
     return x.mean() + stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
 
 
+def moves(q, h, f):
+    """(protocol 7's growth reading of the values at N/4, N/2, N; the earlier and the later move per seed)."""
+    return (horizon.growth(q, h, f, horizon.GROW, 1e-4), np.array([h[s] - q[s] for s in SEEDS]),
+            np.array([f[s] - h[s] for s in SEEDS]))
+
+
 def test_growth_is_the_paired_interval_of_later_minus_earlier():
     q = {0: 0.50, 1: 0.52, 2: 0.49, 3: 0.51, 4: 0.50}
     h = {0: 0.56, 1: 0.57, 2: 0.55, 3: 0.58, 4: 0.56}
     f = {0: 0.59, 1: 0.60, 2: 0.57, 3: 0.61, 4: 0.585}
-    g = horizon.growth(q, h, f, horizon.GROW, 1e-4)
-    m1 = np.array([h[s] - q[s] for s in SEEDS])
-    m2 = np.array([f[s] - h[s] for s in SEEDS])
+    g, m1, m2 = moves(q, h, f)
     assert g["hi"] == pytest.approx(t_upper(m2 - m1), abs=1e-12)
     assert g["shown"] == (t_upper(m2 - m1) <= 1e-4)
     # the smallest ratio r on the grid whose later - r earlier has its upper end at most the resolution
@@ -117,9 +121,7 @@ def test_an_earlier_move_the_helpful_way_is_not_charged_as_growth():
     q = {0: 0.60, 1: 0.61, 2: 0.59, 3: 0.60, 4: 0.605}
     h = {0: 0.55, 1: 0.57, 2: 0.54, 3: 0.56, 4: 0.55}
     f = {0: 0.556, 1: 0.574, 2: 0.549, 3: 0.561, 4: 0.558}
-    g = horizon.growth(q, h, f, horizon.GROW, 1e-4)
-    m1 = np.array([h[s] - q[s] for s in SEEDS])
-    m2 = np.array([f[s] - h[s] for s in SEEDS])
+    g, m1, m2 = moves(q, h, f)
     assert not g["shown"] and t_upper(m2) < t_upper(m2 - m1)
     assert g["charge"] == pytest.approx(t_upper(m2))
 
