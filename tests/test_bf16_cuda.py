@@ -35,8 +35,10 @@ def losses(amp: str, seed: int, device: str = "cuda") -> list[float]:
 # -- everywhere --------------------------------------------------------------------------------------
 
 def test_bf16_only_where_chosen():
-    """Top-level ``amp`` is fp32 in every preset; a per-model ``amp`` appears only as QUICK_AMP (the quick
-    LSTM of key_findings), so a CPU without AMX trains that LSTM in fp32 too."""
+    """Top-level ``amp`` is fp32 in every preset; a per-model ``amp`` is either fp32 spelled out (the slice's
+    LSTM on the GPU) or QUICK_AMP, and QUICK_AMP only for the quick LSTM of key_findings, so a CPU without AMX
+    trains that LSTM in fp32 too. (On an AMX CPU QUICK_AMP is "bf16" and differs from "none"; the Makefile runs
+    this file unmasked there, so both spellings are checked on such a host.)"""
     from penb.device import QUICK_AMP
 
     chosen = set()
@@ -44,10 +46,14 @@ def test_bf16_only_where_chosen():
         for name, values in presets.table(chapter).items():
             assert values.get("amp", "none") == "none", (chapter, name)
             for core, over in dict(values.get("per_core") or {}).items():
-                if "amp" in over:
-                    assert over["amp"] == QUICK_AMP, (chapter, name, core)
+                if "amp" not in over:
+                    continue
+                assert over["amp"] in ("none", QUICK_AMP), (chapter, name, core, over["amp"])
+                if over["amp"] == QUICK_AMP:
                     chosen.add((chapter, name, core))
     assert ("key_findings", "quick", "lstm") in chosen
+    if QUICK_AMP != "none":                  # bf16 for quick's LSTM only (beyond_rnn shares key_findings' runs)
+        assert {(name, core) for _, name, core in chosen} == {("quick", "lstm")}, chosen
 
 
 def test_a_bf16_run_on_a_cpu_without_amx_is_refused_before_training(tmp_path, monkeypatch):
