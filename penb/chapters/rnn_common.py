@@ -173,6 +173,15 @@ def half_of(frame, cfg) -> list | None:
     """The finished half-budget runs of the full-budget runs in ``frame`` (a chapter's table with a ``path`` per
     run), in its order, from the run store beside them; None when ``cfg`` trains none (``doubling``), the table
     names no stored runs (a hand-built one), or one is missing (protocol 4's doubling test then reads undecided)."""
+    return _shorter_of(frame, cfg, load_half)
+
+
+def quarter_of(frame, cfg) -> list | None:
+    """As :func:`half_of`, the runs at a quarter of the updates (:func:`load_quarter`: None unless ``earlier``)."""
+    return _shorter_of(frame, cfg, load_quarter)
+
+
+def _shorter_of(frame, cfg, loader) -> list | None:
     from pathlib import Path
 
     from penb import runs
@@ -183,7 +192,7 @@ def half_of(frame, cfg) -> list | None:
         configs = [runs.RunResult.from_dir(Path(p)).config for p in frame["path"]]
     except (OSError, ValueError):
         return None
-    return load_half(configs, cfg, Path(frame["path"].iloc[0]).parent)
+    return loader(configs, cfg, Path(frame["path"].iloc[0]).parent)
 
 
 def check_budgets(cfg, cores) -> None:

@@ -115,6 +115,7 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     schedule=common.QUICK_REGIME["schedule"],  # WSD, probed here (common.QUICK_REGIME):
                                     # the GRU reversal runs are key findings' own again
     doubling=common.QUICK_REGIME["doubling"],  # each run also at N/2 (protocol 4)
+    earlier=common.QUICK_REGIME["earlier"],    # and at N/4 (protocol 7's two doublings)
 )
 # Paper-sized models on a shortened schedule for one GPU: appendices B-D's GPU regime
 # (common.GPU_REGIME: key findings' GPU settings) with updates per section. Only a

@@ -82,6 +82,8 @@ QUICK_REGIME = dict(
     # cells: it does not fall short, so quick adopts it. N/2 cost 10% of N
     schedule="wsd",
     doubling=True,
+    earlier=1,                      # issue 58: N/4 too (a branch of the same trunk, ~5% more
+                                    # updates), so protocol 7 reads two doublings, not one
 )
 # The GPU regime that the gpu presets of appendices B-D share (paper-sized models on a
 # shortened schedule for one GPU; appendix A takes it with its own updates per section).
@@ -210,8 +212,8 @@ def validate(cfg, panels: Sequence[Panel]) -> None:
         for v in p.vocabs:
             for var in p.variants:
                 one = [run_config(cfg, p, v, var, cfg.seeds[0])]
-                try:                        # the run and (protocol 4) its half budget
-                    for c in one + rnn_common.half_budgets(one, cfg):
+                try:                        # the run and its shorter budgets (N/2, N/4)
+                    for c in rnn_common.all_budgets(one, cfg):
                         train.normalize(c)
                 except ValueError as e:
                     raise ValueError(f"panel {p.name!r} (V={v}, {var}): {e}") from None
@@ -228,7 +230,7 @@ def variant_of(config: dict) -> str:
 
 def run(cfg, panels: Sequence[Panel], executor=None, store: Optional[Path] = None,
         progress: bool = True, desc: str = "runs") -> pd.DataFrame:
-    """Train or reuse every run (and, with ``doubling``, each at half its updates); one
+    """Train or reuse every run (and, with ``doubling``, each at N/2, and at N/4 with ``earlier``); one
     row per run at the full budget, diverged runs included. Columns: panel, title, task,
     model, vocab, length, steps, variant, label, seed, token_accuracy, sequence_accuracy,
     mean_distance (NaN for a diverged run), diverged, diverged_at (the update at which
@@ -236,7 +238,7 @@ def run(cfg, panels: Sequence[Panel], executor=None, store: Optional[Path] = Non
     configs = run_configs(cfg, panels)
     per_panel = [len(p.vocabs) * len(p.variants) * len(cfg.seeds) for p in panels]
     owners = [p for p, n in zip(panels, per_panel) for _ in range(n)]
-    todo = configs + rnn_common.half_budgets(configs, cfg)          # protocol 4: N and N/2
+    todo = rnn_common.all_budgets(configs, cfg)                     # N, N/2 (and N/4: earlier)
     results, before = sweeps.chapter_sweep(todo, cfg, desc, executor, store, progress)
     return _rows([(p.name, p.title) for p in owners], results[:len(configs)], before)
 
@@ -261,7 +263,16 @@ def _rows(owners: list[tuple[str, str]], results, before) -> pd.DataFrame:
 def half_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
     """The runs of ``frame`` (:func:`run`'s) at half their updates, from the store, as :func:`run` gives
     them; None when ``cfg`` trains none (``doubling``) or one is missing (protocol 4's doubling test)."""
-    found = rnn_common.half_of(frame, cfg)
+    return _shorter_frame(frame, rnn_common.half_of(frame, cfg))
+
+
+def quarter_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
+    """As :func:`half_frame`, at a quarter of the updates (protocol 7's earlier doubling); None unless the
+    preset trains them (``earlier``) and all are stored."""
+    return _shorter_frame(frame, rnn_common.quarter_of(frame, cfg))
+
+
+def _shorter_frame(frame: pd.DataFrame, found) -> Optional[pd.DataFrame]:
     if found is None:
         return None
     return _rows(list(zip(frame["panel"], frame["title"])), found, [True] * len(found))
@@ -280,11 +291,13 @@ def run_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_half(grade_fn):
-    """Decorates an appendix's grading: protocol 4's two passes (``claims.graded_with_half``)."""
+    """Decorates an appendix's grading: the passes at N/4 (where trained) and N/2 before the real one
+    (``claims.graded_with_half``)."""
     @functools.wraps(grade_fn)
     def graded(frame: pd.DataFrame, cfg, *args):
         from penb import claims  # the registry reads the presets, which import this module
-        return claims.graded_with_half(grade_fn, frame, half_frame(frame, cfg), cfg, *args, steps=cfg.get("steps"))
+        return claims.graded_with_half(grade_fn, frame, half_frame(frame, cfg), cfg, *args, steps=cfg.get("steps"),
+                                       quarter=quarter_frame(frame, cfg))
     return graded
 
 

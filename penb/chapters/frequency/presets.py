@@ -88,6 +88,8 @@ QUICK = dict(
     # pairs, GRU V32 +0.088 [-0.035, +0.212] (vanilla) and +0.116 [+0.070, +0.161]
     # (PE), LSTM V64 +0.063 [+0.041, +0.085] and +0.107 [+0.066, +0.149]: adopted
     schedule="wsd",
+    earlier=1,                                      # issue 58: N/4 too (a WSD branch of the same trunk,
+                                                    # ~5% more updates), so protocol 7 reads two doublings
 )
 # Paper-sized models (the paper's vocabularies, L 64, h512, B512) on a shortened schedule for one GPU:
 # the key-findings chapter's GPU regime. Not yet run on a GPU by this project: the numbers come from
