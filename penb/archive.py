@@ -32,10 +32,10 @@ from typing import Iterator, Optional
 from penb.store import atomic, paths
 
 from penb import runs
+from penb.call_limits import PART_BYTES     # a part: under the 16 MiB a device call hands back per file
 from penb.store.identity import CLEAN_COMMIT as COMMIT
 
 KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.runs.key)
-PART_BYTES = 15 * 2 ** 20                  # a predictions part: under the 16 MiB a GPU machine hands back per file
 
 
 def now() -> str:
@@ -151,16 +151,29 @@ def restore(source: Path) -> int:
 TRUNK_MEMBER = re.compile(r"([0-9a-f]{16})/(step-[0-9]{9}\.pt)")
 
 
+TRUNK_PART = re.compile(r"trunks-([1-9][0-9]*)\.tar")
+
+
+def trunk_parts(source: Path) -> list[Path]:
+    """A handed-back folder's trunk parts (``trunks-1.tar``, ``-2``, ...: ``penb.slice.carry_trunks``), in order."""
+    found = [p for p in Path(source).glob("trunks-*.tar") if TRUNK_PART.fullmatch(p.name)]
+    return sorted(found, key=lambda p: int(TRUNK_PART.fullmatch(p.name).group(1)))
+
+
 def restore_trunks(source: Path) -> int:
-    """Put the trunk checkpoints of a slice's ``trunks.tar`` (``penb.slice.carry_trunks``) into the store's trunk
-    folders, those not there yet; returns how many. A member that is not ``<trunk key>/step-<9 digits>.pt`` is
-    refused (nothing outside the trunk folders is written); a checkpoint's own trunk key is checked when a run
-    resumes from it (``penb.trainer.run``)."""
+    """Put the trunk checkpoints of a slice's trunk parts (:func:`trunk_parts`) into the store's trunk folders, those
+    not there yet; returns how many. Only those parts are read; a member that is not ``<trunk key>/step-<9
+    digits>.pt`` is refused (nothing outside the trunk folders is written); a checkpoint's own trunk key is checked
+    when a run resumes from it (``penb.trainer.run``)."""
+    put = 0
+    for part in trunk_parts(source):
+        put += _restore_part(part)
+    return put
+
+
+def _restore_part(tar_path: Path) -> int:
     from penb.trunks import FOLDER
 
-    tar_path = Path(source) / "trunks.tar"
-    if not tar_path.is_file():
-        return 0
     put = 0
     with tarfile.open(tar_path) as tar:
         for m in tar.getmembers():

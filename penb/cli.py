@@ -90,12 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     dr = sub.add_parser("device-run", help="one GPU call: preflight, tree check, slice, CUDA tests (penb.device_run)")
     dr.add_argument("--out", required=True, help="folder handed back: at most 8 files, 16 MiB")
     dr.add_argument("--chapters", default="key_findings", help="comma-separated chapters with a slice preset")
-    dr.add_argument("--budget", type=float, default=540.0, help="wall-clock seconds for everything (default 540)")
+    dr.add_argument("--budget", type=float, default=None,
+                    help="wall-clock seconds for everything (default: penb.call_limits.CALL_BUDGET_S)")
     dr.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: the rehearsal here")
     dr.add_argument("--preset", default="slice")
     dr.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
     dr.add_argument("--from", dest="source", help="an earlier call's --out: its runs go into the store first")
     dr.add_argument("--no-tests", action="store_true", help="skip the CUDA tests")
+    dr.add_argument("--verify-only", action="store_true", help="the tree check alone (the call's first step)")
+    dr.add_argument("--dry-run", action="store_true", help="print, with no device, what the call would train at "
+                                                           "the table's rates x 0.5, 1 and 2")
     pl = sub.add_parser("plan", help="what a preset would train, per chapter, before anything trains (penb.plan)")
     pl.add_argument("chapters", nargs="*", help="default: every chapter of the book")
     pl.add_argument("--preset", default="gpu")
@@ -149,7 +153,16 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "device-run":
             from penb import device_run
 
-            record = device_run.run(args.out, args.chapters.split(","), args.budget, args.device, args.preset,
+            budget = device_run.BUDGET_S if args.budget is None else args.budget
+            if args.verify_only:
+                print(f"the tree is commit {device_run.verify()}", flush=True)
+                return 0
+            if args.dry_run:
+                rows = device_run.dry_run(args.chapters.split(","), budget, args.preset,
+                                          _params(args.parameter, None), tests=not args.no_tests)
+                print(device_run.dry_run_text(rows, budget / 60))
+                return 0
+            record = device_run.run(args.out, args.chapters.split(","), budget, args.device, args.preset,
                                     _params(args.parameter, None), args.source, tests=not args.no_tests)
             for s in record["steps"]:
                 print(f"{s['seconds']:>7.1f} s  {s['status']:<22} {s['step']}", flush=True)

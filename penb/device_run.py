@@ -36,11 +36,9 @@ from typing import Callable, Optional
 from penb.store import atomic, paths
 
 PACK = ".device"                    # beside the repository root; ignored by git, carried to the device
+REHEARSAL_RATE = "PENB_REHEARSAL_RATE"  # with --device cpu: seconds per update the sizing takes instead of measuring
 TESTS = ["tests/test_trainer.py", "tests/test_stacked.py", "tests/test_bf16_cuda.py"]
-BUDGET_S = 540.0                    # a device command's 600 s, less its start and hand-back
-TEST_RESERVE_S = 60.0               # kept from the slice for the CUDA tests
-MAX_BYTES = 16 * 2 ** 20            # what a device call hands back: at most 16 MiB in all ...
-MAX_FILES = 8                       # ... in at most 8 files
+from penb.call_limits import CALL_BUDGET_S as BUDGET_S, CARRY_BYTES, FILE_BYTES, MAX_FILES, TEST_RESERVE_S  # noqa: E402
 
 
 def blob_id(path: Path) -> str:
@@ -104,12 +102,15 @@ def preflight(device: str) -> dict:
 
 
 def check_out(out: Path) -> None:
-    """``ValueError`` if ``out`` holds more than :data:`MAX_FILES` files or :data:`MAX_BYTES` bytes."""
+    """``ValueError`` if ``out`` holds more than ``MAX_FILES`` files, a file over ``FILE_BYTES`` or more than
+    ``CARRY_BYTES`` in all (what the next call carries back in): ``penb.call_limits``."""
     files = [f for f in Path(out).rglob("*") if f.is_file()]
     size = sum(f.stat().st_size for f in files)
-    if len(files) > MAX_FILES or size > MAX_BYTES:
-        raise ValueError(f"{out} holds {len(files)} files, {size / 2 ** 20:.1f} MiB: more than a device call hands "
-                         f"back ({MAX_FILES} files, {MAX_BYTES / 2 ** 20:.0f} MiB)")
+    big = [f.name for f in files if f.stat().st_size > FILE_BYTES]
+    if len(files) > MAX_FILES or size > CARRY_BYTES or big:
+        raise ValueError(f"{out} holds {len(files)} files, {size / 2 ** 20:.1f} MiB{f' ({big[0]} over 16 MiB)' if big else ''}"
+                         f": more than a device call hands back ({MAX_FILES} files of {FILE_BYTES / 2 ** 20:.0f} MiB, "
+                         f"{CARRY_BYTES / 2 ** 20:.0f} MiB in all)")
 
 
 def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str = "cuda", preset: str = "slice",
@@ -144,9 +145,12 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
     t = clock()
     minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
     params = {**(overrides or {}), **({"device": "cpu"} if device == "cpu" else {})}
-    result = slicing.run(chapters, minutes, out, preset, params, clock=clock, source=source, sized=True)
+    rate = os.environ.get(REHEARSAL_RATE) if device == "cpu" else None   # the rehearsal's fixed rate: a sizing
+    timer = (lambda configs: float(rate)) if rate else None                # that does not depend on the CPU's load
+    result = slicing.run(chapters, minutes, out, preset, params, clock=clock, source=source, sized=True, timer=timer)
     step("slice", "passed" if not result["left"] else f"{result['left']} runs left", t,
-         finished=result["finished"], runs=result["runs"], estimate_min=round(result["estimate_min"], 2))
+         finished=result["finished"], runs=result["runs"], estimate_min=round(result["estimate_min"], 2),
+         fallbacks=result.get("fallbacks", []), trained=sorted({x["key"] for x in result.get("trained", [])}))
     if tests:
         t = clock()
         limit = int(left())
@@ -163,3 +167,41 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
                 step("cuda tests", f"cut at {limit} s", t)
     check_out(out)
     return record
+
+
+DRY_FACTORS = (0.5, 1.0, 2.0)       # the table's rates, halved and doubled: what a dry run shows
+
+
+def dry_run(chapters: list[str], budget_s: float = BUDGET_S, preset: str = "slice", overrides: Optional[dict] = None,
+            factors=DRY_FACTORS, tests: bool = True) -> list[dict]:
+    """What a call would train, sized here with no device (issue 60): ``penb.slice_sizing.size`` at the table's
+    batched rates (``penb.executors.cost.batch_update_seconds``) times each of ``factors``, charged as CUDA charges
+    (a compiled batch its allowance), in the minutes ``budget_s`` leaves the slice. One row per factor: {"factor",
+    "j", "runs", "batches", "updates", "estimate_min", "fits", "fallbacks"}."""
+    from penb import slice as slicing
+    from penb import slice_sizing
+    from penb.executors.cost import batch_update_seconds
+
+    minutes = min(slicing.MAX_MINUTES, (budget_s - (TEST_RESERVE_S if tests else 0)) / 60)
+    params = {**(overrides or {}), "device": "cpu"}                  # planned here; charged as on CUDA
+    rows = []
+    for f in factors:
+        s = slice_sizing.size(chapters, preset, params, minutes, slicing.plan, slicing.OVERHEAD_S,
+                              timer=lambda configs, f=f: f * batch_update_seconds(configs[0], len(configs))[0],
+                              clock=lambda: 0.0, charge_device="cuda")
+        batches = s["plan"]["batches"]
+        rows.append({"factor": f, "j": s["j"], "runs": sum(b["runs"] for b in batches), "batches": len(batches),
+                     "updates": sum(b["updates"] for b in batches), "fits": s["fits"], "fallbacks": s["fallbacks"],
+                     "estimate_min": round((s["estimate_s"] + slicing.OVERHEAD_S) / 60, 2)})
+    return rows
+
+
+def dry_run_text(rows: list[dict], minutes: float) -> str:
+    """:func:`dry_run`'s rows as lines for the terminal."""
+    lines = [f"a call of {minutes:.1f} minutes, sized at the table's rates (penb.executors.cost) times:"]
+    for r in rows:
+        steps = "; ".join(f"{x['tried']}: {x['why']}" for x in r["fallbacks"]) or "the rule's own choice"
+        lines.append(f"  x{r['factor']:g}: j = {r['j']}, {r['batches']} batches, {r['runs']} runs, {r['updates']:,} "
+                     f"updates, about {r['estimate_min']:.1f} min{'' if r['fits'] else ' (cut by the deadline)'} "
+                     f"({steps})")
+    return "\n".join(lines)

@@ -30,7 +30,8 @@ PRESETS = ("smoke", "quick", "deep", "slice", "gpu", "lease", "paper")
 # the chapters that define ``SLICE``. All three are refused on a machine without CUDA (:data:`GPU_ONLY`) unless
 # ``device="cpu"`` is given, except while an archived store made on a GPU is read (``penb.device.archived``). ``deep``
 # (issue 58: a figure's cells at fixed budgets where the protocol can decide, ``penb.sizing.DEEP_RULE``) exists only for
-# the chapters that define ``DEEP``; the CPU trains it (about 80 minutes on 2 cores) or GPU calls continue it.
+# the chapters that define ``DEEP``; the CPU trains it (estimated 80 minutes on the 2-core AVX-512 AMD host;
+# measured 99 on a 2-core Intel host, book/archived/key_findings-deep) or GPU calls continue it.
 OPTIONAL = ("deep", "slice", "gpu", "lease")
 GPU_ONLY = ("slice", "gpu", "lease")
 

@@ -29,15 +29,10 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from penb import budgeted, presets, runs
-from penb.archive import PART_BYTES, restore, source_commit
+from penb.archive import restore, source_commit
+from penb.call_limits import CARRY_BYTES, MAX_FILES, MAX_MINUTES, OVERHEAD_S, PART_BYTES, PREDICTION_BYTES  # noqa: F401
 
-OVERHEAD_S = 60.0          # start, CUDA set-up, evaluation and collection: an allowance (no measurement yet), which
-                           # each slice's manifest checks against its own spent minutes
-MAX_MINUTES = 9.0          # a GPU command's 10 minutes, less the machine's own start and hand-back
-MAX_FILES = 8              # what a GPU machine hands back: at most 8 files ...
-PREDICTION_BYTES = 100_000  # ... of at most 16 MiB; one run's predictions.npz at L 16 (measured: 26-92 kB), per 16 steps
-CARRY_BYTES = 16 * 2 ** 20  # all files of a call's folder (penb.device_run.MAX_BYTES): trunks fill what is left
-TRUNKS = "trunks.tar"       # the trunks' last checkpoints, from which a later call continues to the next doubling
+TRUNKS = "trunks-{}.tar"    # the trunks' last checkpoints in parts, from which a later call continues
 
 
 def with_slice(preset: str = "slice") -> list[str]:
@@ -77,14 +72,15 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
             or {}), "measured": all(b["measured"] for b in out), "runs": len(seen)}
 
 
-def check(p: dict, minutes: float) -> None:
+def check(p: dict, minutes: float, sized: bool = False) -> None:
     """``ValueError`` (one line) for a slice that cannot fit ``minutes`` on one GPU, or whose output would not fit
-    the files a GPU machine hands back."""
+    the files a GPU machine hands back. A ``sized`` plan (``penb.slice_sizing``: it has already trained less where
+    the call is short, and says so) is not refused for its minutes."""
     if not 0 < minutes <= MAX_MINUTES:
         raise ValueError(f"--minutes must be in (0, {MAX_MINUTES:g}] (a GPU command's 10 minutes, less the "
                          f"machine's start), got {minutes:g}")
     need = (p["seconds"] + OVERHEAD_S) / 60
-    if need > minutes:
+    if need > minutes and not sized:
         raise ValueError(f"the slice needs about {need:.1f} minutes on one GPU (training {p['seconds'] / 60:.1f} + "
                          f"{OVERHEAD_S / 60:.0f} of overhead), more than --minutes {minutes:g}: slice fewer chapters "
                          f"per call, or give fewer seeds or updates")
@@ -135,15 +131,16 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     else:
         p = plan(chapters, preset, overrides)
     p["sizing"] = sizing
-    check(p, minutes)
+    check(p, minutes, sized=sizing is not None)
     commit = source_commit("a slice")                # a clean commit, before anything trains
     out.mkdir(parents=True, exist_ok=True)
     deadline = start + minutes * 60 - OVERHEAD_S / 2   # the rest: evaluation and the last collection
     done = sum(runs.status(c) == "done" for b in p["batches"] for c in b["configs"])
     with watching(",".join(chapters), p["runs"], done, minutes * 60, "--minutes", on=progress):
-        driven = budgeted.drive(p["batches"], deadline, clock, after=lambda: collect(p, out, commit, minutes,
-                                                                                    (clock() - start) / 60))
-    return {**collect(p, out, commit, minutes, (clock() - start) / 60), "trained": driven["trained"]}
+        driven = budgeted.drive(p["batches"], deadline, clock, fit=sizing is None or sizing["fits"],
+                                after=lambda: collect(p, out, commit, minutes, (clock() - start) / 60))
+    return {**collect(p, out, commit, minutes, (clock() - start) / 60), "trained": driven["trained"],
+            "fallbacks": (sizing or {}).get("fallbacks", [])}
 
 
 def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -> dict:
@@ -154,7 +151,7 @@ def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -
     def read_off(results: dict) -> dict:             # after the runs are written: their chapters, then the trunks
         carried = carry_trunks(configs, out)
         return {"chapters": {ch: _chapter(item, p["overrides"], results) for ch, item in p["chapters"].items()},
-                "trunks": carried, "extra_files": [TRUNKS] if carried["carried"] else []}
+                "trunks": carried, "extra_files": [TRUNKS.format(i) for i in range(1, carried["parts"] + 1)]}
     results = budgeted.collect(
         out, configs, commit, per_results=read_off, kind="slice", minutes=minutes,
         estimate_min=round((p["seconds"] + OVERHEAD_S) / 60, 2), spent_min=round(spent_min, 2),
@@ -180,15 +177,17 @@ def _chapter(item: dict, overrides: dict, results: dict) -> dict:
 
 
 def carry_trunks(configs: list, out: Path) -> dict:
-    """Write ``trunks.tar`` into ``out``: for each WSD trunk of ``configs``, its latest checkpoint at or before its
-    longest budget's decay start (0.8 N once that run is done: weights, Adam's moments, step and history; an
-    earlier one, or a restored one, while it is not), so that a later
-    slice at 2N continues that trunk from 0.8 N instead of starting over (``penb.archive.restore`` puts them back).
-    Trunks go in the order of their checkpoints' size, smallest first, while the folder stays within
-    :data:`CARRY_BYTES` (less 256 KiB for the manifest) and :data:`MAX_FILES` files; returns {"carried", "of", "bytes", "steps": {trunk key:
-    step}}. A trunk left out is retrained from 0 by the next call."""
+    """Write ``trunks-1.tar``, ``-2``, ... into ``out``: for each WSD trunk of ``configs``, its latest checkpoint at or
+    before its longest budget's decay start (0.8 N once that run is done: weights, Adam's moments, step and history;
+    an earlier one, or a restored one, while it is not), so that a later slice at 2N continues that trunk from 0.8 N
+    instead of starting over (``penb.archive.restore_trunks`` puts them back). Trunks go in the order of their
+    checkpoints' size, smallest first, into parts of at most ``PART_BYTES``, while the folder stays within
+    ``CARRY_BYTES`` (less 256 KiB for the manifest) and ``MAX_FILES`` files (``penb.call_limits``); returns
+    {"carried", "of", "bytes", "parts", "steps": {trunk key: step}}. A trunk left out is retrained from 0 by the
+    next call."""
     import tarfile
 
+    from penb.archive import trunk_parts
     from penb.store import atomic
     from penb.trunks import branch_limit, latest, longest, trunk_dir
 
@@ -198,23 +197,29 @@ def carry_trunks(configs: list, out: Path) -> dict:
         saved = latest(trunk_dir(c, runs.root()), branch_limit(c))
         if saved:
             found.append((saved[0][1].stat().st_size, key, saved[0][0], saved[0][1]))
-    others = [f for f in out.iterdir() if f.is_file() and f.name != TRUNKS and not f.name.startswith(".")]
-    room, chosen = CARRY_BYTES - sum(f.stat().st_size for f in others) - 256 * 2 ** 10, []
-    if len({f.name for f in others} | {"manifest.json"}) >= MAX_FILES:
-        room = 0                                    # no file left for the trunks
+    old = set(trunk_parts(out))
+    others = [f for f in out.iterdir() if f.is_file() and f not in old and not f.name.startswith(".")]
+    room = CARRY_BYTES - sum(f.stat().st_size for f in others) - 256 * 2 ** 10
+    free = MAX_FILES - len({f.name for f in others} | {"manifest.json"})
+    parts: list[list] = []
     for size, key, step, path in sorted(found):
-        if size + 1024 > room:
+        need = size + 1024                          # the member and its tar header
+        if need > min(room, PART_BYTES):
             break
-        chosen.append((key, step, path))
-        room -= size + 1024
-    if chosen:
-        def write(tmp: str) -> None:
+        if not parts or sum(x[3] for x in parts[-1]) + need > PART_BYTES:
+            if len(parts) >= free:
+                break
+            parts.append([])
+        parts[-1].append((key, step, path, need))
+        room -= need
+    for i, part in enumerate(parts, 1):
+        def write(tmp: str, part=part) -> None:
             with tarfile.open(tmp, "w") as tar:
-                for key, step, path in chosen:
+                for key, step, path, _ in part:
                     tar.add(path, arcname=f"{key}/{path.name}")
-        atomic.atomic_write(out / TRUNKS, write)
-    elif (out / TRUNKS).exists():
-        (out / TRUNKS).unlink()
-    return {"carried": len(chosen), "of": len(tops), "bytes": sum(p.stat().st_size for _, _, p in chosen),
-            "steps": {key: step for key, step, _ in chosen}}
-
+        atomic.atomic_write(out / TRUNKS.format(i), write)
+    for stale in old - {out / TRUNKS.format(i) for i in range(1, len(parts) + 1)}:
+        stale.unlink()
+    chosen = [x for part in parts for x in part]
+    return {"carried": len(chosen), "of": len(tops), "bytes": sum(p.stat().st_size for _, _, p, _ in chosen),
+            "parts": len(parts), "steps": {key: step for key, step, _, _ in chosen}}

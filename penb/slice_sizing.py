@@ -12,8 +12,14 @@ The written rule (:data:`RULE`, before any slice confirmation run; it reads the 
   (``penb.trainer.policy.compiled_speedup``: 10.6x at K = 10 on an H100, 2.0x at K = 1,024 on an H200, log-linear in
   K between; on the CPU its eager seconds, an upper bound) (:func:`estimate`);
 * ``j`` is the largest in ``[J_MIN, J_MAX]`` whose batches (their updates x the measured seconds per update, plus the
-  compile allowances), the measuring itself and the call's overhead (``penb.slice.OVERHEAD_S``) fit the call's minutes; where none does,
-  the call is refused in one line before anything trains.
+  compile allowances), the measuring itself and the call's overhead (``penb.call_limits.OVERHEAD_S``) fit the call's
+  minutes.
+* **Never refused** (version 3, issue 60, before any call sized by it): where no such ``j`` fits, the call trains
+  less, in this order, and stops at the first that fits: the base N (``j = 0``); N and N/2 only (``earlier = 0``);
+  the first model only; then that plan's batches in order, as many as fit, and at least the first (cut by the
+  deadline if it must be: its runs keep their checkpoints for the next call). Each step taken is recorded
+  (``fallbacks``: what was tried, what it needed, and why the next was taken), in the manifest and in
+  ``device_run.json``.
 
 Version 2 of the rule (2026-11-27, before any slice had trained: nothing was graded under version 1). Version 1
 charged every compiled batch 90 s plus its eager seconds over 2, the speed-up measured at K = 1,024. On the first
@@ -33,12 +39,13 @@ from penb import presets
 from penb.trainer.policy import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S   # 120 s a compiled batch
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
-RULE_VERSION = 2
+RULE_VERSION = 3
 MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
-RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issue 50): the slice preset's cells and seeds, each model's N = "
-        f"base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured "
+RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each model's "
+        f"N = base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured "
         f"(uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over "
-        f"the compiled speed-up measured at its number of runs)")
+        f"the compiled speed-up measured at its number of runs); where none fits, less (j = 0, then N and N/2 only, "
+        f"then one model, then as many batches as fit, at least one), each step recorded: never refused")
 
 
 def base_budgets(chapter: str, preset: str, overrides: Optional[dict] = None) -> dict[str, int]:
@@ -81,10 +88,13 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
 
 
 def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float, planner: Callable,
-         overhead_s: float, timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic) -> dict:
+         overhead_s: float, timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic,
+         charge_device: Optional[str] = None) -> dict:
     """Apply the rule with ``planner`` (``penb.slice.plan``) and the call's ``overhead_s``: {"j", "overrides", "plan"
-    (the plan at j, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
-    "measure_s", "estimate_s"}. ``ValueError`` when not even ``J_MIN`` fits."""
+    (the plan chosen, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
+    "measure_s", "estimate_s", "fits" (False only where even the first batch runs past the call), "fallbacks" (the
+    steps down the ladder, [] where a j in [J_MIN, J_MAX] fits)}. Never refuses (the module's docstring).
+    ``charge_device``: charge the batches as on that device (a dry run here charges as CUDA does)."""
     from penb.trainer import group_key
 
     start = clock()
@@ -95,25 +105,57 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
         if shape not in per:
             per[shape] = timer(b["configs"])
     spent = clock() - start
-    lowest = J_MIN if preset == "slice" else 0
-    for j in range(J_MAX, lowest - 1, -1):
-        ov = {ch: overrides_at(ch, preset, j, overrides) for ch in chapters}
+    budget = minutes * 60 - spent - overhead_s
+
+    def charged(extra: dict, j: int) -> tuple[dict, dict, float]:
+        ov = {ch: overrides_at(ch, preset, j, {**(overrides or {}), **extra}) for ch in chapters}
         p = planner(chapters, preset, _merged(ov))
         for b in p["batches"]:
             each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
-            b["seconds"] = estimate(b["configs"], b["updates"], each)
+            b["seconds"] = estimate(b["configs"], b["updates"], each, charge_device)
             b["measured"] = True
-        est = sum(b["seconds"] for b in p["batches"])
-        if est + spent + overhead_s <= minutes * 60:
-            return {"j": j, "overrides": _merged(ov), "plan": p, "measure_s": round(spent, 1),
-                    "estimate_s": round(est, 1), "rule": RULE,
-                    "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}
-    what = "slice fewer chapters per call" if len(chapters) > 1 else "give the call more minutes"
-    raise ValueError(f"not even base N x 2^{lowest} fits {minutes:g} minutes on this device at the measured rates "
-                     f"(penb.slice_sizing.RULE; it needs {(est + spent + overhead_s) / 60:.1f}): {what}")
+        return ov, p, sum(b["seconds"] for b in p["batches"])
+
+    def result(j, ov, p, est, fallbacks, fits=True) -> dict:
+        return {"j": j, "overrides": _merged(ov), "plan": p, "measure_s": round(spent, 1), "estimate_s": round(est, 1),
+                "rule": RULE, "fits": fits, "fallbacks": fallbacks,
+                "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}
+
+    lowest = J_MIN if preset == "slice" else 0
+    for j in range(J_MAX, lowest - 1, -1):
+        ov, p, est = charged({}, j)
+        if est <= budget:
+            return result(j, ov, p, est, [])
+    fallbacks = [{"tried": f"N = base N x 2^{lowest} and up", "needs_min": round((est + spent + overhead_s) / 60, 2),
+                  "why": f"not even j = {lowest} fits {minutes:g} minutes at the measured rates"}]
+    cores = presets.resolve(chapters[0], preset, **(overrides or {})).get("cores") or ()
+    ladder = ([("the base N (j = 0)", {}, 0)] if lowest > 0 else []) + [
+        ("N and N/2 only (earlier = 0)", {"earlier": 0}, 0)]
+    if len(cores) > 1:
+        ladder.append((f"one model ({cores[0]})", {"earlier": 0, "cores": (cores[0],)}, 0))
+    for what, extra, j in ladder:
+        ov, p, est = charged(extra, j)
+        fits = est <= budget
+        fallbacks.append({"tried": what, "needs_min": round((est + spent + overhead_s) / 60, 2),
+                          "why": "fits" if fits else "does not fit either"})
+        if fits:
+            return result(j, ov, p, est, fallbacks)
+    keep, total = [], 0.0                               # the last rung: as many batches as fit, at least one
+    for b in p["batches"]:
+        if keep and total + b["seconds"] > budget:
+            break
+        keep.append(b)
+        total += b["seconds"]
+    fallbacks.append({"tried": f"the first {len(keep)} of {len(p['batches'])} batches of the last plan",
+                      "needs_min": round((total + spent + overhead_s) / 60, 2),
+                      "why": "the rest are left for the next call" + (
+                          "; the first batch alone runs past the call and is cut by its deadline"
+                          if total > budget else "")})
+    p["batches"] = keep
+    return result(j, ov, p, total, fallbacks, fits=total <= budget)
 
 
-def estimate(configs: list, updates: int, eager_s: float) -> float:
+def estimate(configs: list, updates: int, eager_s: float, device: Optional[str] = None) -> float:
     """The rule's seconds for one batch of ``updates`` at ``eager_s`` measured seconds per uncompiled update: as
     measured where it trains eager, else :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the compiled
     speed-up measured at its number of runs (``penb.trainer.policy.compiled_speedup``; the CPU's compiled
@@ -122,7 +164,7 @@ def estimate(configs: list, updates: int, eager_s: float) -> float:
 
     from penb.trainer.policy import charged_seconds
 
-    return charged_seconds(torch.device(configs[0]["device"]), len(configs), updates, eager_s)
+    return charged_seconds(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
 
 
 def _merged(per_chapter: dict) -> dict:

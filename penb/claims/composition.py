@@ -38,6 +38,9 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
         rec = doubling.test(kind, params, rule_verdict, evidence, half, budgets, sesoi, protocol=protocol,
                             part=detail.get("part"), resolution=resolution)
         rec = {**rec, **({"next_cost": next_cost} if next_cost else {})}
+        if protocol >= 7 and half is not None and quarter is not None and budgets and budgets[0]:
+            rec["earlier_moves"] = _earlier_moves(kind, params, rule_verdict, half, quarter, budgets, sesoi,
+                                                  protocol, detail.get("part"), resolution)
         detail = {**detail, "doubling": rec}
         if verdict in DECIDED and not rec["decided"]:
             detail = {**detail, "rule_verdict": verdict}
@@ -186,6 +189,15 @@ def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
                  f"could add {closable:.3f}, not below {sesoi or 0.02:g}")
     return INCONCLUSIVE, (f"{hz['why']} (protocol {protocol}'s horizon). The rule alone would say '{verdict}' "
                           f"({reason})"), hz
+
+
+def _earlier_moves(kind, params, verdict, half, quarter, budgets, sesoi, protocol, part, resolution) -> dict:
+    """{quantity: {"mean", "lo", "hi", "n"}}: the moves from N/4 to N/2 of the quantities the doubling test reads
+    (the same test one doubling earlier, read for the verdict at N). Recorded only, for
+    :mod:`penb.claims.to_decide`'s projection of what would decide an undecided verdict; it decides nothing."""
+    early = doubling.test(kind, params, verdict, half, quarter, (budgets[0] // 2, budgets[0]), sesoi,
+                          protocol=protocol, part=part, resolution=resolution)
+    return {k: {f: m.get(f) for f in ("mean", "lo", "hi", "n")} for k, m in early["moves"].items()}
 
 
 def _held_back(verdict: str, reason: str, rec: dict) -> tuple[str, str]:

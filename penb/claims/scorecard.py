@@ -146,6 +146,7 @@ def _row(r: dict) -> list[str]:
     from penb.claims import training
     from penb.claims.catalog import get
     from penb.claims.display import esc, row_cells
+    from penb.claims import to_decide
     from penb.claims.recorded import curves_svg, doubling_words
 
     c = get(r["key"])
@@ -160,7 +161,10 @@ def _row(r: dict) -> list[str]:
               ("Verdict", f"{r['verdict']}: {_md(r['reason'])}"),
               ("Doubling", _md(doubling_words(r.get("detail")))),
               ("Training", _md(training.words(t)) if t else ""),
-              ("Seeds needed", "" if need is None else str(need)), ("Measure", _md(c.measure)),
+              ("Seeds needed", "" if need is None else str(need)),
+              ("What would decide it", _md(to_decide.words(r.get("detail"), (r.get("claim_scale") or {}).get(
+                  "updates")) if r["verdict"] == "inconclusive" else "")),
+              ("Measure", _md(c.measure)),
               ("Rule", _md(c.rule.text) if c.rule else ""), ("Scale", scale),
               ("Run", _md(provenance_words(r))), ("Chapter", chapter), ("Registry key", f"`{r['key']}`")]
     tag = ' data-exploratory="yes"' if c.exploratory else ""
@@ -246,10 +250,31 @@ def at_a_glance(papers: list[dict]) -> str:
     assume = (f" The {trained_decided} decided verdicts about trained models assume no take-off after the budget they "
               f"were read at: no test at N sees one." if trained_decided else "")
     return (f"**At a glance.** Of the {len(papers)} claims of the three texts counted here, this build decides "
-            f"{len(decided)}; {len(open_)} are inconclusive and {untested} not tested.{why}{assume} What would "
-            f"decide them, with its cost, is in each row (the seeds and updates that 80% power needs) and, for Fig. "
-            f"2, in the key findings chapter's power analysis: the deep preset trains its GRU at V 32-256 to 32,000 "
-            f"updates with N/2 and N/4, in about 80 minutes of a 2-core CPU.")
+            f"{len(decided)}; {len(open_)} are inconclusive and {untested} not tested.{why}{assume}"
+            f"{_to_decide_words(trained)} For Fig. 2, the key findings chapter's power analysis sizes the deep "
+            f"preset: its GRU at V 32-256 to 32,000 updates with N/2 and N/4 on 5 seeds, about 100 minutes of a "
+            f"2-core CPU.")
+
+
+def _to_decide_words(trained: list[dict]) -> str:
+    """' What would decide them: ...' from :mod:`penb.claims.to_decide`'s estimate of each undecided trained row."""
+    from penb.claims import to_decide
+
+    est = [to_decide.estimate(r["detail"], (r.get("claim_scale") or {}).get("updates")) for r in trained]
+    est = [e for e in est if e is not None]
+    if not est:
+        return ""
+    found = [e for e in est if e["j"] is not None]
+    span = ""
+    if found:
+        lo, hi = min(e["updates"] for e in found), max(e["updates"] for e in found)
+        seeds = sorted({e["seeds"] for e in found})
+        span = (f" for {len(found)} of them, the moves' own ratios per doubling project a decision at "
+                f"{lo:,}{'' if lo == hi else f'-{hi:,}'} updates on {seeds[0]}"
+                f"{'' if len(seeds) == 1 else f'-{seeds[-1]}'} seeds;")
+    return (f" What would decide them is computed in each row (seeds and updates at 80% power for the doubling "
+            f"test, a planning estimate):{span} for {len(est) - len(found)} no budget up to the texts' and no "
+            f"practical seed count is projected to, or no earlier doubling was trained to project from.")
 
 
 def render(out_dir: Optional[Path] = None) -> str:
