@@ -72,6 +72,18 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
             or {}), "measured": all(b["measured"] for b in out), "runs": len(seen)}
 
 
+def _targets(source: Optional[Path]) -> Optional[dict]:
+    """The overrides an earlier sized call trained toward (``source``'s manifest), which a call given it keeps
+    (``penb.slice_sizing.size``'s ``fixed``); None without one."""
+    import json
+
+    man = Path(source) / "manifest.json" if source is not None else None
+    if man is None or not man.is_file():
+        return None
+    sizing = json.loads(man.read_text()).get("sizing") or {}
+    return sizing.get("overrides")
+
+
 def check(p: dict, minutes: float, sized: bool = False) -> None:
     """``ValueError`` (one line) for a slice that cannot fit ``minutes`` on one GPU, or whose output would not fit
     the files a GPU machine hands back. A ``sized`` plan (``penb.slice_sizing``: it has already trained less where
@@ -125,7 +137,7 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
         from penb import slice_sizing
 
         sizing = slice_sizing.size(chapters, preset, overrides, minutes, plan, OVERHEAD_S,
-                                   **({"timer": timer} if timer else {}), clock=clock)
+                                   **({"timer": timer} if timer else {}), clock=clock, fixed=_targets(source))
         p = sizing.pop("plan")
         p["seconds"], p["measured"] = sizing["estimate_s"] + sizing["measure_s"], True
     else:

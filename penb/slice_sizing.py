@@ -89,12 +89,14 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
 
 def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float, planner: Callable,
          overhead_s: float, timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic,
-         charge_device: Optional[str] = None) -> dict:
+         charge_device: Optional[str] = None, fixed: Optional[dict] = None) -> dict:
     """Apply the rule with ``planner`` (``penb.slice.plan``) and the call's ``overhead_s``: {"j", "overrides", "plan"
     (the plan chosen, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
     "measure_s", "estimate_s", "fits" (False only where even the first batch runs past the call), "fallbacks" (the
     steps down the ladder, [] where a j in [J_MIN, J_MAX] fits)}. Never refuses (the module's docstring).
-    ``charge_device``: charge the batches as on that device (a dry run here charges as CUDA does)."""
+    ``charge_device``: charge the batches as on that device (a dry run here charges as CUDA does). ``fixed``: the
+    overrides an earlier call was sized to (its manifest's ``sizing``): the targets stay, the call trains what is
+    left of them (as many batches as fit), and no other j is tried."""
     from penb.trainer import group_key
 
     start = clock()
@@ -121,6 +123,18 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
                 "rule": RULE, "fits": fits, "fallbacks": fallbacks,
                 "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}
 
+    if fixed is not None:                              # calls continue each other toward the same targets
+        p = planner(chapters, preset, fixed)
+        for b in p["batches"]:
+            each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
+            b["seconds"] = estimate(b["configs"], b["updates"], each, charge_device)
+            b["measured"] = True
+        est = sum(b["seconds"] for b in p["batches"])
+        if est <= budget:
+            return {**result(None, {"": fixed}, p, est, []), "j": "continued"}
+        return _as_many_as_fit("continued", {"": fixed}, p, budget, spent, overhead_s, result, [
+            {"tried": "the earlier call's budgets", "needs_min": round((est + spent + overhead_s) / 60, 2),
+             "why": "does not fit this call"}])
     lowest = J_MIN if preset == "slice" else 0
     for j in range(J_MAX, lowest - 1, -1):
         ov, p, est = charged({}, j)
@@ -140,7 +154,13 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
                           "why": "fits" if fits else "does not fit either"})
         if fits:
             return result(j, ov, p, est, fallbacks)
-    keep, total = [], 0.0                               # the last rung: as many batches as fit, at least one
+    return _as_many_as_fit(j, ov, p, budget, spent, overhead_s, result, fallbacks)
+
+
+def _as_many_as_fit(j, ov: dict, p: dict, budget: float, spent: float, overhead_s: float, result: Callable,
+                    fallbacks: list) -> dict:
+    """The last rung: plan ``p``'s batches in order, as many as fit ``budget`` seconds, and at least the first."""
+    keep, total = [], 0.0
     for b in p["batches"]:
         if keep and total + b["seconds"] > budget:
             break

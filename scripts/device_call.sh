@@ -26,6 +26,8 @@ CHAPTERS=${CHAPTERS-key_findings}       # empty: rows only, no device run
 ROWS=${ROWS:-}                  # size:K list:compile, space-separated, each row set its own process
 FROM=${FROM:-}                  # an earlier call's folder: continued, not retrained
 NO_TESTS=${NO_TESTS:-}          # set: skip the CUDA tests (the CPU rehearsal)
+PARAMS=${PARAMS:-}              # chapter parameters for the device run, e.g. "-p cores ('gru',)" (no spaces in values)
+PROBE_COMPILE=${PROBE_COMPILE:-always}  # the rehearsal probes eager: the CPU's compile is not what it checks
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
 start=$(date +%s)
@@ -39,8 +41,8 @@ if [ -n "$CHAPTERS" ] && ! timeout 60 $PY -m penb device-run --out "$OUT/run" --
 fi
 
 echo "== 1. probe: a compiled stacked batch on $DEV"
-if timeout 100 $PY benchmarks/batched.py --device "$DEV" --sizes tiny --k 1,4 --compile always --steps 5 --warmup 1 \
-        --repeats 1 > "${TMPDIR:-/tmp}/probe.txt" 2>&1; then     # printed, not handed back: $OUT/run has the files
+if timeout 100 $PY benchmarks/batched.py --device "$DEV" --sizes tiny --k 1,4 --compile "$PROBE_COMPILE" \
+        --steps 5 --warmup 1 --repeats 1 > "${TMPDIR:-/tmp}/probe.txt" 2>&1; then     # printed, not handed back: $OUT/run has the files
     cat "${TMPDIR:-/tmp}/probe.txt"
 else
     tail -n 8 "${TMPDIR:-/tmp}/probe.txt"
@@ -53,7 +55,7 @@ rc=0
 if [ -n "$CHAPTERS" ]; then
     echo "== 2. the device run: ${left} s"
     timeout $(( left + 20 )) $PY -m penb device-run --out "$OUT/run" --budget "$left" --device "$DEV" \
-        --preset "$PRESET" --chapters "$CHAPTERS" ${FROM:+--from "$FROM"} ${NO_TESTS:+--no-tests}
+        --preset "$PRESET" --chapters "$CHAPTERS" ${FROM:+--from "$FROM"} ${NO_TESTS:+--no-tests} $PARAMS
     rc=$?
     [ "$rc" = 124 ] && echo "the device run ran past its $left s and was cut: $OUT/run keeps what finished"
 fi

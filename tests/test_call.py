@@ -105,3 +105,65 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
         assert s["fallbacks"] == [] and s["j"] >= 1      # a fast device: the rule's own choice
     if mode == "compiled" and factor == 3.0:
         assert s["fallbacks"]                            # 120 s a compiled batch: the ladder is taken
+
+
+# -- the rehearsal: the real script, twice, on the CPU, as the device image would run it ---------------------------
+# The device image has none of these (the guide; penb.device_run's wheel set): blocked from import at start-up.
+IMAGE_LACKS = ("papermill", "jupytext", "ipykernel", "myst_nb", "matplotlib_inline", "docutils", "nbclient",
+               "nbformat", "jupyter_client", "IPython")
+BLOCKER = f"""import sys
+class _Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {IMAGE_LACKS!r}:
+            raise ImportError("not on the device image: " + name)
+sys.meta_path.insert(0, _Block())
+"""
+
+
+def _call(repo: Path, out: Path, store: Path, block: Path, chapters: str, source: str = "") -> dict:
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PENB_STORE": str(store), "PYTHONPATH": str(block), "PY": sys.executable, "DEV": "cpu",
+           "PRESET": "smoke", "NO_TESTS": "1", "PROBE_COMPILE": "never", "PARAMS": "-p cores ('gru',)",
+           "PENB_REHEARSAL_RATE": "0.2", "BUDGET": "240", "OUT": str(out), "CHAPTERS": chapters, "FROM": source}
+    env.pop("PENB_COMMIT", None)
+    proc = subprocess.run(["bash", "scripts/device_call.sh"], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=400)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads((out / "run" / "device_run.json").read_text())
+
+
+@pytest.mark.slow
+def test_two_calls_rehearsed_on_the_cpu_continue_each_other(tmp_path):
+    """scripts/device_call.sh on the CPU at smoke (the GRU), with the packages the device image lacks blocked: the
+    tree checked first; the first call's folder accepted by penb archive; a second call on a fresh store, given
+    that folder (FROM) and one more chapter, restores the first's runs and trains only the new chapter's; its
+    folder accepted too; both within what a call hands back."""
+    import json
+
+    from tests.test_device_run import git_copy
+    from penb.archive import archive
+
+    repo = git_copy(tmp_path)
+    device_run.pack(repo, shared=tmp_path / "no-shared")
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(BLOCKER)
+    one = _call(repo, tmp_path / "one", tmp_path / "store-1", block, "key_findings")
+    assert [s["step"] for s in one["steps"]] == ["preflight", "tree", "slice"]
+    first = one["steps"][-1]
+    assert first["status"] == "passed" and first["trained"] and first["fallbacks"] == []
+    device_run.check_out(tmp_path / "one" / "run")
+    kept = set(json.loads((tmp_path / "one" / "run" / "results.json").read_text()))
+    two = _call(repo, tmp_path / "two", tmp_path / "store-2", block, "key_findings,frequency",
+                str(tmp_path / "one" / "run"))
+    second = two["steps"][-1]
+    assert second["status"] == "passed" and second["trained"]
+    assert not set(second["trained"]) & kept                                 # the first call's runs: restored
+    assert kept <= set(json.loads((tmp_path / "two" / "run" / "results.json").read_text()))
+    device_run.check_out(tmp_path / "two" / "run")
+    os.environ.pop("PENB_COMMIT", None)
+    for chapter, folder in (("key_findings", "one"), ("key_findings", "two"), ("frequency", "two")):
+        assert (archive(chapter, tmp_path / folder / "run", tmp_path / "archived" / f"{chapter}-{folder}")).is_dir()
