@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 PRESET ?= quick
 VENDOR := book/vendor
 
-.PHONY: setup book chapters chapter test lab benchmarks clean gpu-wheels gpu-check device-pack device-run
+.PHONY: setup book chapters chapter test lab benchmarks clean gpu-wheels gpu-check device-pack device-run device-dry-run
 setup: $(VENV)/.stamp $(VENDOR)/.stamp
 
 # The virtual environment: pinned packages, penb in editable mode, and a kernel named "penb"
@@ -63,8 +63,11 @@ benchmarks: setup
 # the commit's blob id of every tracked file, and the WikiText-2 copy lm_appendix reads; `make gpu-wheels` downloads
 # into .whl/ (ignored) what executing chapters needs beyond the image (scripts/import_check.py checks the set).
 # There, in one call each:
-#   make device-run OUT=$OUT [CHAPTERS=key_findings]   carry .device: preflight, the tree checked against its commit,
-#                                                      the slice, the CUDA tests, within 540 s (penb.device_run)
+#   make device-run OUT=$OUT [CHAPTERS=key_findings] [FROM=.device/from] [BUDGET=s]   carry .device (and FROM):
+#       scripts/device_call.sh: the tree checked first, a compile probe, the slice sized on the device (never
+#       refused; continuing FROM's targets), the CUDA tests, each step under a hard timeout, within BUDGET
+#       (penb.call_limits.CALL_BUDGET_S by default); the folder to archive is $OUT/run
+#   make device-dry-run [CHAPTERS=...]                 here: what a call would train at the table's rates x 0.5, 1, 2
 #   make gpu-check OUT=$OUT                            carry .device and .whl: CUDA tests, benchmark, every chapter at
 #                                                      smoke, a smoke slice, within 540 s (scripts/gpu_check.py)
 CHAPTERS ?= key_findings
@@ -72,7 +75,10 @@ device-pack: setup
 	$(PY) -m penb device-pack
 
 device-run:
-	python3 -m penb device-run --out $${OUT:-device_out} --chapters $(CHAPTERS) $(if $(FROM),--from $(FROM))
+	OUT=$${OUT:-device_out} CHAPTERS=$(CHAPTERS) FROM=$(FROM) bash scripts/device_call.sh
+
+device-dry-run: setup
+	$(PY) -m penb device-run --out device_out --dry-run --chapters $(CHAPTERS)
 
 gpu-wheels:
 	bash scripts/gpu_wheels.sh .whl

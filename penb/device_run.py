@@ -144,7 +144,9 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
     step("tree", "passed", t)
     t = clock()
     minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
-    params = {**(overrides or {}), **({"device": "cpu"} if device == "cpu" else {})}
+    from penb.slice_sizing import call_overrides
+
+    params = call_overrides(preset, overrides, device)
     rate = os.environ.get(REHEARSAL_RATE) if device == "cpu" else None   # the rehearsal's fixed rate: a sizing
     timer = (lambda configs: float(rate)) if rate else None                # that does not depend on the CPU's load
     result = slicing.run(chapters, minutes, out, preset, params, clock=clock, source=source, sized=True, timer=timer)
@@ -183,7 +185,7 @@ def dry_run(chapters: list[str], budget_s: float = BUDGET_S, preset: str = "slic
     from penb.executors.cost import batch_update_seconds
 
     minutes = min(slicing.MAX_MINUTES, (budget_s - (TEST_RESERVE_S if tests else 0)) / 60)
-    params = {**(overrides or {}), "device": "cpu"}                  # planned here; charged as on CUDA
+    params = slice_sizing.call_overrides(preset, overrides, "cpu")   # planned here; charged as on CUDA
     rows = []
     for f in factors:
         s = slice_sizing.size(chapters, preset, params, minutes, slicing.plan, slicing.OVERHEAD_S,

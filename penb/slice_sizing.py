@@ -41,6 +41,19 @@ from penb.trainer.policy import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
 RULE_VERSION = 3
 MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
+FIXED_TARGETS = ("deep",)     # presets whose budgets are fixed targets (penb.sizing.DEEP_RULE): a call trains toward
+                              # them, depth first, as many batches as fit, and the next call continues (issue 60)
+FIGURE_BATCH = 1024           # ... with a figure's runs of one shape in one batch (the slice's batch_runs, issue 48):
+                              # the deep GRU figure is 3 batches (N, then the N/2 and N/4 decays) of 40 runs
+
+
+def call_overrides(preset: str, overrides: Optional[dict], device: str) -> dict:
+    """A device call's parameters for ``preset``: ``overrides``, on the CPU ``device="cpu"``, and for a fixed-target
+    preset the figure in one batch per shape (:data:`FIGURE_BATCH`) unless given."""
+    out = {**(overrides or {}), **({"device": "cpu"} if device == "cpu" else {})}
+    if preset in FIXED_TARGETS:
+        out.setdefault("batch_runs", FIGURE_BATCH)
+    return out
 RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each model's "
         f"N = base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured "
         f"(uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over "
@@ -100,7 +113,8 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
     from penb.trainer import group_key
 
     start = clock()
-    first = {ch: overrides_at(ch, preset, J_MIN, overrides) for ch in chapters}
+    first = ({ch: dict(overrides or {}) for ch in chapters} if preset in FIXED_TARGETS
+             else {ch: overrides_at(ch, preset, J_MIN, overrides) for ch in chapters})
     per: dict = {}
     for b in planner(chapters, preset, _merged(first)).get("batches", []):
         shape = (group_key(b["configs"][0]), len(b["configs"]))
@@ -123,6 +137,9 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
                 "rule": RULE, "fits": fits, "fallbacks": fallbacks,
                 "seconds_per_update": {f"{json_shape(k)} x{n}": round(v, 5) for (k, n), v in per.items()}}
 
+    what = "the earlier call's budgets"
+    if fixed is None and preset in FIXED_TARGETS:
+        fixed, what = dict(overrides or {}), f"the {preset} preset's fixed targets"   # never scaled by j
     if fixed is not None:                              # calls continue each other toward the same targets
         p = planner(chapters, preset, fixed)
         for b in p["batches"]:
@@ -133,7 +150,7 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
         if est <= budget:
             return {**result(None, {"": fixed}, p, est, []), "j": "continued"}
         return _as_many_as_fit("continued", {"": fixed}, p, budget, spent, overhead_s, result, [
-            {"tried": "the earlier call's budgets", "needs_min": round((est + spent + overhead_s) / 60, 2),
+            {"tried": what, "needs_min": round((est + spent + overhead_s) / 60, 2),
              "why": "does not fit this call"}])
     lowest = J_MIN if preset == "slice" else 0
     for j in range(J_MAX, lowest - 1, -1):

@@ -60,8 +60,8 @@ def test_no_circle_in_the_import_graph():
 # unit is penb's top-level module or package (penb.store.identity: "store"; penb.chapters.x.y: "chapters").
 LAYERS = [
     ["store"],                                                   # paths, atomic writes, the hash, a run folder
-    ["device", "names", "registry", "sizing", "config_checks", "limits", "progress", "plotting", "encodings",
-     "s4d", "transformer", "tokenizer", "corpus", "recurrence", "stacked"],   # leaves: devices, words, data
+    ["device", "names", "registry", "sizing", "config_checks", "limits", "call_limits", "progress", "plotting",
+     "encodings", "s4d", "transformer", "tokenizer", "corpus", "recurrence", "stacked"],   # leaves: devices, words, data
     ["tasks", "models", "metrics", "presets"],                   # what a run trains and is scored by; the presets
     ["run_config"],                                              # a configuration settled once
     ["runs"],                                                    # a configuration's key, folder and result
