@@ -37,16 +37,16 @@ def updates(c: dict, longest: dict) -> int:
     continues instead of starting over), or from its decay start where the trunk's longest run in this call saves
     that branch point (``penb.trunks.branch_points``) on its way; else all of them. ``longest``: {trunk key: the
     longest run of that trunk among the call's runs}."""
-    from penb.run_config import decay_start
-    from penb.trunks import branch_limit, branch_points, latest, shares_trunk, trunk_dir, trunk_key
+    from penb.trunks import branch_limit, branch_points, latest, shares_trunk, to_go, trunk_dir, trunk_key
 
     if not shares_trunk(c):
-        return c["steps"]
-    top, d = longest.get(trunk_key(c)), decay_start(c["steps"], c["decay"])
-    if top is not None and top["steps"] > c["steps"] and d in branch_points(top) and runs.status(top) != "done":
-        return c["steps"] - d
+        return to_go(c, branch=False)
+    top = longest.get(trunk_key(c))
+    if top is not None and top["steps"] > c["steps"] and branch_limit(c) in branch_points(top) and \
+            runs.status(top) != "done":
+        return to_go(c, branch=True)
     saved = latest(trunk_dir(c, runs.root()), branch_limit(c))
-    return c["steps"] - (saved[0][0] if saved else 0)
+    return to_go(c, branch=False, start=saved[0][0] if saved else 0)
 
 
 def plan(configs: Sequence[dict], batched: bool, width: int = 1) -> list[dict]:

@@ -108,8 +108,9 @@ def check_out(out: Path) -> None:
     size = sum(f.stat().st_size for f in files)
     big = [f.name for f in files if f.stat().st_size > FILE_BYTES]
     if len(files) > MAX_FILES or size > CARRY_BYTES or big:
-        raise ValueError(f"{out} holds {len(files)} files, {size / 2 ** 20:.1f} MiB{f' ({big[0]} over 16 MiB)' if big else ''}"
-                         f": more than a device call hands back ({MAX_FILES} files of {FILE_BYTES / 2 ** 20:.0f} MiB, "
+        what = f" ({big[0]} over 16 MiB)" if big else ""
+        raise ValueError(f"{out} holds {len(files)} files, {size / 2 ** 20:.1f} MiB{what}: more than a device call "
+                         f"hands back ({MAX_FILES} files of {FILE_BYTES / 2 ** 20:.0f} MiB, "
                          f"{CARRY_BYTES / 2 ** 20:.0f} MiB in all)")
 
 

@@ -98,11 +98,10 @@ def _trunks(configs: list[dict]) -> tuple[list[dict], list[list[dict]]]:
 
 
 def _trunk_updates(group: list[dict]) -> int:
-    """A trunk's longest budget in full, plus the decay branch of each shorter budget."""
-    from penb.run_config import decay_start
+    """A trunk's longest budget in full, plus the decay branch of each shorter budget (``penb.trunks``)."""
+    from penb.trunks import trunk_updates
 
-    longest = max(c["steps"] for c in group)
-    return longest + sum(c["steps"] - decay_start(c["steps"], c["decay"]) for c in group if c["steps"] != longest)
+    return trunk_updates(group)
 
 
 def updates(configs: Iterable[dict]) -> int:

@@ -54,9 +54,9 @@ def call_overrides(preset: str, overrides: Optional[dict], device: str) -> dict:
     if preset in FIXED_TARGETS:
         out.setdefault("batch_runs", FIGURE_BATCH)
     return out
-RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each model's "
-        f"N = base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's measured "
-        f"(uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over "
+RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each "
+        f"model's N = base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's "
+        f"measured (uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over "
         f"the compiled speed-up measured at its number of runs); where none fits, less (j = 0, then N and N/2 only, "
         f"then one model, then as many batches as fit, at least one), each step recorded: never refused")
 

@@ -97,3 +97,17 @@ def latest(folder: Optional[Path], limit: int) -> list[tuple[int, Path]]:
         return []
     found = [(int(p.stem.split("-")[1]), p) for p in Path(folder).glob("step-*.pt")]
     return sorted(((s, p) for s, p in found if s <= limit), reverse=True)
+
+
+def to_go(config: Mapping[str, Any], branch: bool, start: int = 0) -> int:
+    """The updates a run still has to make (issue 60: computed here once, read by the plan, the call's driver and
+    the batched executor): from its decay start where it is a ``branch`` whose trunk reaches that point first (a
+    WSD run with a longer run of its trunk in the same work), else from ``start`` (0, or the trunk checkpoint it
+    resumes from)."""
+    return config["steps"] - (branch_limit(config) if branch else start)
+
+
+def trunk_updates(group) -> int:
+    """The updates one WSD trunk costs: its longest budget in full, plus the decay branch of each shorter one."""
+    top = max(c["steps"] for c in group)
+    return top + sum(to_go(c, branch=True) for c in group if c["steps"] != top)

@@ -191,3 +191,16 @@ def test_a_call_trains_the_deep_figure_toward_its_fixed_targets(tmp_path, monkey
     assert len(first) == 40 and {c["steps"] for c in first} == {DEEP_N}    # the figure's trunks, one batch
     if s["fallbacks"]:
         assert "fixed targets" in s["fallbacks"][0]["tried"]
+
+
+def test_updates_to_go_are_computed_in_one_place():
+    """penb.trunks.to_go / trunk_updates, read by the plan, the call's driver and the batched executor (none of them
+    reads a decay start itself); a trunk of N = 1,000 with its N/2 and N/4 (decay 0.2) costs 1,000 + 100 + 50."""
+    from penb import trunks
+
+    for name in ("plan.py", "budgeted.py", "executors/batched.py"):
+        source = (REPO / "penb" / name).read_text()
+        assert "decay_start" not in source and ("to_go" in source or "trunk_updates" in source), name
+    group = [{"steps": n, "decay": 0.2} for n in (1000, 500, 250)]
+    assert trunks.trunk_updates(group) == 1000 + 100 + 50
+    assert trunks.to_go(group[1], branch=True) == 100 and trunks.to_go(group[1], branch=False, start=300) == 200

@@ -68,13 +68,12 @@ def groups(configs: Sequence[Mapping[str, Any]], max_runs: int,
     (an S4D, a transformer: a batch of its own, after the batches, longest budget first). A branch (a shorter budget
     of a WSD trunk, its :func:`stage` rank in ``ranks`` above 0) trains only its decay; any other run its whole
     budget."""
-    from penb.run_config import decay_start
+    from penb.trunks import to_go
 
     ranks = stage(configs) if ranks is None else ranks
     alone = sorted((c for c in configs if not batchable(c)), key=lambda c: -c["steps"])
     todo = plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in alone]
-    return [(b, max(c["steps"] - (decay_start(c["steps"], c["decay"]) if ranks[runs.key(c)] else 0) for c in b))
-            for b in todo]
+    return [(b, max(to_go(c, branch=bool(ranks[runs.key(c)])) for c in b)) for b in todo]
 
 
 def pays(configs: Sequence[Mapping[str, Any]], to_go: Optional[int] = None) -> bool:
