@@ -66,7 +66,7 @@ benchmarks: setup
 #   make device-run OUT=$OUT [CHAPTERS=key_findings] [FROM=.device/from] [BUDGET=s]   carry .device (and FROM):
 #       scripts/device_call.sh: the tree checked first, a compile probe, the slice sized on the device (never
 #       refused; continuing FROM's targets), the CUDA tests, each step under a hard timeout, within BUDGET
-#       (penb.call_limits.CALL_BUDGET_S by default); the folder to archive is $OUT/run
+#       (penb.call.limits.CALL_BUDGET_S by default); the folder to archive is $OUT/run
 #   make device-dry-run [CHAPTERS=...]                 here: what a call would train at the table's rates x 0.5, 1, 2
 #   make gpu-check OUT=$OUT                            carry .device and .whl: CUDA tests, benchmark, every chapter at
 #                                                      smoke, a smoke slice, within 540 s (scripts/gpu_check.py)

@@ -7,18 +7,18 @@
     python -m penb run-all --preset gpu         on a GPU: chapters without a gpu preset run quick
     python -m penb status                       write the status page
     python -m penb lease key_findings --budget-min 16 --step-min 8 --out lease_out
-                                                one step of a GPU lease (penb.lease); again to resume
+                                                one step of a GPU lease (penb.call.lease); again to resume
     python -m penb archive key_findings --from lease_out
                                                 the archived execution of a finished lease
     python -m penb plan --preset gpu            runs, updates and estimated H100 hours per chapter
     python -m penb plan --preset slice          a slice's batches and its estimated H100 minutes
     python -m penb slice key_findings --minutes 8 --out slice_out
-                                                one GPU call: the slice preset's runs as batches (penb.slice)
+                                                one GPU call: the slice preset's runs as batches (penb.call.slice)
     python -m penb archive key_findings --from slice_out
                                                 the archived execution of a slice's (or a lease's) runs
     python -m penb collect key_findings --preset deep --out deep_out
                                                 a preset trained here (deep), from the store into a folder to archive
-    python -m penb device-pack                  here, on a clean commit: .device/ for a GPU call (penb.device_run)
+    python -m penb device-pack                  here, on a clean commit: .device/ for a GPU call (penb.call.device_run)
     python -m penb device-run --out DIR         there: preflight, tree check, slice, CUDA tests in one budget
 """
 from __future__ import annotations
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     par.add_argument("chapter")
     st = sub.add_parser("status", help="write the status page")
     st.add_argument("--out", default=None)
-    ls = sub.add_parser("lease", help="one step of a chapter's lease preset on a GPU (penb.lease)")
+    ls = sub.add_parser("lease", help="one step of a chapter's lease preset on a GPU (penb.call.lease)")
     ls.add_argument("chapter")
     ls.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
     ls.add_argument("--preset", default="lease")
@@ -66,16 +66,16 @@ def main(argv: list[str] | None = None) -> int:
     ls.add_argument("--out", help="folder for the finished runs (no checkpoints), written after the step")
     ls.add_argument("--from", dest="source", help="a folder an earlier step wrote: its runs go into the store first")
     ls.add_argument("--quiet", action="store_true", help="no progress bars")
-    ar = sub.add_parser("archive", help="execute a chapter against a slice's or lease's runs (penb.archive)")
+    ar = sub.add_parser("archive", help="execute a chapter against a slice's or lease's runs (penb.call.archive)")
     ar.add_argument("chapter")
     ar.add_argument("--from", dest="source", required=True, help="the folder a slice or lease steps wrote (--out)")
     ar.add_argument("--dest", help="default: book/archived/<chapter>-<preset>")
-    co = sub.add_parser("collect", help="a preset's runs trained here, from the store into a folder (penb.archive)")
+    co = sub.add_parser("collect", help="a preset's runs trained here, from the store into a folder (penb.call.archive)")
     co.add_argument("chapter")
     co.add_argument("--preset", default="deep")
     co.add_argument("--out", required=True, help="the folder to write (then: python -m penb archive --from it)")
     co.add_argument("--minutes", type=float, help="the training's wall-clock minutes, recorded in the manifest")
-    sl = sub.add_parser("slice", help="train chapters' slice preset as batches in one GPU call (penb.slice)")
+    sl = sub.add_parser("slice", help="train chapters' slice preset as batches in one GPU call (penb.call.slice)")
     sl.add_argument("chapters", nargs="+")
     sl.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
     sl.add_argument("--preset", default="slice")
@@ -85,13 +85,13 @@ def main(argv: list[str] | None = None) -> int:
     sl.add_argument("--plan", action="store_true", help="print the plan and its estimate; train nothing")
     sl.add_argument("--quiet", action="store_true", help="no progress line")
     sl.add_argument("--sized", action="store_true", help="budgets from this device's measured rates "
-                                                          "(penb.slice_sizing), not the preset's")
+                                                          "(penb.call.sizing), not the preset's")
     sub.add_parser("device-pack", help="write .device/ (the commit's file hashes, the corpus) for a GPU call")
-    dr = sub.add_parser("device-run", help="one GPU call: preflight, tree check, slice, CUDA tests (penb.device_run)")
+    dr = sub.add_parser("device-run", help="one GPU call: preflight, tree check, slice, CUDA tests (penb.call.device_run)")
     dr.add_argument("--out", required=True, help="folder handed back: at most 8 files, 16 MiB")
     dr.add_argument("--chapters", default="key_findings", help="comma-separated chapters with a slice preset")
     dr.add_argument("--budget", type=float, default=None,
-                    help="wall-clock seconds for everything (default: penb.call_limits.CALL_BUDGET_S)")
+                    help="wall-clock seconds for everything (default: penb.call.limits.CALL_BUDGET_S)")
     dr.add_argument("--device", default="cuda", choices=("cuda", "cpu"), help="cpu: the rehearsal here")
     dr.add_argument("--preset", default="slice")
     dr.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
@@ -127,14 +127,14 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "status":
             print(f"wrote {status.write_page(args.out)}")
         elif args.cmd == "lease":
-            from penb import lease
+            from penb.call import lease
 
             result = lease.step(args.chapter, args.preset, _params(args.parameter, None), budget_min=args.budget_min,
                                 step_min=args.step_min, out=args.out, source=args.source, progress=not args.quiet)
             print(lease.describe(result), flush=True)
             return result["code"]
         elif args.cmd == "slice":
-            from penb import slice as slicing
+            from penb.call import slice as slicing
 
             if args.plan:
                 p = slicing.plan(args.chapters, args.preset, _params(args.parameter, None))
@@ -147,11 +147,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"minutes (estimated {result['estimate_min']:.1f}) -> {result['out']}", flush=True)
             return 0 if not result["left"] else 3
         elif args.cmd == "device-pack":
-            from penb import device_run
+            from penb.call import device_run
 
             print(f"wrote {device_run.pack()}: carry it to the GPU call (carry=[\"{device_run.PACK}\"])")
         elif args.cmd == "device-run":
-            from penb import device_run
+            from penb.call import device_run
 
             budget = device_run.BUDGET_S if args.budget is None else args.budget
             if args.verify_only:
@@ -168,20 +168,20 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{s['seconds']:>7.1f} s  {s['status']:<22} {s['step']}", flush=True)
             return 0 if all(s["status"] == "passed" for s in record["steps"]) else 3
         elif args.cmd == "plan" and args.preset == "slice":
-            from penb import slice as slicing
+            from penb.call import slice as slicing
 
             print(slicing.describe(slicing.plan(args.chapters or slicing.with_slice(), "slice", slicing.here())))
         elif args.cmd == "plan":
             print(plan.describe(plan.book(args.preset, args.chapters or None)))
         elif args.cmd == "collect":
-            from penb import budgeted
+            from penb.call import budgeted
 
             man = budgeted.collect_preset(args.chapter, args.preset, args.out, minutes=args.minutes)
             print(f"collected {man['finished']} of {man['runs']} runs of {args.chapter}/{args.preset} -> {args.out}"
                   + ("" if man["complete"] else ": not complete, train the rest first (run the same preset again)"))
             return 0 if man["complete"] else 3
         elif args.cmd == "archive":
-            from penb import archive
+            from penb.call import archive
 
             print(f"archived {args.chapter} -> {archive.archive(args.chapter, args.source, args.dest)}")
     except ValueError as err:

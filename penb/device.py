@@ -5,7 +5,7 @@ import torch
 
 CHOICES = ("auto", "cpu", "cuda")
 # Set (to "cuda") only while a chapter is executed against an archived store whose runs were made on that device
-# elsewhere (``penb.archive.archive``): device names resolve to it although this machine lacks it, and no run may
+# elsewhere (``penb.call.archive.archive``): device names resolve to it although this machine lacks it, and no run may
 # train (``penb.runs`` refuses). Never set it by hand to train.
 ARCHIVED = "PENB_ARCHIVED_DEVICE"
 

@@ -60,7 +60,7 @@ def damerau_levenshtein(a: Sequence, b: Sequence) -> int:
     """
     try:
         from rapidfuzz.distance import DamerauLevenshtein
-    except ImportError:             # a GPU machine without rapidfuzz (penb.lease): the same distance, slower
+    except ImportError:             # a GPU machine without rapidfuzz (penb.call.lease): the same distance, slower
         return _damerau_levenshtein(list(a), list(b))
     return int(DamerauLevenshtein.distance(list(a), list(b)))
 

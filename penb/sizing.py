@@ -38,7 +38,7 @@ QUICK_RULE = ("penb.presets.QUICK_RULE (issue 41): quick leaves a claim to a lar
 #   x 2^j that does, and the preset says the rule's stop was not reached;
 # * seeds: SLICE_SEEDS confirmation seeds a cell (t = 2.78 at 4 degrees of freedom), more (up to 10) while the plan
 #   stays within SLICE_MINUTES;
-# * minutes: the plan's estimate (penb.slice: measured batched rates plus a minute of overhead) at most SLICE_MINUTES,
+# * minutes: the plan's estimate (penb.call.slice: measured batched rates plus a minute of overhead) at most SLICE_MINUTES,
 #   one chapter a call.
 SLICE_STOP = 0.02          # protocol 5's smallest move of a model (penb.claims.doubling)
 SLICE_SEEDS = 5

@@ -8,7 +8,7 @@
 #      short it trains less and device_run.json says why), continuing FROM, then the CUDA tests, in BUDGET less
 #      BENCH_S seconds;
 #   3. the batch benchmark (benchmarks/batched.py, issue 48's table) in the BENCH_S seconds left, ROWS to choose.
-# BUDGET: the seconds the call may use, penb.call_limits.CALL_BUDGET_S by default; a caller whose machine started
+# BUDGET: the seconds the call may use, penb.call.limits.CALL_BUDGET_S by default; a caller whose machine started
 # slowly passes less. FROM: an earlier call's folder (carried in under .device/), whose runs and trunk parts go into
 # the store first, so that this call trains only what is left.
 # There:  OUT=$OUT FROM=.device/from bash scripts/device_call.sh      (carry .device: make device-pack here first)
@@ -19,7 +19,7 @@ OUT=${OUT:-device_out}
 PY=${PY:-python3}
 DEV=${DEV:-cuda}
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"        # the device's python has no penb installed
-BUDGET=${BUDGET:-$($PY -c 'from penb.call_limits import CALL_BUDGET_S as b; print(int(b))')}  # all steps, seconds
+BUDGET=${BUDGET:-$($PY -c 'from penb.call.limits import CALL_BUDGET_S as b; print(int(b))')}  # all steps, seconds
 BENCH_S=${BENCH_S:-0}           # kept from the device run for the benchmark
 PRESET=${PRESET:-slice}
 CHAPTERS=${CHAPTERS-key_findings}       # empty: rows only, no device run

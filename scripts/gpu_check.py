@@ -90,7 +90,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(REPO))
-    from penb import device_run
+    from penb.call import device_run
 
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "PENB_STORE": os.environ.get("PENB_STORE", "/tmp/penb-gpu-check")}
     if (REPO / device_run.PACK / "tree.json").is_file():

@@ -1,11 +1,12 @@
-"""One time-budgeted driver (penb.budgeted, issue 51 item 4): the lease and the slice plan, drive, describe and
+"""One time-budgeted driver (penb.call.budgeted, issue 51 item 4): the lease and the slice plan, drive, describe and
 collect through it. A batch the deadline reaches mid-way checkpoints every unfinished run and stops; the next call
 resumes them and stores what one uninterrupted call stores (fp64)."""
 import json
 
 import pytest
 
-from penb import budgeted, runs
+from penb import runs
+from penb.call import budgeted
 from penb.run_config import normalize
 from penb.store.paths import checkpoint_path
 from tests.test_lease import FakeClock as UpdateClock   # one second a reading: the driver reads once an update

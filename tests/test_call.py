@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from penb import call_limits, device_run
+from penb.call import device_run, limits as call_limits
 from penb.store import paths
 
 REPO = paths.REPO
@@ -19,7 +19,7 @@ def test_each_call_limit_is_defined_once():
     assert {"CALL_BUDGET_S", "MAX_FILES", "FILE_BYTES", "PART_BYTES", "CARRY_BYTES", "OVERHEAD_S"} <= set(LIMITS)
     found = []
     for f in list((REPO / "penb").rglob("*.py")) + list((REPO / "scripts").glob("*.py")):
-        if f.name == "call_limits.py":
+        if f == Path(call_limits.__file__):
             continue
         for node in ast.parse(f.read_text()).body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -27,7 +27,7 @@ def test_each_call_limit_is_defined_once():
                 found += [(f.name, t.id) for t in targets if isinstance(t, ast.Name) and t.id in LIMITS]
     assert not found, found
     script = (REPO / "scripts" / "device_call.sh").read_text()
-    assert "penb.call_limits" in script and "560" not in script and "540" not in script
+    assert "penb.call.limits" in script and "560" not in script and "540" not in script
     # the device tool's own limits, written out here (not read from the module under test)
     assert call_limits.MAX_FILES == 8 and call_limits.FILE_BYTES == 16 * 2 ** 20
     assert call_limits.CARRY_BYTES == 64 * 2 ** 20 and call_limits.CALL_BUDGET_S < 600
@@ -72,8 +72,8 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
     (penb.executors.cost), eager, and compiled as on CUDA (each batch charged the compile allowance): a plan with
     at least one batch; where it is not the rule's first choice, every step down is recorded with why; a plan that
     does not fit is one batch, cut by the deadline."""
-    from penb import slice as slicing
-    from penb import slice_sizing
+    from penb.call import slice as slicing
+    from penb.call import sizing as slice_sizing
     from penb.executors.cost import batch_update_seconds
     from penb.trainer import policy
 
@@ -108,7 +108,7 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
 
 
 # -- the rehearsal: the real script, twice, on the CPU, as the device image would run it ---------------------------
-# The device image has none of these (the guide; penb.device_run's wheel set): blocked from import at start-up.
+# The device image has none of these (the guide; penb.call.device_run's wheel set): blocked from import at start-up.
 IMAGE_LACKS = ("papermill", "jupytext", "ipykernel", "myst_nb", "matplotlib_inline", "docutils", "nbclient",
                "nbformat", "jupyter_client", "IPython")
 BLOCKER = f"""import sys
@@ -144,7 +144,7 @@ def test_two_calls_rehearsed_on_the_cpu_continue_each_other(tmp_path):
     import json
 
     from tests.test_device_run import git_copy
-    from penb.archive import archive
+    from penb.call.archive import archive
 
     repo = git_copy(tmp_path)
     device_run.pack(repo, shared=tmp_path / "no-shared")
@@ -174,8 +174,8 @@ def test_a_call_trains_the_deep_figure_toward_its_fixed_targets(tmp_path, monkey
     """Depth first (issue 60, item 2): the deep preset's budgets are never scaled; a call plans the figure's GRU
     runs (40 trunks, with N/2 and N/4) in one batch per shape, longest first, and where the call is short it trains
     the first batches (the trunks to N) and leaves the branches for the next call."""
-    from penb import slice as slicing
-    from penb import slice_sizing
+    from penb.call import slice as slicing
+    from penb.call import sizing as slice_sizing
     from penb.chapters.key_findings.presets import DEEP_N
     from penb.executors.cost import batch_update_seconds
 
@@ -198,7 +198,7 @@ def test_updates_to_go_are_computed_in_one_place():
     reads a decay start itself); a trunk of N = 1,000 with its N/2 and N/4 (decay 0.2) costs 1,000 + 100 + 50."""
     from penb import trunks
 
-    for name in ("plan.py", "budgeted.py", "executors/batched.py"):
+    for name in ("plan.py", "call/budgeted.py", "executors/batched.py"):
         source = (REPO / "penb" / name).read_text()
         assert "decay_start" not in source and ("to_go" in source or "trunk_updates" in source), name
     group = [{"steps": n, "decay": 0.2} for n in (1000, 500, 250)]

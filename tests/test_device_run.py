@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from penb import device_run
+from penb.call import device_run
 from penb.store import paths
 
 REPO = paths.REPO
@@ -125,7 +125,7 @@ def test_the_tree_check_accepts_the_commit_and_refuses_a_changed_file_or_a_wrong
 def test_the_device_run_rehearsed_on_the_cpu_makes_an_archive_the_chapter_shows(tmp_path, monkeypatch):
     """python -m penb device-run at smoke on the CPU, end to end inside its budget: preflight, tree, slice, tests
     (a quick test file stands in for the CUDA tests); at most 8 files; the archive accepted and shown."""
-    from penb.archive import archive
+    from penb.call.archive import archive
     from penb.claims import archives
     from penb import presets
 
@@ -159,11 +159,11 @@ def test_device_run_refuses_a_machine_without_cuda_and_a_tree_without_its_pack(t
 
 
 def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
-    """penb.slice_sizing on a fake device: a measured rate picks the largest base N x 2^j that fits; a faster
+    """penb.call.sizing on a fake device: a measured rate picks the largest base N x 2^j that fits; a faster
     device a larger j; the manifest records the rates, j and the estimate; too slow a device trains less and says
     why (issue 60: never refused)."""
-    from penb import slice as slicing
-    from penb import slice_sizing
+    from penb.call import slice as slicing
+    from penb.call import sizing as slice_sizing
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     monkeypatch.setenv("PENB_COMMIT", "0123456789abcdef0123456789abcdef01234567")
@@ -199,11 +199,11 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     """penb.trainer.loop.compiles: on CUDA a stacked batch with 2,000 updates or more to go (the H200's 85-92 s
     compile against a 2x faster update), never the one-run module, never the CPU (batch_pays: a GRU batch of 4 runs
     and 200 updates to go, eager); PENB_COMPILE overrides "auto" and a bad value is
-    refused; penb.slice_sizing.estimate charges an eager batch its measured seconds and a compiled one 120 s plus its
+    refused; penb.call.sizing.estimate charges an eager batch its measured seconds and a compiled one 120 s plus its
     eager seconds over the speed-up measured at its K (10.6x at 10, 2x at 1,024, log-linear between)."""
     import torch
 
-    from penb import slice_sizing
+    from penb.call import sizing as slice_sizing
     from penb.trainer import loop
 
     cuda, cpu = torch.device("cuda"), torch.device("cpu")

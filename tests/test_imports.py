@@ -60,7 +60,7 @@ def test_no_circle_in_the_import_graph():
 # unit is penb's top-level module or package (penb.store.identity: "store"; penb.chapters.x.y: "chapters").
 LAYERS = [
     ["store"],                                                   # paths, atomic writes, the hash, a run folder
-    ["device", "names", "registry", "sizing", "config_checks", "limits", "call_limits", "progress", "plotting",
+    ["device", "names", "registry", "sizing", "config_checks", "limits", "progress", "plotting",
      "encodings", "s4d", "transformer", "tokenizer", "corpus", "recurrence", "stacked"],   # leaves: devices, words, data
     ["tasks", "models", "metrics", "presets"],                   # what a run trains and is scored by; the presets
     ["run_config"],                                              # a configuration settled once
@@ -68,13 +68,14 @@ LAYERS = [
     ["trunks"],                                                  # budgets that share a trunk
     ["trainer", "train"],                                        # the one training loop (train: its re-exports)
     ["runner"],                                                  # lock, skip, resume, train, finish
-    ["executors", "sweeps", "slice_sizing"],                     # where and how many groups run at once
+    ["executors", "sweeps"],                                     # where and how many groups run at once
     ["claims"],                                                  # the verdicts
     ["chapters", "report", "notebook"],                          # the chapters and their execution
     ["plan", "status", "power"],                                 # what a preset would train; the status page; what
                                                                  # would decide a figure (the deep preset's sizing)
-    ["archive", "budgeted", "lease", "slice"],                   # GPU work handed back: one time-budgeted driver
-    ["device_run"],                                              # one GPU call
+    ["call"],                                                    # GPU work in short calls, one package (issue 60):
+                                                                 # limits, sizing, driver, slice, lease, device run,
+                                                                 # archive
     ["cli", "__main__", "penb"],                                 # the command line
 ]
 LEVEL = {unit: i for i, units in enumerate(LAYERS) for unit in units}

@@ -1,4 +1,4 @@
-"""The GPU lease in short steps (penb.lease): a step stops at its minutes and the next resumes; the budget holds;
+"""The GPU lease in short steps (penb.call.lease): a step stops at its minutes and the next resumes; the budget holds;
 the collected folder has no checkpoints; a step needs none of the notebook machinery; an archive reads CUDA runs on
 a CPU without training anything.
 
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from penb import runner
-from penb import lease, metrics, train
+from penb import metrics, train
+from penb.call import lease
 from penb import runs
 from penb.device import ARCHIVED
 

@@ -1,4 +1,4 @@
-"""The GPU slice (issue 43, penb.slice): a plan that fits its minutes at the measured batched rate, refused in one
+"""The GPU slice (issue 43, penb.call.slice): a plan that fits its minutes at the measured batched rate, refused in one
 line where it cannot; one call that trains the runs as batches and hands back at most 8 files with no checkpoints;
 a call cut off keeps its finished runs; an archive refuses a manifest that does not match its runs.
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from penb import presets
-from penb import slice as slicing
+from penb.call import slice as slicing
 from penb.cli import main
 from penb.executors.cost import batch_update_seconds
 from penb import runs
@@ -120,7 +120,7 @@ def _files(folder: Path) -> dict:
 
 def test_one_call_hands_back_at_most_eight_small_files_and_no_checkpoint_but_the_trunks(store, tmp_path):
     """At most 8 files of at most 16 MiB, 64 MiB in all (what the next call carries in: the device tool's limits,
-    written out here, not read from penb.call_limits); no run's checkpoint, only the WSD trunks' last ones in the
+    written out here, not read from penb.call.limits); no run's checkpoint, only the WSD trunks' last ones in the
     trunk parts."""
     import tarfile
 
@@ -167,7 +167,7 @@ def test_a_call_cut_off_keeps_the_runs_it_finished(store, tmp_path, monkeypatch)
     man = json.loads((out / "manifest.json").read_text())
     assert not man["chapters"]["key_findings"]["complete"]
     assert len(json.loads((out / "results.json").read_text())) == st["finished"]
-    from penb.archive import archive
+    from penb.call.archive import archive
 
     with pytest.raises(ValueError, match=f"holds {st['finished']} of the"):
         archive("key_findings", out, tmp_path / "never")
@@ -193,7 +193,7 @@ def test_a_slice_needs_none_of_the_notebook_machinery(store, tmp_path):
 # -- the archive ---------------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_an_archive_refuses_a_manifest_that_does_not_match_its_runs_and_executes_one_that_does(store, tmp_path):
-    from penb.archive import archive
+    from penb.call.archive import archive
 
     out = tmp_path / "out"
     slicing.run(["key_findings"], 8, out, "smoke", overrides={"cores": ("gru",)})
@@ -366,7 +366,7 @@ def test_a_later_slice_continues_the_trunks_it_was_handed_to_the_next_doubling(t
     restored. A trunk part's member outside the trunk folders is refused."""
     import tarfile
 
-    from penb import archive
+    from penb.call import archive
     from penb.run_config import decay_start
 
     monkeypatch.setenv("PENB_COMMIT", CLEAN)

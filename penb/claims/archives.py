@@ -1,5 +1,5 @@
 """Archived GPU executions on the scorecard (issue 36): each folder under ``book/archived/`` that ``python -m
-penb archive`` wrote (``penb.lease``) is listed with its device, commit, date and the largest budget it reached,
+penb archive`` wrote (``penb.call.lease``) is listed with its device, commit, date and the largest budget it reached,
 and its recorded verdicts stand beside this build's, claim by claim. Nothing here trains or grades again: the
 verdicts are the ones that execution recorded, under the protocol then in force.
 """

@@ -9,7 +9,7 @@
   trains and finishes runs) inside ``penb.sweeps.sweep(configs, executor)``: it only schedules.
 
 A chapter's sweep takes it with ``executor="batched"`` (``penb.executors.for_config``, ``batch_runs`` = ``max_runs``;
-"auto" on the CPU too), and ``penb.slice`` trains its plan's batches through ``penb.runner.train_group`` directly.
+"auto" on the CPU too), and ``penb.call.slice`` trains its plan's batches through ``penb.runner.train_group`` directly.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 own run.
 
 Each folder ``book/archived/key_findings-<preset>`` (a lease's, a slice's) is written by
-``python -m penb archive key_findings`` from the runs a GPU made (``penb.archive``):
+``python -m penb archive key_findings`` from the runs a GPU made (``penb.call.archive``):
 its manifest (device, commit, date, preset, seeds, budgets), the runs' results and the
 verdicts that execution recorded. :func:`load` reads one for the page, :func:`load_all`
 every one; nothing here trains or grades again (``penb.claims.archives.view``).

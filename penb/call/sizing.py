@@ -12,7 +12,7 @@ The written rule (:data:`RULE`, before any slice confirmation run; it reads the 
   (``penb.trainer.policy.compiled_speedup``: 10.6x at K = 10 on an H100, 2.0x at K = 1,024 on an H200, log-linear in
   K between; on the CPU its eager seconds, an upper bound) (:func:`estimate`);
 * ``j`` is the largest in ``[J_MIN, J_MAX]`` whose batches (their updates x the measured seconds per update, plus the
-  compile allowances), the measuring itself and the call's overhead (``penb.call_limits.OVERHEAD_S``) fit the call's
+  compile allowances), the measuring itself and the call's overhead (``penb.call.limits.OVERHEAD_S``) fit the call's
   minutes.
 * **Never refused** (version 3, issue 60, before any call sized by it): where no such ``j`` fits, the call trains
   less, in this order, and stops at the first that fits: the base N (``j = 0``); N and N/2 only (``earlier = 0``);
@@ -28,7 +28,7 @@ K = 30), where an eager CUDA update is launch-bound and the graph ran 10.6x the 
 114 s (benchmarks/README.md, "On an H100").
 
 The manifest records the measured seconds per update of every batch shape, the chosen ``j`` and budgets, and the
-estimate against the minutes spent (``penb.slice.collect``).
+estimate against the minutes spent (``penb.call.slice.collect``).
 """
 from __future__ import annotations
 
@@ -54,9 +54,10 @@ def call_overrides(preset: str, overrides: Optional[dict], device: str) -> dict:
     if preset in FIXED_TARGETS:
         out.setdefault("batch_runs", FIGURE_BATCH)
     return out
-RULE = (f"penb.slice_sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each "
+RULE = (f"penb.call.sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each "
         f"model's N = base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's "
-        f"measured (uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds over "
+        f"measured (uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds "
+        f"over "
         f"the compiled speed-up measured at its number of runs); where none fits, less (j = 0, then N and N/2 only, "
         f"then one model, then as many batches as fit, at least one), each step recorded: never refused")
 
@@ -103,8 +104,8 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
 def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float, planner: Callable,
          overhead_s: float, timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic,
          charge_device: Optional[str] = None, fixed: Optional[dict] = None) -> dict:
-    """Apply the rule with ``planner`` (``penb.slice.plan``) and the call's ``overhead_s``: {"j", "overrides", "plan"
-    (the plan chosen, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
+    """Apply the rule with ``planner`` (``penb.call.slice.plan``) and the call's ``overhead_s``: {"j", "overrides",
+    "plan" (the plan chosen, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
     "measure_s", "estimate_s", "fits" (False only where even the first batch runs past the call), "fallbacks" (the
     steps down the ladder, [] where a j in [J_MIN, J_MAX] fits)}. Never refuses (the module's docstring).
     ``charge_device``: charge the batches as on that device (a dry run here charges as CUDA does). ``fixed``: the

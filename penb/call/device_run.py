@@ -12,8 +12,8 @@ not travel). :func:`run` then does, in order, inside one wall-clock budget:
    the rehearsal);
 2. **the tree**: every file of ``tree.json`` hashed as git hashes a blob and compared; a missing or changed file is
    refused in one line, before anything trains, and the verified commit is what the archive names (``PENB_COMMIT``);
-3. **the slice** (``penb.slice.run``) of ``--chapters``, with the budget left less what the tests keep, its budgets
-   sized on this device (``penb.slice_sizing``: the largest base N x 2^j that the measured rates fit);
+3. **the slice** (``penb.call.slice.run``) of ``--chapters``, with the budget left less what the tests keep, its budgets
+   sized on this device (``penb.call.sizing``: the largest base N x 2^j that the measured rates fit);
 4. **the CUDA tests** (``pytest`` on :data:`TESTS`) in whatever time the slice leaves.
 
 ``--out`` gets at most 8 files, at most 16 MiB in all: the slice's ``manifest.json``, ``results.json`` and
@@ -33,12 +33,12 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from penb.call.limits import CALL_BUDGET_S as BUDGET_S, CARRY_BYTES, FILE_BYTES, MAX_FILES, TEST_RESERVE_S
 from penb.store import atomic, paths
 
 PACK = ".device"                    # beside the repository root; ignored by git, carried to the device
 REHEARSAL_RATE = "PENB_REHEARSAL_RATE"  # with --device cpu: seconds per update the sizing takes instead of measuring
 TESTS = ["tests/test_trainer.py", "tests/test_stacked.py", "tests/test_bf16_cuda.py"]
-from penb.call_limits import CALL_BUDGET_S as BUDGET_S, CARRY_BYTES, FILE_BYTES, MAX_FILES, TEST_RESERVE_S  # noqa: E402
 
 
 def blob_id(path: Path) -> str:
@@ -103,7 +103,7 @@ def preflight(device: str) -> dict:
 
 def check_out(out: Path) -> None:
     """``ValueError`` if ``out`` holds more than ``MAX_FILES`` files, a file over ``FILE_BYTES`` or more than
-    ``CARRY_BYTES`` in all (what the next call carries back in): ``penb.call_limits``."""
+    ``CARRY_BYTES`` in all (what the next call carries back in): ``penb.call.limits``."""
     files = [f for f in Path(out).rglob("*") if f.is_file()]
     size = sum(f.stat().st_size for f in files)
     big = [f.name for f in files if f.stat().st_size > FILE_BYTES]
@@ -118,7 +118,7 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
         overrides: Optional[dict] = None, source: Optional[Path] = None, repo: Path = paths.REPO,
         clock: Callable[[], float] = time.monotonic, tests: bool = True) -> dict:
     """The device call (see the module's docstring); returns what ``device_run.json`` holds."""
-    from penb import slice as slicing
+    from penb.call import slice as slicing
 
     start = clock()
     out = Path(out)
@@ -145,7 +145,7 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
     step("tree", "passed", t)
     t = clock()
     minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
-    from penb.slice_sizing import call_overrides
+    from penb.call.sizing import call_overrides
 
     params = call_overrides(preset, overrides, device)
     rate = os.environ.get(REHEARSAL_RATE) if device == "cpu" else None   # the rehearsal's fixed rate: a sizing
@@ -177,12 +177,12 @@ DRY_FACTORS = (0.5, 1.0, 2.0)       # the table's rates, halved and doubled: wha
 
 def dry_run(chapters: list[str], budget_s: float = BUDGET_S, preset: str = "slice", overrides: Optional[dict] = None,
             factors=DRY_FACTORS, tests: bool = True) -> list[dict]:
-    """What a call would train, sized here with no device (issue 60): ``penb.slice_sizing.size`` at the table's
+    """What a call would train, sized here with no device (issue 60): ``penb.call.sizing.size`` at the table's
     batched rates (``penb.executors.cost.batch_update_seconds``) times each of ``factors``, charged as CUDA charges
     (a compiled batch its allowance), in the minutes ``budget_s`` leaves the slice. One row per factor: {"factor",
     "j", "runs", "batches", "updates", "estimate_min", "fits", "fallbacks"}."""
-    from penb import slice as slicing
-    from penb import slice_sizing
+    from penb.call import slice as slicing
+    from penb.call import sizing as slice_sizing
     from penb.executors.cost import batch_update_seconds
 
     minutes = min(slicing.MAX_MINUTES, (budget_s - (TEST_RESERVE_S if tests else 0)) / 60)

@@ -14,9 +14,9 @@ before its branches) and, after every batch, rewrites the output folder (atomica
 
 * ``manifest.json``: device, GPU name, clean commit, torch, date, preset, minutes (asked, estimated, spent), and per
   chapter its parameters, configuration key, seeds, budgets, run keys and how many finished;
-* ``results.json`` and ``predictions-1.tar``, ``-2``, ... (``penb.archive``: at most 15 MiB each).
+* ``results.json`` and ``predictions-1.tar``, ``-2``, ... (``penb.call.archive``: at most 15 MiB each).
 
-The planning, driving, description and collection are :mod:`penb.budgeted`'s, as the lease's. A call cut off (a
+The planning, driving, description and collection are :mod:`penb.call.budgeted`'s, as the lease's. A call cut off (a
 time limit, a kill) leaves the batches finished before it; a batch that would end past the deadline (its estimate
 scaled by how much slower than estimated the batches so far ran) is left for the next call, and one the deadline
 reaches mid-way stops there (its runs' checkpoints stay in the store, not in the folder). It needs torch, numpy, scipy, pandas, tqdm and filelock: no papermill,
@@ -28,9 +28,10 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from penb import budgeted, presets, runs
-from penb.archive import restore, source_commit
-from penb.call_limits import CARRY_BYTES, MAX_FILES, MAX_MINUTES, OVERHEAD_S, PART_BYTES, PREDICTION_BYTES  # noqa: F401
+from penb import presets, runs
+from penb.call import budgeted
+from penb.call.archive import restore, source_commit
+from penb.call.limits import CARRY_BYTES, MAX_FILES, MAX_MINUTES, OVERHEAD_S, PART_BYTES, PREDICTION_BYTES  # noqa: F401
 
 TRUNKS = "trunks-{}.tar"    # the trunks' last checkpoints in parts, from which a later call continues
 
@@ -74,7 +75,7 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
 
 def _targets(source: Optional[Path]) -> Optional[dict]:
     """The overrides an earlier sized call trained toward (``source``'s manifest), which a call given it keeps
-    (``penb.slice_sizing.size``'s ``fixed``); None without one."""
+    (``penb.call.sizing.size``'s ``fixed``); None without one."""
     import json
 
     man = Path(source) / "manifest.json" if source is not None else None
@@ -86,7 +87,7 @@ def _targets(source: Optional[Path]) -> Optional[dict]:
 
 def check(p: dict, minutes: float, sized: bool = False) -> None:
     """``ValueError`` (one line) for a slice that cannot fit ``minutes`` on one GPU, or whose output would not fit
-    the files a GPU machine hands back. A ``sized`` plan (``penb.slice_sizing``: it has already trained less where
+    the files a GPU machine hands back. A ``sized`` plan (``penb.call.sizing``: it has already trained less where
     the call is short, and says so) is not refused for its minutes."""
     if not 0 < minutes <= MAX_MINUTES:
         raise ValueError(f"--minutes must be in (0, {MAX_MINUTES:g}] (a GPU command's 10 minutes, less the "
@@ -103,7 +104,7 @@ def check(p: dict, minutes: float, sized: bool = False) -> None:
 
 
 def describe(p: dict, minutes: Optional[float] = None) -> str:
-    """The plan as lines for the terminal (:func:`penb.budgeted.describe`: per batch its model, vocabulary,
+    """The plan as lines for the terminal (:func:`penb.call.budgeted.describe`: per batch its model, vocabulary,
     encoding, budget, runs and estimate), the total and the rates' source."""
     from penb.executors.cost import BATCHED_SOURCE
 
@@ -121,10 +122,10 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
         sized: bool = False, timer: Optional[Callable] = None) -> dict:
     """Train the slice (see the module's docstring) and write ``out``; returns {"runs", "finished", "left",
     "spent_min", "estimate_min", "out", "trained"} (``trained``: the updates each run made, from
-    :func:`penb.budgeted.drive`). The finished runs ``out`` already holds (an earlier call's) and those of
+    :func:`penb.call.budgeted.drive`). The finished runs ``out`` already holds (an earlier call's) and those of
     ``source`` (``--from``) go into the store first, so a call on a fresh machine trains only the rest and never
     hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one.
-    ``sized``: the budgets come from this device's measured rates (``penb.slice_sizing``, ``timer`` its measurement)
+    ``sized``: the budgets come from this device's measured rates (``penb.call.sizing``, ``timer`` its measurement)
     instead of the preset's, and the manifest records the sizing."""
     from penb.progress import watching
 
@@ -134,7 +135,7 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
         restore(folder)                              # an earlier call's runs (a fresh machine has no store)
     sizing = None
     if sized:
-        from penb import slice_sizing
+        from penb.call import sizing as slice_sizing
 
         sizing = slice_sizing.size(chapters, preset, overrides, minutes, plan, OVERHEAD_S,
                                    **({"timer": timer} if timer else {}), clock=clock, fixed=_targets(source))
@@ -156,7 +157,7 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
 
 
 def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -> dict:
-    """Write the finished runs of plan ``p`` into ``out`` (:func:`penb.budgeted.collect`: manifest, results,
+    """Write the finished runs of plan ``p`` into ``out`` (:func:`penb.call.budgeted.collect`: manifest, results,
     predictions parts; a temporary file that a killed call left is swept first); the status."""
     configs = [c for b in p["batches"] for c in b["configs"]]
 
@@ -192,14 +193,14 @@ def carry_trunks(configs: list, out: Path) -> dict:
     """Write ``trunks-1.tar``, ``-2``, ... into ``out``: for each WSD trunk of ``configs``, its latest checkpoint at or
     before its longest budget's decay start (0.8 N once that run is done: weights, Adam's moments, step and history;
     an earlier one, or a restored one, while it is not), so that a later slice at 2N continues that trunk from 0.8 N
-    instead of starting over (``penb.archive.restore_trunks`` puts them back). Trunks go in the order of their
+    instead of starting over (``penb.call.archive.restore_trunks`` puts them back). Trunks go in the order of their
     checkpoints' size, smallest first, into parts of at most ``PART_BYTES``, while the folder stays within
-    ``CARRY_BYTES`` (less 256 KiB for the manifest) and ``MAX_FILES`` files (``penb.call_limits``); returns
+    ``CARRY_BYTES`` (less 256 KiB for the manifest) and ``MAX_FILES`` files (``penb.call.limits``); returns
     {"carried", "of", "bytes", "parts", "steps": {trunk key: step}}. A trunk left out is retrained from 0 by the
     next call."""
     import tarfile
 
-    from penb.archive import trunk_parts
+    from penb.call.archive import trunk_parts
     from penb.store import atomic
     from penb.trunks import branch_limit, latest, longest, trunk_dir
 

@@ -1,6 +1,7 @@
 """Runs made on a GPU elsewhere, carried back and executed here (``python -m penb archive CHAPTER --from DIR``).
 
-A GPU lease step (``penb.lease``) or a GPU slice (``penb.slice``) writes a folder of a few files, no checkpoints:
+A GPU lease step (``penb.call.lease``) or a GPU slice (``penb.call.slice``) writes a folder of a few files, no
+checkpoints:
 
 * ``manifest.json``: what made the runs (device and its name, clean commit, torch, date, preset, parameters, seeds,
   budgets, minutes). A lease's manifest names one ``chapter``; a slice's names several under ``chapters`` (each with
@@ -32,7 +33,7 @@ from typing import Iterator, Optional
 from penb.store import atomic, paths
 
 from penb import runs
-from penb.call_limits import PART_BYTES     # a part: under the 16 MiB a device call hands back per file
+from penb.call.limits import PART_BYTES     # a part: under the 16 MiB a device call hands back per file
 from penb.store.identity import CLEAN_COMMIT as COMMIT
 
 KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.runs.key)
@@ -155,7 +156,8 @@ TRUNK_PART = re.compile(r"trunks-([1-9][0-9]*)\.tar")
 
 
 def trunk_parts(source: Path) -> list[Path]:
-    """A handed-back folder's trunk parts (``trunks-1.tar``, ``-2``, ...: ``penb.slice.carry_trunks``), in order."""
+    """A handed-back folder's trunk parts (``trunks-1.tar``, ``-2``, ...: ``penb.call.slice.carry_trunks``), in
+    order."""
     found = [p for p in Path(source).glob("trunks-*.tar") if TRUNK_PART.fullmatch(p.name)]
     return sorted(found, key=lambda p: int(TRUNK_PART.fullmatch(p.name).group(1)))
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from penb import runs
-from penb.archive import made_on, now, write_runs
+from penb.call.archive import made_on, now, write_runs
 from penb.store import atomic
 
 
@@ -156,7 +156,7 @@ def describe(groups: Sequence[dict], head: str, trained: Sequence[dict] = ()) ->
 
 def collect(out: Path, configs: Sequence[dict], commit: str, single: bool = False,
             per_results: Optional[Callable[[dict], dict]] = None, extra_files: Sequence[str] = (), **fields) -> dict:
-    """Write the finished runs of ``configs`` into ``out`` (``penb.archive.write_runs``: ``results.json`` and
+    """Write the finished runs of ``configs`` into ``out`` (``penb.call.archive.write_runs``: ``results.json`` and
     predictions, one ``predictions.tar`` with ``single``, else parts) and ``manifest.json``: the common fields,
     ``fields`` and ``per_results(results)`` (fields read off the finished runs, called once they are written; its
     "extra_files", like ``extra_files``, names other files the caller wrote there, listed under "files"). ``commit``: the clean commit the
@@ -202,12 +202,12 @@ def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[di
                    minutes: Optional[float] = None) -> dict:
     """Write the runs that ``chapter`` plans at ``preset`` (a deep preset's, trained on this machine by ``python -m
     penb run``) from the run store into folder ``out``, as a slice writes its own (``manifest.json``,
-    ``results.json``, predictions; no checkpoints), so that ``penb.archive.archive`` can execute the chapter on
-    them. The manifest names this checkout's clean commit (``penb.archive.source_commit``: a dirty tree is refused)
-    and says how many runs are finished; ``penb.archive.archive`` refuses an incomplete one. Returns the
+    ``results.json``, predictions; no checkpoints), so that ``penb.call.archive.archive`` can execute the chapter on
+    them. The manifest names this checkout's clean commit (``penb.call.archive.source_commit``: a dirty tree is refused)
+    and says how many runs are finished; ``penb.call.archive.archive`` refuses an incomplete one. Returns the
     manifest. ``minutes``: the wall-clock minutes the training took, where the caller timed it."""
     from penb import plan, presets
-    from penb.archive import source_commit
+    from penb.call.archive import source_commit
 
     parameters = dict(parameters or {})
     cfg = presets.resolve(chapter, preset, **parameters)

@@ -5,7 +5,7 @@ Many users get a GPU in slices: a queue's debug partition, a card rented by the 
 
     python -m penb lease CHAPTER --budget-min B --step-min S --out DIR
 
-trains the preset's runs in order (through :mod:`penb.budgeted`, the slice's driver too) (each model's largest vocabulary first, the variants of one seed side by side, so
+trains the preset's runs in order (through :mod:`penb.call.budgeted`, the slice's driver too) (each model's largest vocabulary first, the variants of one seed side by side, so
 that a step cut short leaves whole pairs) until its S minutes are up, saves a checkpoint of the run in hand and
 exits; the next invocation resumes from the store the last one left (``penb.runs``: a partial run resumes from its
 last checkpoint). The minutes spent are kept in a ledger in the store, so all steps together train at most B
@@ -21,7 +21,7 @@ step on a fresh machine trains only what was left.
 A step needs torch, numpy, scipy, pandas, matplotlib, tqdm and filelock, not papermill, jupytext or submitit
 (nor rapidfuzz: ``penb.metrics`` falls back to plain Python).
 
-**archive** (``python -m penb archive CHAPTER --from DIR``, :mod:`penb.archive`, on a machine with the book's
+**archive** (``python -m penb archive CHAPTER --from DIR``, :mod:`penb.call.archive`, on a machine with the book's
 packages) executes the chapter against those runs, training nothing, and writes the small folder that is committed.
 """
 from __future__ import annotations
@@ -33,8 +33,9 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from penb import budgeted, presets
-from penb.archive import archive, restore, source_commit  # noqa: F401 (archive: python -m penb archive)
+from penb import presets
+from penb.call import budgeted
+from penb.call.archive import archive, restore, source_commit  # noqa: F401 (archive: python -m penb archive)
 from penb.progress import watching as progress_line
 from penb.store import paths
 from penb import runs
@@ -72,7 +73,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
     then collect the finished runs into ``out``. Returns the status: code (:data:`DONE`, :data:`AGAIN`,
     :data:`SPENT`), runs, left, spent_min, budget_min, groups (the plan) and trained ([{key, core, vocab, encoding,
     seed, from, to}]: the updates this step made). ``clock`` (seconds) is the step's timer; tests pass a fake one.
-    The driving is :mod:`penb.budgeted`'s, one run per group, with its ledger."""
+    The driving is :mod:`penb.call.budgeted`'s, one run per group, with its ledger."""
     if not 0 < step_min <= budget_min:
         raise ValueError(f"need 0 < step-min <= budget-min, got {step_min} and {budget_min}")
     overrides = dict(overrides or {})
@@ -102,7 +103,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
 
 
 def describe(status: dict) -> str:
-    """A few lines for the terminal: what this step trained (:func:`penb.budgeted.describe`), and whether to invoke
+    """A few lines for the terminal: what this step trained (:func:`penb.call.budgeted.describe`), and whether to invoke
     it again."""
     done = status["runs"] - status["left"]
     what = {DONE: "every run is done", AGAIN: "runs are left: invoke the same command again to resume",
@@ -115,7 +116,7 @@ def describe(status: dict) -> str:
 def collect(cfg, configs: list, out: Path, book: dict, parameters: dict, budget_min: float,
             commit: str = "") -> Path:
     """Write the finished runs of ``configs`` into folder ``out`` (see the module's docstring; no checkpoints)
-    through :func:`penb.budgeted.collect`. ``commit``: the clean commit the step ran (:func:`source_commit`:
+    through :func:`penb.call.budgeted.collect`. ``commit``: the clean commit the step ran (:func:`source_commit`:
     $PENB_COMMIT where the user gave one, as a GPU machine's copy of the tree can carry a stale .git)."""
     budgeted.collect(out, configs, commit, single=True, chapter=cfg.chapter, preset=cfg.preset,
                      parameters=parameters, config_key=cfg.key(), seeds=sorted({c["seed"] for c in configs}),
