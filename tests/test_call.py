@@ -80,8 +80,8 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     if mode == "compiled":
         monkeypatch.setenv("PENB_COMPILE", "always")
-        real = policy.charged_seconds
-        monkeypatch.setattr(policy, "charged_seconds",
+        real = policy.chosen_seconds
+        monkeypatch.setattr(policy, "chosen_seconds",
                             lambda device, *a, **k: real(__import__("torch").device("cuda"), *a, **k))
 
     def timer(configs):

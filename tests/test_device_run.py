@@ -200,7 +200,8 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     compile against a 2x faster update), never the one-run module, never the CPU (batch_pays: a GRU batch of 4 runs
     and 200 updates to go, eager); PENB_COMPILE overrides "auto" and a bad value is
     refused; penb.call.sizing.estimate charges an eager batch its measured seconds and a compiled one 120 s plus its
-    eager seconds over the speed-up measured at its K (10.6x at 10, 2x at 1,024, log-linear between)."""
+    eager seconds over the speed-up measured at its K (10.6x at 10, 2x at 1,024, log-linear between), and a batch
+    compiles only where that is below its eager seconds (issue 60), unless PENB_COMPILE=always forces it."""
     import torch
 
     from penb.call import sizing as slice_sizing
@@ -230,7 +231,17 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     assert slice_sizing.estimate(gpu_batch, 1000, 0.02) == pytest.approx(20.0)
     import math
     between = math.exp(math.log(10.6) + math.log(30 / 10) / math.log(1024 / 10) * math.log(2.0 / 10.6))
-    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(120.0 + 80.0 / between)
-    assert slice_sizing.estimate(gpu_batch[:5], 4000, 0.02) == pytest.approx(120.0 + 80.0 / 10.6)   # flat below K = 10
-    assert slice_sizing.estimate([{"device": "cuda"}] * 4096, 4000, 0.02) == pytest.approx(120.0 + 40.0)
+    # 4,000 updates of 20 ms: 80 s eager; compiled, 120 s plus the rest over the speed-up: more, so eager
+    assert 120.0 + 80.0 / between > 80.0
+    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(80.0)
+    assert slice_sizing.compile_for(gpu_batch, 4000, 0.02) == "never"
+    # 40,000 updates: 800 s eager against 120 + 800 / speed-up: compiled
+    assert slice_sizing.estimate(gpu_batch, 40_000, 0.02) == pytest.approx(120.0 + 800.0 / between)
+    assert slice_sizing.compile_for(gpu_batch, 40_000, 0.02) == "always"
+    assert slice_sizing.estimate(gpu_batch[:5], 40_000, 0.02) == pytest.approx(120.0 + 800.0 / 10.6)  # flat below 10
+    assert slice_sizing.estimate([{"device": "cuda"}] * 4096, 40_000, 0.02) == pytest.approx(120.0 + 400.0)
     assert slice_sizing.estimate([{"device": "cpu"}] * 4, 4000, 0.02) == pytest.approx(80.0)
+    assert slice_sizing.compile_for([{"device": "cpu"}] * 4, 40_000, 0.02) == "never"
+    monkeypatch.setenv("PENB_COMPILE", "always")                              # forced: charged as compiled
+    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(120.0 + 80.0 / between)
+    assert slice_sizing.compile_for(gpu_batch, 4000, 0.02) == "always"

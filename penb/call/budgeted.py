@@ -122,7 +122,8 @@ def drive(groups: Sequence[dict], deadline: float, clock: Callable[[], float], *
         seen: dict = {}
         t = clock()
         try:
-            train_group(g["configs"], runs.root(), progress=progress, callback=_stop_at(deadline, clock, seen))
+            train_group(g["configs"], runs.root(), progress=progress, callback=_stop_at(deadline, clock, seen),
+                        **({"compile": g["compile"]} if "compile" in g else {}))   # a sized call's choice
         except TimeUp:
             stopped = True
         steps = {Path(d).name: r.step for tr in seen.pop("trainers", []) for r, d in zip(tr.runs, tr.run_dirs)}

@@ -130,6 +130,7 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
         for b in p["batches"]:
             each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
             b["seconds"] = estimate(b["configs"], b["updates"], each, charge_device)
+            b["compile"] = compile_for(b["configs"], b["updates"], each, charge_device)
             b["measured"] = True
         return ov, p, sum(b["seconds"] for b in p["batches"])
 
@@ -146,6 +147,7 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
         for b in p["batches"]:
             each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
             b["seconds"] = estimate(b["configs"], b["updates"], each, charge_device)
+            b["compile"] = compile_for(b["configs"], b["updates"], each, charge_device)
             b["measured"] = True
         est = sum(b["seconds"] for b in p["batches"])
         if est <= budget:
@@ -197,12 +199,23 @@ def estimate(configs: list, updates: int, eager_s: float, device: Optional[str] 
     """The rule's seconds for one batch of ``updates`` at ``eager_s`` measured seconds per uncompiled update: as
     measured where it trains eager, else :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the compiled
     speed-up measured at its number of runs (``penb.trainer.policy.compiled_speedup``; the CPU's compiled
-    batches are charged eager)."""
+    batches are charged eager). Since rule v3 a batch compiles only where that charge is below its eager seconds
+    (``penb.trainer.policy.chosen_seconds``; :func:`compile_for` tells the trainer)."""
     import torch
 
-    from penb.trainer.policy import charged_seconds
+    from penb.trainer.policy import chosen_seconds
 
-    return charged_seconds(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
+    return chosen_seconds(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
+
+
+def compile_for(configs: list, updates: int, eager_s: float, device: Optional[str] = None) -> str:
+    """Whether the trainer compiles this batch ("always" or "never"): only where its charge is below its eager
+    seconds (``penb.trainer.policy.compile_choice``, issue 60); the call's driver passes it to the trainer."""
+    import torch
+
+    from penb.trainer.policy import compile_choice
+
+    return compile_choice(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
 
 
 def _merged(per_chapter: dict) -> dict:

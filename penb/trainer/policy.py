@@ -96,14 +96,36 @@ CUDA_COMPILED_SPEEDUPS = ((10, 10.6),      # H100: quick LSTM at V 512 (key find
 
 
 def charged_seconds(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float = 0.0) -> float:
-    """What a plan charges ``updates`` updates of a batch of ``K`` runs whose uncompiled update takes ``eager_s``:
-    that, where it does not compile (:func:`compiles`); else :data:`CUDA_COMPILE_ALLOWANCE_S` plus each update at
-    ``eager_s`` over :func:`compiled_speedup` (on CUDA; on the CPU over 1, an upper bound), but no less than
-    ``floor_s`` (its arithmetic: the graph removes launches, not FLOPs)."""
+    """What a plan charges ``updates`` updates of a batch of ``K`` runs whose uncompiled update takes ``eager_s``, as
+    the trainer's own choice trains it: that, where it does not compile (:func:`compiles`); else
+    :data:`CUDA_COMPILE_ALLOWANCE_S` plus each update at ``eager_s`` over :func:`compiled_speedup` (on CUDA; on the
+    CPU over 1, an upper bound), but no less than ``floor_s`` (its arithmetic: the graph removes launches, not
+    FLOPs). A device call's sizing charges :func:`chosen_seconds` instead, and tells the trainer its choice."""
+    eager, compiled = _both(device, K, updates, eager_s, floor_s)
+    return compiled if compiles(device, "stacked" if K > 1 else "module", K, updates) else eager
+
+
+def chosen_seconds(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float = 0.0) -> float:
+    """:func:`charged_seconds` under :func:`compile_choice`: a batch compiles only where that is cheaper."""
+    eager, compiled = _both(device, K, updates, eager_s, floor_s)
+    return compiled if compile_choice(device, K, updates, eager_s, floor_s) == "always" else eager
+
+
+def compile_choice(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float = 0.0) -> str:
+    """"always" or "never" for a planned batch (issue 60: compile only where it pays): where :func:`compiles` would
+    compile it, only if its compiled charge is below its eager seconds, unless ``PENB_COMPILE=always`` forces it."""
     if not compiles(device, "stacked" if K > 1 else "module", K, updates):
-        return updates * eager_s
+        return "never"
+    if os.environ.get("PENB_COMPILE", "auto") == "always":
+        return "always"
+    eager, compiled = _both(device, K, updates, eager_s, floor_s)
+    return "always" if compiled < eager else "never"
+
+
+def _both(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float) -> tuple[float, float]:
+    """(eager seconds, compiled charge) of ``updates`` updates of a batch of ``K`` runs."""
     speedup = compiled_speedup(K) if device.type == "cuda" else 1.0
-    return CUDA_COMPILE_ALLOWANCE_S + updates * max(eager_s / speedup, floor_s)
+    return updates * eager_s, CUDA_COMPILE_ALLOWANCE_S + updates * max(eager_s / speedup, floor_s)
 
 
 def compiled_speedup(K: int) -> float:
