@@ -166,10 +166,13 @@ def test_a_call_cut_off_keeps_the_runs_it_finished(store, tmp_path, monkeypatch)
     assert 0 < st["finished"] < st["runs"]
     man = json.loads((out / "manifest.json").read_text())
     assert not man["chapters"]["key_findings"]["complete"]
-    assert len(json.loads((out / "results.json").read_text())) == st["finished"]
+    handed = json.loads((out / "results.json").read_text())
+    assert len(handed) == st["finished"]
+    missing = man["chapters"]["key_findings"]["missing"]                   # the folder says what is left (issue 60)
+    assert {m["key"] for m in missing} == set(man["chapters"]["key_findings"]["keys"]) - set(handed)
     from penb.call.archive import archive
 
-    with pytest.raises(ValueError, match=f"holds {st['finished']} of the"):
+    with pytest.raises(ValueError, match=f"holds {st['finished']} of the .*missing: {len(missing)}"):
         archive("key_findings", out, tmp_path / "never")
     monkeypatch.setattr(runner, "train_group", real)
     again = slicing.run(["key_findings"], 8, out, "smoke")             # the next call trains only the rest

@@ -256,8 +256,13 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     source = Path(source)
     man = manifest(source, chapter)
     if not man["complete"]:
+        missing = man.get("missing") or []
+        first = (f" (missing: {len(missing)}, e.g. {missing[0]['core']} V {missing[0]['vocab']} "
+                 f"{missing[0]['encoding']} seed {missing[0]['seed']} at {missing[0]['steps']:,} updates)"
+                 if missing else "")
         raise ValueError(f"{source} holds {man['finished']} of the {man['runs']} runs of {chapter} at preset "
-                         f"{man['preset']!r}: train the rest first (another lease step, or another slice)")
+                         f"{man['preset']!r}{first}: train the rest first (another lease step, or another call "
+                         f"with FROM={source})")
     bad = [c for c in man.get("commit") or [""] if not COMMIT.match(c) or not c.strip("0")]
     if bad:
         raise ValueError(f"{source} names the commit {bad[0] or 'none'!r}, a tree no reader can check out: archive "

@@ -175,7 +175,8 @@ def collect(p: dict, out: Path, commit: str, minutes: float, spent_min: float) -
 
 def _chapter(item: dict, overrides: dict, results: dict) -> dict:
     """A chapter's entry in the slice's manifest: preset, parameters, configuration key, seeds, budgets, run keys,
-    and how many of them finished (``results``: the finished runs' results by key) or diverged."""
+    how many of them finished (``results``: the finished runs' results by key) or diverged, and what is missing
+    (issue 60: a cut call's folder says which runs the next call has to train)."""
     cfg, keys = item["cfg"], list(dict.fromkeys(runs.key(c) for c in item["configs"]))
     finished = sum(k in results for k in keys)
     budgets: dict = {}
@@ -186,7 +187,10 @@ def _chapter(item: dict, overrides: dict, results: dict) -> dict:
             "diverged": sum(results[k].get("status") == "diverged" for k in keys if k in results),
             "seeds": sorted({c["seed"] for c in item["configs"]}),
             "updates": {core: max(s) for core, s in budgets.items()},
-            "budgets": {core: sorted(s) for core, s in budgets.items()}, "keys": keys}
+            "budgets": {core: sorted(s) for core, s in budgets.items()}, "keys": keys,
+            "missing": [dict(key=runs.key(c), core=c["core"], vocab=c["vocab_size"], encoding=c["encoding"],
+                             seed=c["seed"], steps=c["steps"])
+                        for c in {runs.key(c): c for c in item["configs"]}.values() if runs.key(c) not in results]}
 
 
 def carry_trunks(configs: list, out: Path) -> dict:
