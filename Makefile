@@ -63,7 +63,8 @@ benchmarks: setup
 # the commit's blob id of every tracked file, and the WikiText-2 copy lm_appendix reads; `make gpu-wheels` downloads
 # into .whl/ (ignored) what executing chapters needs beyond the image (scripts/import_check.py checks the set).
 # There, in one call each:
-#   make device-run OUT=$OUT [CHAPTERS=key_findings] [FROM=.device/from] [BUDGET=s]   carry .device (and FROM):
+#   make device-run OUT=$OUT [CHAPTERS=key_findings] [DEVICE_PRESET=slice|deep] [FROM=.device/from] [BUDGET=s]
+#       carry .device (and FROM):
 #       scripts/device_call.sh: the tree checked first, a compile probe, the slice sized on the device (never
 #       refused; continuing FROM's targets), the CUDA tests, each step under a hard timeout, within BUDGET
 #       (penb.call.limits.CALL_BUDGET_S by default); the folder to archive is $OUT/run
@@ -74,11 +75,12 @@ CHAPTERS ?= key_findings
 device-pack: setup
 	$(PY) -m penb device-pack
 
+DEVICE_PRESET ?= slice
 device-run:
-	OUT=$${OUT:-device_out} CHAPTERS=$(CHAPTERS) FROM=$(FROM) bash scripts/device_call.sh
+	OUT=$${OUT:-device_out} CHAPTERS=$(CHAPTERS) FROM=$(FROM) PRESET=$(DEVICE_PRESET) bash scripts/device_call.sh
 
 device-dry-run: setup
-	$(PY) -m penb device-run --out device_out --dry-run --chapters $(CHAPTERS)
+	$(PY) -m penb device-run --out device_out --dry-run --chapters $(CHAPTERS) --preset $(DEVICE_PRESET)
 
 gpu-wheels:
 	bash scripts/gpu_wheels.sh .whl
