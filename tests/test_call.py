@@ -75,7 +75,7 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
     from penb.call import slice as slicing
     from penb.call import sizing as slice_sizing
     from penb.executors.cost import batch_update_seconds
-    from penb.trainer import policy
+    from penb.executors import cost as policy
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     if mode == "compiled":

@@ -9,7 +9,7 @@ The written rule (:data:`RULE`, before any slice confirmation run; it reads the 
   the batch itself, uncompiled (:func:`measure`). A batch that trains eager is charged its updates at that rate; one
   that will compile (``penb.trainer.loop.compiles``: on CUDA, 2,000 updates or more) is charged
   :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the compiled speed-up measured at its number of runs
-  (``penb.trainer.policy.compiled_speedup``: 10.6x at K = 10 on an H100, 2.0x at K = 1,024 on an H200, log-linear in
+  (``penb.executors.cost.compiled_speedup``: 10.6x at K = 10 on an H100, 2.0x at K = 1,024 on an H200, log-linear in
   K between; on the CPU its eager seconds, an upper bound) (:func:`estimate`);
 * ``j`` is the largest in ``[J_MIN, J_MAX]`` whose batches (their updates x the measured seconds per update, plus the
   compile allowances), the measuring itself and the call's overhead (``penb.call.limits.OVERHEAD_S``) fit the call's
@@ -36,7 +36,7 @@ import time
 from typing import Callable, Optional
 
 from penb import presets
-from penb.trainer.policy import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S   # 120 s a compiled batch
+from penb.executors.cost import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S   # 120 s a compiled batch
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
 RULE_VERSION = 3
@@ -198,22 +198,22 @@ def _as_many_as_fit(j, ov: dict, p: dict, budget: float, spent: float, overhead_
 def estimate(configs: list, updates: int, eager_s: float, device: Optional[str] = None) -> float:
     """The rule's seconds for one batch of ``updates`` at ``eager_s`` measured seconds per uncompiled update: as
     measured where it trains eager, else :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the compiled
-    speed-up measured at its number of runs (``penb.trainer.policy.compiled_speedup``; the CPU's compiled
+    speed-up measured at its number of runs (``penb.executors.cost.compiled_speedup``; the CPU's compiled
     batches are charged eager). Since rule v3 a batch compiles only where that charge is below its eager seconds
-    (``penb.trainer.policy.chosen_seconds``; :func:`compile_for` tells the trainer)."""
+    (``penb.executors.cost.chosen_seconds``; :func:`compile_for` tells the trainer)."""
     import torch
 
-    from penb.trainer.policy import chosen_seconds
+    from penb.executors.cost import chosen_seconds
 
     return chosen_seconds(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
 
 
 def compile_for(configs: list, updates: int, eager_s: float, device: Optional[str] = None) -> str:
     """Whether the trainer compiles this batch ("always" or "never"): only where its charge is below its eager
-    seconds (``penb.trainer.policy.compile_choice``, issue 60); the call's driver passes it to the trainer."""
+    seconds (``penb.executors.cost.compile_choice``, issue 60); the call's driver passes it to the trainer."""
     import torch
 
-    from penb.trainer.policy import compile_choice
+    from penb.executors.cost import compile_choice
 
     return compile_choice(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
 

@@ -1,5 +1,14 @@
-"""What a sweep would cost on a GPU: GPU-hours estimated from step times measured at paper size on one H100."""
+"""What GPU work costs, in one module (issue 60): the measured rates (step times at paper size on one H100, the
+batched rates of ``BATCHED``) and the charges a plan or a device call's sizing makes from them (a compiled batch's
+allowance and speed-up: :func:`charged_seconds`, :func:`chosen_seconds`, :func:`compile_choice`)."""
 from __future__ import annotations
+
+import math
+import os
+
+import torch
+
+from penb.trainer.policy import compiles
 
 # Step times of one update at paper size (h512, batch 512, L64) on one H100 in fp32, as measured
 # (shared/anchors/gpu-h100-measurements.md): the GRU at V 256, the LSTM and S4D at V 16,384.
@@ -104,11 +113,9 @@ def batch_seconds(configs, updates: int) -> float:
     batch (one run: :func:`alone_seconds` each update). The eager batch's update is :func:`batch_update_seconds`,
     never more than its runs one after another. A batch that compiles on CUDA (``penb.trainer.policy.compiles``) is
     charged the compile allowance plus its eager updates over the compiled speed-up measured at its K
-    (``penb.trainer.policy.compiled_speedup``), but no less than its runs' arithmetic (K x :func:`step_seconds`: at
+    (:func:`compiled_speedup`), but no less than its runs' arithmetic (K x :func:`step_seconds`: at
     the paper's size the batch is compute-bound, and the graph removes launches, not FLOPs)."""
     import torch
-
-    from penb.trainer.policy import charged_seconds
 
     c, k = configs[0], len(configs)
     one = alone_seconds(c)
@@ -116,3 +123,57 @@ def batch_seconds(configs, updates: int) -> float:
         return updates * one
     eager = min(batch_update_seconds(c, k)[0], k * one)
     return charged_seconds(torch.device("cuda"), k, updates, eager, floor_s=k * step_seconds(c))
+
+
+# --- charges: what a compiled batch costs (its compile, its speed-up), read by the plan and a call's sizing ---
+CUDA_COMPILE_ALLOWANCE_S = 120.0   # what a plan charges a compiled batch for inductor and CUDA-graph capture: 85-92 s a
+                                   # shape on an H200, 88-114 s at the quick sizes on an H100 (165 s at hidden 256)
+# The compiled update's speed-up over the eager stacked batch at K runs, each pair measured on one device at one commit
+# (benchmarks/results/h100-2026-11-27.txt, h200-2026-11-27.txt). The slice's sizing (penb.call.sizing) and the plan's
+# batched hours (penb.executors.cost.batch_seconds) read it, log-linear in K between the points and flat beyond them:
+# the smaller the batch, the more of its eager update is launches.
+CUDA_COMPILED_SPEEDUPS = ((10, 10.6),      # H100: quick LSTM at V 512 (key findings' cell), 4,240 against 399 run-upd/s
+                          (1024, 2.0))     # H200: quick GRU, 18,841 against 9,396 (the quick LSTM: 2.3)
+
+
+def charged_seconds(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float = 0.0) -> float:
+    """What a plan charges ``updates`` updates of a batch of ``K`` runs whose uncompiled update takes ``eager_s``, as
+    the trainer's own choice trains it: that, where it does not compile (:func:`compiles`); else
+    :data:`CUDA_COMPILE_ALLOWANCE_S` plus each update at ``eager_s`` over :func:`compiled_speedup` (on CUDA; on the
+    CPU over 1, an upper bound), but no less than ``floor_s`` (its arithmetic: the graph removes launches, not
+    FLOPs). A device call's sizing charges :func:`chosen_seconds` instead, and tells the trainer its choice."""
+    eager, compiled = _both(device, K, updates, eager_s, floor_s)
+    return compiled if compiles(device, "stacked" if K > 1 else "module", K, updates) else eager
+
+
+def chosen_seconds(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float = 0.0) -> float:
+    """:func:`charged_seconds` under :func:`compile_choice`: a batch compiles only where that is cheaper."""
+    eager, compiled = _both(device, K, updates, eager_s, floor_s)
+    return compiled if compile_choice(device, K, updates, eager_s, floor_s) == "always" else eager
+
+
+def compile_choice(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float = 0.0) -> str:
+    """"always" or "never" for a planned batch (issue 60: compile only where it pays): where :func:`compiles` would
+    compile it, only if its compiled charge is below its eager seconds, unless ``PENB_COMPILE=always`` forces it."""
+    if not compiles(device, "stacked" if K > 1 else "module", K, updates):
+        return "never"
+    if os.environ.get("PENB_COMPILE", "auto") == "always":
+        return "always"
+    eager, compiled = _both(device, K, updates, eager_s, floor_s)
+    return "always" if compiled < eager else "never"
+
+
+def _both(device: torch.device, K: int, updates: int, eager_s: float, floor_s: float) -> tuple[float, float]:
+    """(eager seconds, compiled charge) of ``updates`` updates of a batch of ``K`` runs."""
+    speedup = compiled_speedup(K) if device.type == "cuda" else 1.0
+    return updates * eager_s, CUDA_COMPILE_ALLOWANCE_S + updates * max(eager_s / speedup, floor_s)
+
+
+def compiled_speedup(K: int) -> float:
+    """The compiled update's measured speed-up over the eager stacked batch at ``K`` runs, interpolated in log K
+    between :data:`CUDA_COMPILED_SPEEDUPS` (flat outside them)."""
+    (k0, s0), (k1, s1) = CUDA_COMPILED_SPEEDUPS
+    if K <= k0 or K >= k1:
+        return s0 if K <= k0 else s1
+    f = math.log(K / k0) / math.log(k1 / k0)
+    return math.exp(math.log(s0) + f * (math.log(s1) - math.log(s0)))

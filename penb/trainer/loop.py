@@ -38,7 +38,7 @@ from penb.trainer import data, kernels, schedule
 from penb.trainer.run import Diverged, Run
 from penb.trainer.update import update
 from penb.trainer.policy import (CPU_BATCH_CORES, CPU_BATCH_RUNS, CPU_BATCH_UPDATES,  # noqa: F401 (re-exported)
-                                 CUDA_COMPILE_UPDATES, CUDA_COMPILED_SPEEDUPS, _allow_recompiles, batch_most,
+                                 CUDA_COMPILE_UPDATES, _allow_recompiles, batch_most,
                                  batch_pays, compiles)
 
 # the fields in which runs of one batch may differ (each a [K] value or a padded slot); all others they share
