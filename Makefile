@@ -70,7 +70,7 @@ benchmarks: setup
 #       (penb.call.limits.CALL_BUDGET_S by default); the folder to archive is $OUT/run
 #   make device-dry-run [CHAPTERS=...]                 here: what a call would train at the table's rates x 0.5, 1, 2
 #   make gpu-check OUT=$OUT                            carry .device and .whl: CUDA tests, benchmark, every chapter at
-#                                                      smoke, a smoke slice, within 540 s (scripts/gpu_check.py)
+#                                                      smoke, a smoke slice, within CALL_BUDGET_S (scripts/gpu_check.py)
 CHAPTERS ?= key_findings
 device-pack: setup
 	$(PY) -m penb device-pack

@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                                                           "(penb.call.sizing), not the preset's")
     sub.add_parser("device-pack", help="write .device/ (the commit's file hashes, the corpus) for a GPU call")
     dr = sub.add_parser("device-run", help="one GPU call: preflight, tree check, slice, CUDA tests (penb.call.device_run)")
-    dr.add_argument("--out", required=True, help="folder handed back: at most 8 files, 16 MiB")
+    dr.add_argument("--out", required=True, help="folder handed back: at most 8 files of 16 MiB, 64 MiB in all")
     dr.add_argument("--chapters", default="key_findings", help="comma-separated chapters with a slice preset")
     dr.add_argument("--budget", type=float, default=None,
                     help="wall-clock seconds for everything (default: penb.call.limits.CALL_BUDGET_S)")

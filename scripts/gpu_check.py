@@ -4,7 +4,7 @@
     python3 scripts/gpu_check.py --out DIR --device cpu    # here, first: the same steps on the CPU, so that no
                                                            # GPU minute goes to a typo
 
-Steps, each with its own time limit (cut to what is left of ``--budget``, default 540 s), each logged to DIR/gpu_check.log with its exit status and seconds:
+Steps, each with its own time limit (cut to what is left of ``--budget``, default ``penb.call.limits.CALL_BUDGET_S``), each logged to DIR/gpu_check.log with its exit status and seconds:
 1. the CUDA tests (tests/test_trainer.py, tests/test_bf16_cuda.py, tests/test_stacked.py);
 2. the batched benchmark at the quick sizes and hidden 256 (benchmarks/batched.py), into DIR;
 3. every chapter of the book at ``smoke`` on the device (``-p device cuda`` where the chapter has a device);
@@ -86,11 +86,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
-    ap.add_argument("--budget", type=float, default=540.0, help="wall-clock seconds for every step together")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="wall-clock seconds for every step together (default penb.call.limits.CALL_BUDGET_S)")
     a = ap.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(REPO))
     from penb.call import device_run
+    from penb.call.limits import CALL_BUDGET_S
+
+    a.budget = CALL_BUDGET_S if a.budget is None else a.budget
 
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "PENB_STORE": os.environ.get("PENB_STORE", "/tmp/penb-gpu-check")}
     if (REPO / device_run.PACK / "tree.json").is_file():

@@ -8,6 +8,8 @@ from scipy import stats
 
 from penb.claims import composition, to_decide
 
+pytestmark = pytest.mark.real_horizon        # the doublings to the text's budget as penb.claims.horizon counts them
+
 
 def simulated_pass(mean, sd, n, e, direction, draws=40_000, seed=0):
     """The share of draws in which the 95% t interval of n normal per-seed moves passes (independent of nct)."""

@@ -16,10 +16,12 @@ not travel). :func:`run` then does, in order, inside one wall-clock budget:
    sized on this device (``penb.call.sizing``: the largest base N x 2^j that the measured rates fit);
 4. **the CUDA tests** (``pytest`` on :data:`TESTS`) in whatever time the slice leaves.
 
-``--out`` gets at most 8 files, at most 16 MiB in all: the slice's ``manifest.json``, ``results.json`` and
-``predictions-*.tar`` (rewritten after every batch, so a cut-off call keeps what finished) and ``device_run.json``
-(preflight, tree check, each step's status and seconds, the tests' last lines), rewritten after every step. A second
-call with ``--from`` the first call's folder restores its runs and trains only the rest.
+``--out`` gets at most 8 files of at most 16 MiB, 64 MiB in all (``penb.call.limits``): the slice's
+``manifest.json``, ``results.json``, ``predictions-*.tar`` and ``trunks-*.tar`` (rewritten after every batch, so a
+cut-off call keeps what finished) and ``device_run.json`` (preflight, tree check, each step's status and seconds, the
+runs it trained, the sizing's steps down, the tests' last lines), rewritten after every step. A second call with
+``--from`` the first call's folder restores its runs and trunks and trains only what is left of the same targets.
+:func:`dry_run` sizes a call here, with no device, at the table's rates.
 """
 from __future__ import annotations
 

@@ -54,12 +54,13 @@ def call_overrides(preset: str, overrides: Optional[dict], device: str) -> dict:
     if preset in FIXED_TARGETS:
         out.setdefault("batch_runs", FIGURE_BATCH)
     return out
+
+
 RULE = (f"penb.call.sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each "
         f"model's N = base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's "
         f"measured (uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds "
-        f"over "
-        f"the compiled speed-up measured at its number of runs); where none fits, less (j = 0, then N and N/2 only, "
-        f"then one model, then as many batches as fit, at least one), each step recorded: never refused")
+        f"over the compiled speed-up measured at its number of runs); where none fits, less (j = 0, then N and N/2 "
+        f"only, then one model, then as many batches as fit, at least one), each step recorded: never refused")
 
 
 def base_budgets(chapter: str, preset: str, overrides: Optional[dict] = None) -> dict[str, int]:
@@ -124,15 +125,18 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
     spent = clock() - start
     budget = minutes * 60 - spent - overhead_s
 
-    def charged(extra: dict, j: int) -> tuple[dict, dict, float]:
-        ov = {ch: overrides_at(ch, preset, j, {**(overrides or {}), **extra}) for ch in chapters}
-        p = planner(chapters, preset, _merged(ov))
+    def charge(p: dict) -> float:                     # each batch's seconds and compile choice; the plan's total
         for b in p["batches"]:
             each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
             b["seconds"] = estimate(b["configs"], b["updates"], each, charge_device)
             b["compile"] = compile_for(b["configs"], b["updates"], each, charge_device)
             b["measured"] = True
-        return ov, p, sum(b["seconds"] for b in p["batches"])
+        return sum(b["seconds"] for b in p["batches"])
+
+    def charged(extra: dict, j: int) -> tuple[dict, dict, float]:
+        ov = {ch: overrides_at(ch, preset, j, {**(overrides or {}), **extra}) for ch in chapters}
+        p = planner(chapters, preset, _merged(ov))
+        return ov, p, charge(p)
 
     def result(j, ov, p, est, fallbacks, fits=True) -> dict:
         return {"j": j, "overrides": _merged(ov), "plan": p, "measure_s": round(spent, 1), "estimate_s": round(est, 1),
@@ -144,14 +148,9 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
         fixed, what = dict(overrides or {}), f"the {preset} preset's fixed targets"   # never scaled by j
     if fixed is not None:                              # calls continue each other toward the same targets
         p = planner(chapters, preset, fixed)
-        for b in p["batches"]:
-            each = per.get((group_key(b["configs"][0]), len(b["configs"])), max(per.values(), default=0.0))
-            b["seconds"] = estimate(b["configs"], b["updates"], each, charge_device)
-            b["compile"] = compile_for(b["configs"], b["updates"], each, charge_device)
-            b["measured"] = True
-        est = sum(b["seconds"] for b in p["batches"])
+        est = charge(p)
         if est <= budget:
-            return {**result(None, {"": fixed}, p, est, []), "j": "continued"}
+            return result("continued", {"": fixed}, p, est, [])
         return _as_many_as_fit("continued", {"": fixed}, p, budget, spent, overhead_s, result, [
             {"tried": what, "needs_min": round((est + spent + overhead_s) / 60, 2),
              "why": "does not fit this call"}])

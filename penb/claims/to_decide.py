@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from penb.claims import horizon as horizon_test
 from penb.claims.intervals import ALPHA, POWER, PRACTICAL_SEEDS
 
 MIN_SEEDS = 3                      # the doubling test reads nothing on fewer (penb.claims.doubling)
@@ -73,16 +74,9 @@ def ratio(name: str, rec: dict, horizon: Optional[dict] = None) -> Optional[floa
     late = ((rec.get("moves") or {}).get(name) or q.get("later") or {}).get("mean")
     if early is None or late is None:
         return None
-    if early == 0 or late * early < 0:
-        return 0.0 if late * early < 0 else 1.0    # a move that changed sign is not growth in one direction
-    return min(abs(late) / abs(early), 1.0)
-
-
-def doublings_left(n: int, horizon: Optional[int]) -> Optional[int]:
-    """Doublings from ``n`` updates to the text's budget ``horizon`` (rounded up); None where either is unknown."""
-    if not n or not horizon:
-        return None
-    return max(math.ceil(math.log2(horizon / n) - 1e-9), 0)
+    if late * early < 0:
+        return 0.0                                  # a move that changed sign is not growth in one direction
+    return 1.0 if early == 0 else min(abs(late) / abs(early), 1.0)
 
 
 def _margin(name: str, hz: dict, sesoi: float) -> float:
@@ -114,7 +108,10 @@ def estimate(detail: dict, horizon: Optional[int] = None) -> Optional[dict]:
     if not held:
         return None
     n_now = rec["budgets"][1]
-    left = hz.get("doublings") if hz.get("doublings") is not None else doublings_left(n_now, horizon)
+    if hz.get("doublings") is not None:
+        left = hz["doublings"]
+    else:                                           # unknown where the record names no text's budget
+        left = horizon_test.doublings_left(horizon, n_now) if horizon else None
     most = MAX_DOUBLINGS if left is None else left
     parts = []
     for name, m in rec["moves"].items():
@@ -123,7 +120,8 @@ def estimate(detail: dict, horizon: Optional[int] = None) -> Optional[dict]:
     unprojected = [p[0] for p in parts if p[5] is None]
 
     def carried_ok(j: int) -> bool:                 # the horizon's bound, projected (docstring)
-        if left is None or j >= left or not (hz or (left and rec.get("earlier_moves") is not None)):
+        read = bool(hz) or "earlier_moves" in rec     # protocol 7 reads the horizon after the doubling test
+        if left is None or j >= left or not read:
             return True
         for _, mean, _, _, direction, r, margin in parts:
             if direction == "shown":
