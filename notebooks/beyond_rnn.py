@@ -116,8 +116,9 @@ glue("br_seeds", ", ".join(map(str, cfg.seeds)), display=False)
 # branch of the same warm-up / stable trunk): the doubling test (protocols 5-7) reads
 # each hypothesis at both budgets, and decides it only where doubling the updates did
 # not move its gap by the smallest effect of interest; protocol 7 (in force) then
-# needs runs at N/4 too, to carry the verdict to 300,000 updates ("one doubling only"
-# without them).
+# reads the runs at N/4 too (another branch of the trunk, trained where `earlier` is 1,
+# as at quick), to carry the verdict to 300,000 updates ("one doubling only" without
+# them).
 
 # %%
 frame = beyond_rnn.analysis.run(cfg)

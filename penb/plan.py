@@ -20,14 +20,16 @@ from typing import Callable, Iterable, Optional
 # the chapter's ``analysis.run_configs``
 LISTS = {
     "irie": (("penb.chapters.irie.q4", "order_configs"), ("penb.chapters.irie.q4", "lm_configs"),
-             ("penb.chapters.irie.q4", "half_configs", "order"), ("penb.chapters.irie.q4", "half_configs", "lm")),
+             ("penb.chapters.irie.q4", "half_configs", "order"), ("penb.chapters.irie.q4", "half_configs", "lm"),
+             ("penb.chapters.irie.q4", "quarter_configs", "order"), ("penb.chapters.irie.q4", "quarter_configs", "lm")),
     "beyond_transformers": (("penb.chapters.beyond_transformers.analysis", "run_configs"),
                             ("penb.chapters.beyond_transformers.analysis", "lstm_configs"),
-                            ("penb.chapters.beyond_transformers.analysis", "half_configs")),
+                            ("penb.chapters.beyond_transformers.analysis", "half_configs"),
+                            ("penb.chapters.beyond_transformers.analysis", "quarter_configs")),
     **{f"appendix_{x}": ((f"penb.chapters.appendix.appendix_{x}", "run_configs"),) for x in "abcd"},
 }
-OWN_HALF = ("irie", "beyond_transformers")   # chapters that list their half budgets themselves (cosine runs of
-                                             # the models protocol 4 reads), not every run's (rnn_common)
+OWN_HALF = ("irie", "beyond_transformers")   # chapters that list their shorter budgets themselves (cosine runs of
+                                             # the models protocols 4-7 read), not every run's (rnn_common)
 
 
 def _listers(chapter: str) -> list[Callable]:

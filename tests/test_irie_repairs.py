@@ -291,3 +291,60 @@ def test_half_budgets_are_the_trained_claims_cells_at_half_the_updates(cfg):
     one_half = beyond_transformers.analysis.half_configs(one)
     assert {c["layers"] for c in one_half} == {1} and all(c["encoding"] == "none" for c in one_half)
     assert len(one_half) == len(one.vocab) * one.one_layer_seeds
+
+
+# -- the runs at a quarter of the updates (issue 58: the horizon's earlier doubling) --------------------------------
+def test_quarter_budgets_are_the_half_budgets_cells_at_a_quarter(cfg):
+    from penb.chapters.irie import q4
+
+    full = {(c["task"], c["layers"], c["encoding"], c["seed"]): c for c in q4.order_configs(cfg) + q4.lm_configs(cfg)}
+    quarter = q4.quarter_configs(cfg, "order") + q4.quarter_configs(cfg, "lm")
+    half = q4.half_configs(cfg, "order") + q4.half_configs(cfg, "lm")
+    strip = lambda c: {k: v for k, v in c.items() if k not in ("steps", "checkpoint_every", "log_every")}  # noqa
+    assert sorted(map(str, map(strip, quarter))) == sorted(map(str, map(strip, half))) and len(quarter) == 9
+    for c in quarter:
+        n = full[(c["task"], c["layers"], c["encoding"], c["seed"])]["steps"] // 4      # 375 / 187 at quick
+        assert (c["steps"], c["checkpoint_every"]) == (n, n) and c["warmup"] < n
+    assert q4.quarter_configs(cfg.replace(earlier=0), "order") == []
+    assert q4.quarter_configs(presets.resolve("irie", "smoke"), "lm") == []
+    with pytest.raises(ValueError, match="earlier"):                     # N/4 = 187 updates, under a 200 warm-up
+        presets.resolve("irie", "quick", q4_warmup=200)
+    with pytest.raises(ValueError, match="doubling"):
+        presets.resolve("irie", "quick", doubling=False)
+    assert presets.resolve("irie", "quick", doubling=False, earlier=0).earlier == 0
+    # beyond_transformers: every half model at a quarter; its PE-LSTM at N/4 is key_findings' own N/4 branch
+    from penb.chapters import rnn_common
+    from penb.chapters.key_findings import analysis as kfa
+
+    bt = presets.resolve("beyond_transformers", "quick")
+    bt_q = beyond_transformers.analysis.quarter_configs(bt)
+    assert sorted(map(str, map(strip, bt_q))) == sorted(map(str, map(strip, beyond_transformers.analysis.half_configs(bt))))
+    assert all(c["steps"] == bt.steps // 4 for c in bt_q)
+    kcfg = presets.resolve("key_findings", "quick")
+    kf_quarter = {runs_key(c) for c in rnn_common.earlier_budgets(kfa.run_configs(kcfg), kcfg)}
+    lstm_q = beyond_transformers.analysis.lstm_quarter_configs(bt)
+    assert lstm_q and all(c["core"] == "lstm" and runs_key(c) in kf_quarter for c in lstm_q)
+    assert beyond_transformers.analysis.quarter_configs(presets.resolve("beyond_transformers", "smoke")) == []
+
+
+def runs_key(c):
+    from penb.runs import key
+
+    return key(c)
+
+
+@pytest.mark.real_horizon
+def test_the_quarter_runs_reach_the_horizon(cfg):
+    """With the runs at N/4 the horizon reads both doublings (budgets N/4, N/2, N); without them it has none."""
+    with_q = results(cfg, two=(0.86, 0.87, 0.88), two_half=(0.85, 0.86, 0.87), one_half=(0.2, 0.205, 0.2))
+    with_q["order_quarter"] = _order(2, (0.70, 0.71, 0.72), cfg.q4_steps // 4) + \
+        _order(1, (0.2, 0.205, 0.2), cfg.q4_steps // 4)
+    g = grades(with_q, cfg)["irie.q4.order"]
+    n = cfg.q4_steps
+    assert g.verdict == claims.REPRODUCED and g.detail["horizon"]["budgets"] == [n // 4, n // 2, n]
+    moved = g.detail["horizon"]["quantities"]["gap"]
+    assert moved["earlier"]["mean"] == pytest.approx(0.15) and moved["later"]["mean"] == pytest.approx(0.01)
+    del with_q["order_quarter"]
+    g = grades(with_q, cfg)["irie.q4.order"]
+    assert g.verdict == claims.INCONCLUSIVE and g.detail["horizon"]["quantities"] == {}
+    assert "one doubling only" in g.detail["horizon"]["why"]

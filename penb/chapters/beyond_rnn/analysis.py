@@ -74,12 +74,13 @@ def label_of(config: dict) -> str:
 
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
         progress: bool = True) -> pd.DataFrame:
-    """Train or reuse every run of ``cfg`` (and, with ``doubling``, each at half its updates: protocol 4);
+    """Train or reuse every run of ``cfg`` (and, with ``doubling``, each at half its updates: protocol 4; with
+    ``earlier``, at a quarter too);
     the :func:`frame` of the full-budget runs."""
     from penb.chapters import rnn_common
 
     configs = run_configs(cfg)
-    todo = configs + rnn_common.half_budgets(configs, cfg)
+    todo = rnn_common.all_budgets(configs, cfg)                     # N, N/2 (and N/4: earlier)
     results, _ = sweeps.chapter_sweep(todo, cfg, "beyond_rnn runs", executor, store, progress)
     return frame(results[:len(configs)])
 
@@ -90,6 +91,15 @@ def half_frame(frame_: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
     from penb.chapters import rnn_common
 
     found = rnn_common.half_of(frame_, cfg)
+    return None if found is None else frame(found)
+
+
+def quarter_frame(frame_: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
+    """As :func:`half_frame`, the runs at a quarter of the updates (the horizon's earlier doubling); None unless
+    ``cfg.earlier`` and all are stored."""
+    from penb.chapters import rnn_common
+
+    found = rnn_common.quarter_of(frame_, cfg)
     return None if found is None else frame(found)
 
 
@@ -181,8 +191,10 @@ NOT_RUN: dict = {}
 def grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[claims.Grade]:
     """Every hypothesis of the chapter, in registry order, graded on ``frame`` (``not tested`` where this
     config lacks a variant it needs), under protocol 4: the same grading first on the runs at half the updates
-    (:func:`half_frame`), whose evidence the doubling test reads."""
-    return claims.graded_with_half(_grade, frame, half_frame(frame, cfg), cfg, floor, steps=cfg.get("steps"))
+    (:func:`half_frame`), whose evidence the doubling test reads, and at a quarter (:func:`quarter_frame`) where
+    the preset trains it (the horizon's earlier doubling)."""
+    return claims.graded_with_half(_grade, frame, half_frame(frame, cfg), cfg, floor, steps=cfg.get("steps"),
+                                   quarter=quarter_frame(frame, cfg))
 
 
 def _grade(frame: pd.DataFrame, cfg, floor: Optional[pd.Series] = None) -> list[claims.Grade]:

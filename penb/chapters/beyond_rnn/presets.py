@@ -28,7 +28,7 @@ from penb.presets import QUICK_SEEDS, Config, confirmation, require
 
 # The training settings shared with key_findings: read from its presets, never restated here.
 SHARED = ("device", "length", "hidden", "batch_size", "steps", "warmup", "lr", "betas", "held_out",
-          "checkpoint_every", "amp", "workers", "per_core", "schedule", "doubling")
+          "checkpoint_every", "amp", "workers", "per_core", "schedule", "doubling", "earlier")
 BANDS = ("high", "low", "spread", "phase")
 
 
@@ -55,6 +55,8 @@ QUICK = dict(
     doubling=kf.PAPER["doubling"],      # protocol 4: each run also at N/2, a WSD branch of
                                         # its trunk (~10% more; key_findings' own N/2 runs
                                         # for vanilla and PE)
+                                        # and (earlier, from key_findings' QUICK, issue 58)
+                                        # at N/4 too, another branch (~5% more updates)
     # graded on confirmation seeds, 3 for every variant (why: penb.presets.QUICK_SEEDS;
     # the pilot's 4 for vanilla and high, below, served protocol 2's power)
     seeds=confirmation(QUICK_SEEDS),

@@ -5,7 +5,8 @@
   Transformer (``core="transformer"``, the encoding added). ``lstm_configs(cfg)``: key_findings' own
   PE-LSTM runs at the smallest vocabulary (the length study's bridge), made by key_findings' code.
 * ``half_configs(cfg)``: the runs of ``cfg.half_models`` again at half their updates (protocol 4's doubling test);
-  ``half_frame(frame, cfg)``: those runs, from the store, as :func:`frame` gives them.
+  ``quarter_configs(cfg)``: at a quarter (``cfg.earlier``, issue 58: the doubling before the last, which the horizon
+  of protocols 6-7 reads); ``half_frame(frame, cfg)`` / ``quarter_frame``: those runs, from the store.
 * ``frame(results)``: one row per run; ``summary``: mean per (model, V); ``ceilings(cfg)``: the order-blind ceiling.
 * ``length_frame(...)``: every run of the length study scored at L (its own test) and at test_factor x L.
 * ``grade(frame, lengths, cfg)``: every hypothesis of the chapter through ``penb.claims``, the ones about trained
@@ -22,7 +23,7 @@ import pandas as pd
 from penb import claims, presets, sweeps
 from penb import runs
 from penb.chapters.beyond_transformers.length import MODEL, length_frame
-from penb.chapters.irie.budgets import half, next_cost
+from penb.chapters.irie.budgets import half, next_cost, quarter
 from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)
 from penb.chapters.irie.ceiling import blind_ceiling
 from penb.claims import evidence, training
@@ -61,6 +62,13 @@ def half_configs(cfg) -> list[dict]:
     return half(c for c in run_configs(cfg) if model_of(c) in cfg.half_models)
 
 
+def quarter_configs(cfg) -> list[dict]:
+    """As :func:`half_configs`, at a quarter of the updates; [] unless ``cfg.earlier``."""
+    if not cfg.get("earlier", 0):
+        return []
+    return quarter(c for c in run_configs(cfg) if model_of(c) in cfg.half_models)
+
+
 def _kf(cfg):
     """key_findings' config of the PE-LSTM at (L, smallest vocabulary, seeds), from its own preset of this name."""
     return presets.resolve("key_findings", cfg.preset if cfg.preset in ("smoke", "quick", "paper") else "quick",
@@ -88,6 +96,19 @@ def lstm_half_configs(cfg) -> list[dict]:
     return rnn_common.half_budgets(kfa.run_configs(kcfg), kcfg)
 
 
+def lstm_quarter_configs(cfg) -> list[dict]:
+    """As :func:`lstm_half_configs`, at a quarter of the updates (key_findings' N/4 branches, where its preset
+    trains them); [] unless ``cfg.earlier``."""
+    from penb.chapters import rnn_common
+    from penb.chapters.key_findings import analysis as kfa
+
+    if not (cfg.lstm and cfg.half_models and cfg.get("earlier", 0)):
+        return []
+    kcfg = _kf(cfg)
+    full = kfa.run_configs(kcfg)
+    return rnn_common.earlier_budgets(full, kcfg)[:len(full)]
+
+
 def model_of(config: dict) -> str:
     if config["core"] == "lstm":
         return LSTM
@@ -96,11 +117,13 @@ def model_of(config: dict) -> str:
 
 def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
         progress: bool = True) -> tuple[pd.DataFrame, list]:
-    """Train or reuse every Transformer run, the LSTM runs and the runs at half the updates (:func:`half_configs`);
-    (:func:`frame` of the full-budget runs, their RunResults). :func:`half_frame` reads the others."""
+    """Train or reuse every Transformer run, the LSTM runs and the runs at half and a quarter of the updates
+    (:func:`half_configs`, :func:`quarter_configs`); (:func:`frame` of the full-budget runs, their RunResults).
+    :func:`half_frame` and :func:`quarter_frame` read the others."""
     configs = run_configs(cfg) + (lstm_configs(cfg) if cfg.lstm else [])
-    results, _ = sweeps.chapter_sweep(configs + half_configs(cfg) + lstm_half_configs(cfg), cfg,
-                                    "beyond_transformers runs", executor, store, progress)
+    shorter = half_configs(cfg) + lstm_half_configs(cfg) + quarter_configs(cfg) + lstm_quarter_configs(cfg)
+    results, _ = sweeps.chapter_sweep(configs + shorter, cfg, "beyond_transformers runs", executor, store,
+                                      progress)
     return frame(results[:len(configs)]), results[:len(configs)]
 
 
@@ -108,7 +131,16 @@ def half_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
     """The runs of :func:`half_configs` from the store that holds ``frame``'s runs, as :func:`frame` gives them,
     with the PE-LSTM's (:func:`lstm_half_configs`) where all of those are stored too; None when ``cfg`` trains
     none, ``frame`` names no stored run (a hand-built table) or one is missing."""
-    configs = half_configs(cfg)
+    return _shorter_frame(frame, half_configs(cfg), lstm_half_configs(cfg))
+
+
+def quarter_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
+    """As :func:`half_frame`, the runs at a quarter of the updates (:func:`quarter_configs`,
+    :func:`lstm_quarter_configs`); None unless ``cfg.earlier``."""
+    return _shorter_frame(frame, quarter_configs(cfg), lstm_quarter_configs(cfg))
+
+
+def _shorter_frame(frame: pd.DataFrame, configs: list[dict], lstm: list[dict]) -> Optional[pd.DataFrame]:
     if not configs or not len(frame) or "path" not in frame or not str(frame["path"].iloc[0]):
         return None
     store = Path(frame["path"].iloc[0]).parent
@@ -117,7 +149,7 @@ def half_frame(frame: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
     except (FileNotFoundError, OSError, ValueError):
         return None
     try:
-        found += [runs.load(c, store) for c in lstm_half_configs(cfg)]
+        found += [runs.load(c, store) for c in lstm]
     except (FileNotFoundError, OSError, ValueError):
         pass                                # the length study's LSTM row then has no doubling move
     return _frame_of(found)
@@ -234,16 +266,30 @@ def slope_evidence(trend: dict) -> dict:
 
 
 def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg,
-          half: Optional[pd.DataFrame] = None, half_lengths: Optional[pd.DataFrame] = None) -> list[claims.Grade]:
+          half: Optional[pd.DataFrame] = None, half_lengths: Optional[pd.DataFrame] = None,
+          quarter: Optional[pd.DataFrame] = None, quarter_lengths: Optional[pd.DataFrame] = None
+          ) -> list[claims.Grade]:
     """Every hypothesis of the chapter, in registry order (``not tested`` where this config lacks a model), under
     protocol 4: those about trained models against the same evidence on the runs at half the updates (``half``,
-    by default :func:`half_frame`). The length study's half-budget evidence is those runs scored at the long
-    length (``half_lengths``, by default :func:`length_frame` of ``half`` when ``lengths`` is given)."""
+    by default :func:`half_frame`), and at a quarter where the preset trains them (``quarter``, by default
+    :func:`quarter_frame`: the horizon's earlier doubling). The length study's evidence at a shorter budget is
+    those runs scored at the long length (``half_lengths`` / ``quarter_lengths``, by default :func:`length_frame`
+    of ``half`` / ``quarter`` when ``lengths`` is given)."""
     half = half_frame(frame, cfg) if half is None else half
-    if half_lengths is None and lengths is not None and half is not None and "path" in half:
-        half_lengths = length_frame(half, None, cfg, progress=False)[0]
-    return claims.graded_with_half(lambda f, c: _grade(f, lengths if f is frame else half_lengths, c), frame,
-                                   half, cfg, steps=cfg.steps)
+    quarter = quarter_frame(frame, cfg) if quarter is None else quarter
+    half_lengths = _lengths_of(half, lengths, cfg) if half_lengths is None else half_lengths
+    quarter_lengths = _lengths_of(quarter, lengths, cfg) if quarter_lengths is None else quarter_lengths
+    by_frame = {id(frame): lengths, id(half): half_lengths, id(quarter): quarter_lengths}
+    return claims.graded_with_half(lambda f, c: _grade(f, by_frame.get(id(f)), c), frame, half, cfg,
+                                   steps=cfg.steps, quarter=quarter)
+
+
+def _lengths_of(shorter: Optional[pd.DataFrame], lengths: Optional[pd.DataFrame], cfg) -> Optional[pd.DataFrame]:
+    """:func:`length_frame` of the stored runs ``shorter`` (None without them, or when the full budget's
+    ``lengths`` is not given)."""
+    if lengths is None or shorter is None or "path" not in shorter:
+        return None
+    return length_frame(shorter, None, cfg, progress=False)[0]
 
 
 def _grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg) -> list[claims.Grade]:

@@ -51,6 +51,10 @@ two-layer models too (2 x 3 runs of about 22 s: ~130 CPU-s, about a minute on tw
 comparison of trained models here has its doubling move. The length study's move (2026-11-26) scores those half
 runs at 2L too, with key_findings' PE-LSTM runs at N/2 (branches of its WSD trunks, shared through the store, so
 no new training at quick): before, its rows read "no N/2" and stayed undecided.
+
+Issue 58 (``earlier``): the same models train at a quarter of their updates too (375 at quick: 6 two-layer runs of
+about 11 s and 3 one-layer runs of about 6 s, ~85 CPU-s), and the length study reads key_findings' PE-LSTM at N/4
+(its trunk's branch, no new training), so that the horizon of protocols 6-7 reads the doubling before the last.
 """
 from penb.chapters import rnn_common
 from penb.chapters.irie import presets as irie
@@ -78,6 +82,9 @@ PAPER = dict(
     half_models=MODELS,                 # protocol 4: models also trained at half their updates (same
                                         # seeds), which the doubling test of the hypotheses about
                                         # trained models reads; () trains none
+    earlier=1,                          # issue 58: those models at a quarter of their updates too (a
+                                        # cosine run of its own; PE-LSTM: key_findings' N/4 branch):
+                                        # the doubling before the last, which the horizon reads
     encoding="sinusoidal",              # the PE added in "2-layer PE"
     test_factor=2,                      # the length study tests at test_factor x L
     lstm=True,                          # the length study includes key_findings' PE-LSTM
@@ -111,6 +118,7 @@ SMOKE = dict(
     seeds=kf.SMOKE["seeds"],            # two seeds: per-seed code runs, rules decline
     one_layer_seeds=2,                  # both seeds
     half_models=("1-layer NoPE",),      # as quick
+    earlier=0,                          # no N/4 runs: the tests' smoke build stays as short
     held_out=16,                        # key_findings' smoke test set: shared LSTM runs
     bootstrap=200,                      # fast intervals
     workers=1,                          # in-process
@@ -147,6 +155,11 @@ def check(cfg):
     require(isinstance(cfg.half_models, (tuple, list)) and set(cfg.half_models) <= set(cfg.models)
             and len(set(cfg.half_models)) == len(cfg.half_models),
             f"half_models must be distinct among models ({', '.join(cfg.models)}), got {cfg.half_models!r}")
-    if cfg.half_models:                      # the half budgets keep their warm-up inside them
+    require(cfg.earlier in (0, 1) and not isinstance(cfg.earlier, bool),
+            f"earlier must be 0 or 1 (1: the runs at N/4 too), got {cfg.earlier!r}")
+    if cfg.half_models:                      # the shorter budgets keep their warm-up inside them
         require(cfg.warmup <= cfg.steps // 2, f"half_models trains runs of {cfg.steps // 2} updates, shorter than "
                                               f"the {cfg.warmup}-update warm-up; shorten it or set half_models=()")
+        require(not cfg.earlier or cfg.warmup <= cfg.steps // 4,
+                f"earlier=1 trains runs of {cfg.steps // 4} updates, shorter than the {cfg.warmup}-update "
+                f"warm-up; shorten it or set earlier=0")

@@ -1,9 +1,11 @@
-"""The half budgets of protocol 4's doubling test for the causal-Transformer chapters (``irie``,
-``beyond_transformers``), and what the next doubling would cost.
+"""The shorter budgets of the doubling test for the causal-Transformer chapters (``irie``,
+``beyond_transformers``): N/2 (protocol 4) and N/4 (the doubling before it, which protocols 6-7's horizon
+reads; issue 58), and what the next doubling would cost.
 
 These chapters train on the warm-up + cosine schedule, which runs to 0 at its own end, so the run at N/2
 updates is a run of its own (not a branch of the N run): :func:`half` gives each config at half its updates,
-everything else equal (same seed, so the same initial weights, data stream and test set). A claim about
+:func:`quarter` at a quarter, everything else equal (same seed, so the same initial weights, data stream and
+test set). A claim about
 trained models (``Claim.about == "trained"``) reads its evidence at N/2 and at N, and stands only where the
 quantity that could overturn it moved by less than its smallest effect (``penb.claims.doubling``).
 """
@@ -12,14 +14,24 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 
-def half(configs: Iterable[dict]) -> list[dict]:
-    """Each run config at half its updates (``steps // 2``), its one checkpoint at its end and its log every
+def shorter(configs: Iterable[dict], k: int) -> list[dict]:
+    """Each run config at 1/2^k of its updates (``steps >> k``), its one checkpoint at its end and its log every
     fiftieth of its updates, as the chapters set them for a full run."""
     out = []
     for c in configs:
-        n = c["steps"] // 2
+        n = c["steps"] >> k
         out.append({**c, "steps": n, "checkpoint_every": n, "log_every": max(n // 50, 1)})
     return out
+
+
+def half(configs: Iterable[dict]) -> list[dict]:
+    """Each run config at half its updates (:func:`shorter`, k = 1)."""
+    return shorter(configs, 1)
+
+
+def quarter(configs: Iterable[dict]) -> list[dict]:
+    """Each run config at a quarter of its updates (:func:`shorter`, k = 2): the doubling before the last."""
+    return shorter(configs, 2)
 
 
 def next_cost(configs: Sequence[dict], wall_s: Sequence[float]) -> dict:

@@ -35,6 +35,11 @@ model without PE (``irie.q4.attention``). At quick: 9 more runs, 3 x 750 updates
 about 32 CPU-s) + 3 x 750 x 0.0065 s (one-layer order, about 15 CPU-s) + 3 x 375 x 0.028 s (language model,
 about 32 CPU-s): about 80 CPU-s, 40 s on the two workers. ``irie.q4`` (the language models) is a comparison at
 a fixed budget, read once the runs' curves have met, and needs no half budget.
+
+Issue 58 (``earlier``): the same cells train at a quarter of their updates too, so that the horizon of
+protocols 6-7 reads the doubling before the last (N/4 -> N/2) as in the RNN chapters. At quick: 9 more runs
+at a quarter of the full ones, 3 x 375 x 0.014 s + 3 x 375 x 0.0065 s + 3 x 187 x 0.028 s, about 40 CPU-s,
+20 s on the two workers.
 """
 from penb import encodings
 from penb.presets import confirmation, require
@@ -90,6 +95,9 @@ PAPER = dict(
     doubling=True,           # protocol 4: also train the cells of the claims about trained models at half
                              # their updates (same seeds), so that the doubling test can read them; False:
                              # those claims read inconclusive ("no runs at half the budget")
+    earlier=1,               # issue 58: those cells at a quarter of their updates too (a cosine run of its own,
+                             # a quarter of the full run's cost): the doubling before the last, which protocol
+                             # 6-7's horizon reads; 0: none (the horizon reads no earlier move)
     q4_context="all",        # the cells no claim grades (one-layer models, two-layer PE order model):
                              # "all" seeds, the "first" seed only, or "none"
     workers=2,               # processes training side by side (one torch thread each): one per core of
@@ -134,6 +142,7 @@ SMOKE = dict(                # every cell runs in seconds; the numbers mean noth
     lm_held_out=32,          # a few test paragraphs, not all of them
     workers=1,               # in this kernel: no process start-up
     q4_context="first",      # as QUICK
+    earlier=0,               # no N/4 runs: the tests' smoke build stays as short (tests set 1 to exercise it)
 )
 
 
@@ -192,9 +201,14 @@ def check_q4(cfg):
     require(cfg.lm_crop in CROPS, f"unknown lm_crop {cfg.lm_crop!r}; valid: {', '.join(CROPS)}")
     require(cfg.q4_context in CONTEXT, f"unknown q4_context {cfg.q4_context!r}; valid: {', '.join(CONTEXT)}")
     require(isinstance(cfg.doubling, bool), f"doubling must be True or False, got {cfg.doubling!r}")
-    if cfg.doubling:                         # the half budgets keep their warm-up inside them
-        require(cfg.q4_warmup <= min(cfg.q4_steps, cfg.lm_steps) // 2,
-                f"doubling trains runs of {min(cfg.q4_steps, cfg.lm_steps) // 2} updates, shorter than the "
-                f"{cfg.q4_warmup}-update warm-up (q4_warmup); shorten it or set doubling=False")
+    require(cfg.earlier in (0, 1) and not isinstance(cfg.earlier, bool),
+            f"earlier must be 0 or 1 (1: the runs at N/4 too), got {cfg.earlier!r}")
+    require(cfg.doubling or not cfg.earlier, "earlier=1 trains N/4 beside N/2: it needs doubling=True")
+    if cfg.doubling:                         # the shorter budgets keep their warm-up inside them
+        k = 1 + cfg.earlier
+        require(cfg.q4_warmup <= min(cfg.q4_steps, cfg.lm_steps) >> k,
+                f"doubling trains runs of {min(cfg.q4_steps, cfg.lm_steps) >> k} updates, shorter than the "
+                f"{cfg.q4_warmup}-update warm-up (q4_warmup); shorten it or set "
+                f"{'earlier=0' if cfg.earlier else 'doubling=False'}")
     require(isinstance(cfg.lm_held_out, int) and cfg.lm_held_out >= 0,
             f"lm_held_out must be an int >= 0 (0: all test paragraphs), got {cfg.lm_held_out!r}")

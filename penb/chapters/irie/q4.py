@@ -14,7 +14,7 @@ and reused by ``penb.sweeps.sweep``:
 
 This module holds the cells and their run configs (``cells``, ``order_configs``, ``lm_configs``, ``run``;
 ``half_configs``: the cells of the claims about trained models again at half their updates, protocol 4's
-doubling test), the grouping of runs by cell (``label``, ``groups``, ``split``) and what a config can grade
+doubling test; ``quarter_configs``: at a quarter, the doubling before it), the grouping of runs by cell (``label``, ``groups``, ``split``) and what a config can grade
 (``graded``, ``missing``, ``lm_missing``, ``ceiling_margin``); the grading of ``irie.q4`` and ``irie.q4.order``
 is ``penb.chapters.irie.q4_grading``, the tables shown of the runs ``penb.chapters.irie.q4_tables``.
 Functions return plain data (lists of run configs, RunResults, DataFrames).
@@ -24,7 +24,7 @@ from __future__ import annotations
 from penb import claims
 from penb import runs
 from penb import sweeps
-from penb.chapters.irie.budgets import half
+from penb.chapters.irie.budgets import shorter
 from penb.chapters.irie.ceiling import binomial_margin, blind_ceiling
 from penb.executors import LocalExecutor, ProcessExecutor
 
@@ -130,20 +130,32 @@ def half_cells(cfg) -> dict[str, list[tuple[int, str]]]:
 
 def half_configs(cfg, study: str) -> list[dict]:
     """The run configs of ``study``'s :func:`half_cells`, each at half its updates, on every seed of the cell."""
+    return _shorter_configs(cfg, study, 1)
+
+
+def quarter_configs(cfg, study: str) -> list[dict]:
+    """As :func:`half_configs`, at a quarter of the updates (issue 58: the doubling before the last, which the
+    horizon of protocols 6-7 reads); [] unless ``cfg.earlier``."""
+    return _shorter_configs(cfg, study, 2) if cfg.get("earlier", 0) else []
+
+
+def _shorter_configs(cfg, study: str, k: int) -> list[dict]:
     keep = half_cells(cfg)[study]
     full = order_configs(cfg) if study == "order" else lm_configs(cfg)
-    return half(c for c in full if (c["layers"], c["encoding"]) in keep)
+    return shorter((c for c in full if (c["layers"], c["encoding"]) in keep), k)
 
 
 def run(cfg, progress: bool = True) -> dict[str, list]:
     """Train (or reuse) every run of both studies in one sweep: {"order": [...], "lm": [...], "order_half": [...],
-    "lm_half": [...]} RunResults (the last two: :func:`half_configs`, protocol 4's runs at half the updates).
+    "lm_half": [...], "order_quarter": [...], "lm_quarter": [...]} RunResults (:func:`half_configs`, protocol 4's
+    runs at half the updates; :func:`quarter_configs`, at a quarter, empty unless ``cfg.earlier``).
 
     ``cfg.workers`` > 1 runs them in that many processes with one torch thread each; 1 runs them here.
     The language-model runs go first (they are the longest), so the pool stays busy to the end.
     """
     parts = {"lm": lm_configs(cfg), "lm_half": half_configs(cfg, "lm"), "order": order_configs(cfg),
-             "order_half": half_configs(cfg, "order")}
+             "order_half": half_configs(cfg, "order"), "lm_quarter": quarter_configs(cfg, "lm"),
+             "order_quarter": quarter_configs(cfg, "order")}
     executor = ProcessExecutor(workers=cfg.workers, threads=1) if cfg.workers > 1 else LocalExecutor(threads=1)
     results = sweeps.sweep([c for configs in parts.values() for c in configs], executor=executor, progress=progress)
     out, i = {}, 0

@@ -12,7 +12,8 @@ Two claims, each read by its own gate:
 
 :func:`grade_trained` grades the claims about trained models of the chapter (``irie.one_layer``,
 ``irie.q4.order``, ``irie.q4.attention``) under protocol 4 (``claims.graded_with_half``): the same evidence
-code runs on the runs at half the updates (``order_half``, ``lm_half``) and at the full budget.
+code runs on the runs at half the updates (``order_half``, ``lm_half``), at a quarter (``order_quarter``,
+``lm_quarter``, issue 58) and at the full budget.
 """
 from __future__ import annotations
 
@@ -154,10 +155,10 @@ def grade_lm(results: dict, cfg) -> claims.Grade:
 
 
 # -- the claims about trained models, under protocol 4 ---------------------------------------------------------
-def half_of(results: dict) -> Optional[dict]:
+def half_of(results: dict, part: str = "half") -> Optional[dict]:
     """The runs at half the updates of :func:`penb.chapters.irie.q4.run`'s ``results`` as a results dict
-    ({"order", "lm"}), or None when it holds none."""
-    order, lm = list(results.get("order_half") or []), list(results.get("lm_half") or [])
+    ({"order", "lm"}), or None when it holds none; ``part="quarter"``: those at a quarter."""
+    order, lm = list(results.get(f"order_{part}") or []), list(results.get(f"lm_{part}") or [])
     return {"order": order, "lm": lm} if order or lm else None
 
 
@@ -167,5 +168,6 @@ def _trained(results: dict, cfg) -> list[claims.Grade]:
 
 def grade_trained(results: dict, cfg) -> list[claims.Grade]:
     """``irie.one_layer``, ``irie.q4.order`` and ``irie.q4.attention`` graded at the full budget, each against its
-    evidence on the runs at half the updates (protocol 4's doubling test; without them each reads inconclusive)."""
-    return claims.graded_with_half(_trained, results, half_of(results), cfg)
+    evidence on the runs at half the updates (protocol 4's doubling test; without them each reads inconclusive),
+    and at a quarter where the preset trains them (``earlier``: the horizon's earlier doubling)."""
+    return claims.graded_with_half(_trained, results, half_of(results), cfg, quarter=half_of(results, "quarter"))
