@@ -90,22 +90,27 @@ def means(table: pd.DataFrame, vocab: int, n: int) -> tuple[np.ndarray, bool]:
 
 def simulate(van: np.ndarray, pe: Optional[np.ndarray], seeds: int, offset: float, noise: float, n: int,
              protocol: int, rng: np.random.Generator, gap: Optional[float] = None,
-             horizon: int = HORIZON) -> tuple[str, bool]:
+             horizon: int = HORIZON, params: Optional[dict] = None, names: tuple = ("PE GRU", "vanilla GRU"),
+             low: float = 0.0, sesoi: Optional[float] = None, extra: Optional[dict] = None) -> tuple[str, bool]:
     """One draw of ``morita.fig2.gru``'s verdict: vanilla's mean at N/4, N/2, N (``van``), PE's (``pe``; or vanilla's
     plus ``gap``), per-seed offsets (sd ``offset``) and evaluation noise (sd ``noise``), through
-    ``composition.settle`` at budget ``n`` and the text's ``horizon``. Returns (the rule's verdict, settled)."""
+    ``composition.settle`` at budget ``n`` and the text's ``horizon``. Returns (the rule's verdict, settled).
+
+    Another claim read by rule "better" (a above b) draws the same way: ``pe`` its side a, ``van`` its side b, with its
+    own rule ``params``, side ``names``, the quantity's lower end ``low`` (accuracies sit in [0, 1], a difference of
+    two in [-1, 1]), smallest effect ``sesoi`` and evidence fields ``extra`` (a baseline)."""
     from penb.claims import composition
 
     pe = van + gap if pe is None else pe
     off = rng.normal(0.0, offset, (2, seeds))
     ev = []
     for k in range(3):
-        a = np.clip(pe[k] + off[0] + rng.normal(0.0, noise, seeds), 0, 1)
-        b = np.clip(van[k] + off[1] + rng.normal(0.0, noise, seeds), 0, 1)
-        ev.append({"a": list(a), "b": list(b), "seeds": list(range(seeds)), "a_name": "PE GRU",
-                   "b_name": "vanilla GRU", "resolution": 1e-4})
-    return composition.settle("better", PARAMS, ev[2], ev[1], (n // 2, n), SESOI, protocol, quarter=ev[0],
-                              horizon=horizon)
+        a = np.clip(pe[k] + off[0] + rng.normal(0.0, noise, seeds), low, 1)
+        b = np.clip(van[k] + off[1] + rng.normal(0.0, noise, seeds), low, 1)
+        ev.append({"a": list(a), "b": list(b), "seeds": list(range(seeds)), "a_name": names[0],
+                   "b_name": names[1], "resolution": 1e-4, **(extra or {})})
+    return composition.settle("better", PARAMS if params is None else params, ev[2], ev[1], (n // 2, n),
+                              SESOI if sesoi is None else sesoi, protocol, quarter=ev[0], horizon=horizon)
 
 
 def power(van: np.ndarray, seeds: int, offset: float, noise: float, n: int, protocol: int,

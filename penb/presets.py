@@ -56,7 +56,7 @@ CONFIRMATION_SEEDS = (2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010
 QUICK_SEEDS = 3
 
 # How the quick and slice presets choose their cells, seeds and budgets (issues 41, 43): penb.sizing, re-exported.
-from penb.sizing import (DEEP_RULE, QUICK_CLAIM_CPU_MIN, QUICK_RULE, SLICE_MINUTES,  # noqa: E402,F401
+from penb.sizing import (DEEP_RULE, FREQ_DEEP_RULE, QUICK_CLAIM_CPU_MIN, QUICK_RULE, SLICE_MINUTES,  # noqa: E402,F401
                          SLICE_RULE, SLICE_S4D, SLICE_SEEDS, SLICE_STOP)
 
 

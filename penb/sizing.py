@@ -73,3 +73,20 @@ DEEP_RULE = (f"penb.presets.DEEP_RULE (issue 58): Fig. 2's GRU over V 32-256, va
              f"of {', '.join(f'{n:,}' for n in DEEP_BUDGETS)} with {DEEP_POWER:.0%} power for morita.fig2.gru at "
              f"<= {DEEP_MAX_SEEDS} seeds (penb.power, search seeds only) within {DEEP_CPU_MIN:g} CPU-minutes, the "
              f"fewest seeds from {DEEP_MIN_SEEDS} that reach it")
+
+# FREQ_DEEP_RULE (issue 58, 2026-11-29, written before frequency's deep search ran and before any of its deep
+# confirmation runs): the same rule for Fig. 3's GRU cell (penb.chapters.frequency.power), where
+# * the cell: the paper's GRU vocabulary of Fig. 3 (64 = 32 FREQUENT + 32 RARE tokens), vanilla and sinusoidal, at
+#   quick's shapes on the dual-frequency task (h64, L16, batch 64, lr 1e-2, WSD), N/4 and N/2 on each trunk;
+# * the claim that sizes it: morita.fig3.pe_robust.gru (the vanilla GRU harmed more by RARE disturbants than the PE
+#   one), the chapter's comparison of trained models;
+# * the alternative: the effect measured on the search seeds (both variants searched there, never graded), because
+#   Fig. 2's deep run showed the text's level far from this scale; the SESOI's power beside it;
+# * N: the smallest of FREQ_DEEP_BUDGETS with DEEP_POWER at <= DEEP_MAX_SEEDS seeds under the protocol in force,
+#   among those whose figure fits DEEP_CPU_MIN at the rate the search measured; else the largest that fits;
+# * seeds: the fewest from DEEP_MIN_SEEDS that reach it, else the most that fit; fixed on every host.
+FREQ_DEEP_BUDGETS = (8_000, 16_000, 32_000, 64_000)
+FREQ_DEEP_RULE = (f"penb.sizing.FREQ_DEEP_RULE (issue 58): Fig. 3's GRU at V 64, vanilla and sinusoidal, N the "
+                  f"smallest of {', '.join(f'{n:,}' for n in FREQ_DEEP_BUDGETS)} with {DEEP_POWER:.0%} power for "
+                  f"morita.fig3.pe_robust.gru at the effect searched on search seeds, at <= {DEEP_MAX_SEEDS} seeds, "
+                  f"within {DEEP_CPU_MIN:g} CPU-minutes, the fewest seeds from {DEEP_MIN_SEEDS} that reach it")

@@ -1,25 +1,36 @@
-"""The deep preset's power analysis (issue 58): penb.power on the search table, written beside the chapter.
+"""The deep presets' power analyses (issue 58), written beside each chapter from its search table.
 
-Reads ``penb/chapters/key_findings/deep_search.csv`` (search seeds only; ``scripts/search_deep.py``), writes
-``power_analysis.csv`` beside it and prints the table as Markdown with the rule's choice (``penb.presets.DEEP_RULE``).
+``--chapter key_findings`` (default): ``penb.power`` on ``penb/chapters/key_findings/deep_search.csv`` (search seeds
+only; ``scripts/search_deep.py``), written to ``power_analysis.csv`` beside it, with the rule's choice
+(``penb.sizing.DEEP_RULE``). ``--chapter frequency``: ``penb.chapters.frequency.power`` on that chapter's search table
+(``penb.sizing.FREQ_DEEP_RULE``). Each prints the table as Markdown.
 
-    .venv/bin/python scripts/power_analysis.py            # about two minutes on one core
+    .venv/bin/python scripts/power_analysis.py                       # about two minutes on one core
+    .venv/bin/python scripts/power_analysis.py --chapter frequency
 """
+import argparse
 import sys
 
 from penb import power
 
 
-def main() -> int:
-    table = power.load()
-    offset, noise = power.spread_and_noise(table)
-    out = power.analyse(table)
-    out.to_csv(power.TABLE, index=False)
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--chapter", choices=("key_findings", "frequency"), default="key_findings")
+    a = ap.parse_args(argv)
+    if a.chapter == "frequency":
+        from penb.chapters.frequency import power as module
+    else:
+        module = power
+    table = module.load()
+    offset, noise = module.spread_and_noise(table)
+    out = module.analyse(table)
+    out.to_csv(module.TABLE, index=False)
     print(f"search seeds {sorted(table['seed'].unique())}; per-seed offset sd {offset:.4f}, evaluation noise sd "
           f"{noise:.4f}\n")
-    print(power.view().to_markdown())
+    print(module.view().to_markdown())
     print()
-    print(power.choice_text())
+    print(module.choice_text())
     return 0
 
 

@@ -1,0 +1,82 @@
+"""Frequency's deep power analysis (issue 58, penb.chapters.frequency.power), checked against computations made
+here: the budgets read by steps whichever trunk they came from, the noise and offsets read back from curves drawn
+with them, the noncentral t's power where nothing is left to the horizon, the CPU rate and minutes by hand, and the
+rule's choice on hand-made tables."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from penb import sizing
+from penb.chapters.frequency import power
+
+
+def _search(noise=0.004, offset=0.02, seeds=40, rng=None):
+    """A search table drawn with a known per-seed offset and evaluation noise: harm falling 0.01 a doubling for
+    vanilla from 0.10, PE flat at 0.01, budgets 1k-32k on trunks 4k and 32k."""
+    rng = rng or np.random.default_rng(0)
+    rows = []
+    for v in (32, 64):
+        for enc, start, slope in (("none", 0.10, -0.01), ("sinusoidal", 0.01, 0.0)):
+            for seed in range(seeds):
+                off = rng.normal(0, offset)
+                for trunk in (4000, 32_000):
+                    for steps in (trunk // 4, trunk // 2, trunk):
+                        k = math.log2(steps / 1000)
+                        rows.append(dict(vocab=v, encoding=enc, seed=seed, trunk=trunk, steps=steps, diverged=False,
+                                         harm=start + slope * k + off + rng.normal(0, noise), acc_frequent=0.9,
+                                         batch_runs=6, batch_wall_s=100.0 if trunk == 32_000 else 12.0))
+    return pd.DataFrame(rows)
+
+
+def test_budgets_are_read_by_steps_across_trunks():
+    t = _search(noise=0.0, offset=0.0, seeds=3)
+    x = power.curve(t, 64, 8000, "none")               # 2,000 and 4,000 from the 4k trunk, 8,000 from the 32k one
+    assert x.shape == (3, 3) and np.allclose(x[0], [0.09, 0.08, 0.07])
+    with pytest.raises(ValueError, match="no budgets"):
+        power.curve(t, 64, 64_000, "none")
+    m, extrapolated = power.means(t, 64, 64_000, "none")
+    assert extrapolated and np.allclose(m, [0.06, 0.05, 0.04])   # moves -0.01, -0.01: ratio 1
+
+
+def test_the_noise_and_offsets_are_read_back_from_curves_drawn_with_them():
+    offset, noise = power.spread_and_noise(_search())
+    assert noise == pytest.approx(0.004, rel=0.1) and offset == pytest.approx(0.02, rel=0.15)
+
+
+def test_power_where_nothing_is_left_to_the_horizon_is_the_noncentral_t_power():
+    """Both sides still, no evaluation noise, N at the horizon: the rule alone decides, vanilla's harm above PE's
+    when the paired Student-t interval lies above 0, so the power is the noncentral t's."""
+    n, offset, gap = 5, 0.01, 0.012
+    a, b = np.full(3, 0.05 + gap), np.full(3, 0.05)
+    got = power.power(a, b, n, offset, 0.0, 32_000, 7, draws=2000, params={"min_agree": 0.0, "min_seeds": 3},
+                      horizon=32_000)
+    s = offset * math.sqrt(2)
+    expect = 1 - stats.nct.cdf(stats.t.ppf(0.975, n - 1), n - 1, gap * math.sqrt(n) / s)
+    assert 0.2 < expect < 0.9
+    assert got == pytest.approx(expect, abs=0.035)
+
+
+def test_the_cpu_rate_and_minutes_by_hand():
+    t = _search(seeds=3)
+    assert power.cpu_rate(t) == pytest.approx((6 * 32_000 + 6 * 4000) / (100.0 + 12.0))   # the trunks' batches
+    t.loc[t["steps"] != t["trunk"], "batch_wall_s"] = 1.0               # a branch batch trains its decay only
+    assert power.cpu_rate(t) == pytest.approx((6 * 32_000 + 6 * 4000) / (100.0 + 12.0))
+    assert power.cpu_rate(t[t["trunk"] == 4000]) == pytest.approx(6 * 4000 / 12.0)
+    assert power.cpu_minutes(32_000, 5, 1920.0) == pytest.approx(2 * 5 * 1.15 * 32_000 / 1920 / 2 / 60)
+
+
+def _table(rows):
+    return pd.DataFrame([dict(vocab=64, N=n, seeds=k, power_p7=p, cpu_min=c) for n, k, p, c in rows])
+
+
+def test_the_rule_takes_the_smallest_budget_and_fewest_seeds_that_reach_the_power():
+    t = _table([(8000, 5, 0.5, 10), (16_000, 5, 0.79, 20), (16_000, 8, 0.85, 32), (32_000, 5, 0.9, 40)])
+    c = power.choose(t, protocol=7)
+    assert (c["N"], c["seeds"], c["reached"]) == (16_000, 8, True)
+    t = _table([(8000, 5, 0.5, 60), (16_000, 5, 0.6, 95), (8000, 10, 0.7, 89)])
+    c = power.choose(t, protocol=7)
+    assert (c["N"], c["seeds"], c["reached"]) == (8000, 10, False)     # 16,000 does not fit 90 CPU-minutes
+    assert sizing.FREQ_DEEP_BUDGETS == (8000, 16_000, 32_000, 64_000)
