@@ -2,7 +2,7 @@
 
 ``--chapter key_findings`` (default): ``penb.power`` on ``penb/chapters/key_findings/deep_search.csv`` (search seeds
 only; ``scripts/search_deep.py``), written to ``power_analysis.csv`` beside it, with the rule's choice
-(``penb.sizing.DEEP_RULE``). ``--chapter frequency``: ``penb.chapters.frequency.power`` on that chapter's search table
+(``penb.sizing.DEEP_RULE``). ``--chapter frequency``: ``penb.power.frequency`` on that chapter's search table
 (``penb.sizing.FREQ_DEEP_RULE``). Each prints the table as Markdown.
 
     .venv/bin/python scripts/power_analysis.py                       # about two minutes on one core
@@ -19,7 +19,7 @@ def main(argv=None) -> int:
     ap.add_argument("--chapter", choices=("key_findings", "frequency"), default="key_findings")
     a = ap.parse_args(argv)
     if a.chapter == "frequency":
-        from penb.chapters.frequency import power as module
+        from penb.power import frequency as module
     else:
         module = power
     table = module.load()

@@ -33,8 +33,9 @@ import numpy as np
 import pandas as pd
 
 from penb import power as core
+from penb.store import paths
 
-HERE = Path(__file__).parent
+HERE = paths.REPO / "penb" / "chapters" / "frequency"    # the chapter's folder: its search and power tables
 SEARCH = HERE / "deep_search.csv"                  # scripts/search_deep.py --chapter frequency (search seeds)
 TABLE = HERE / "power_analysis.csv"                # analyse(load()), committed before any deep confirmation run
 CLAIM = "morita.fig3.pe_robust.gru"
