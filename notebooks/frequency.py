@@ -52,7 +52,8 @@
 # disturbants to one run is its accuracy with FREQUENT disturbants minus its accuracy
 # with RARE ones, over all targets and positions. Each claim reads one number per seed
 # (the seed is the independent unit), pairs the variants by seed, and grades with 95%
-# Student-t intervals over seeds (grading protocol 2; the figures' bars are descriptive). The graded presets train confirmation seeds that no regime
+# Student-t intervals over seeds (the grading protocol in force, `penb.claims.protocol`;
+# the figures' bars are descriptive). The graded presets train confirmation seeds that no regime
 # search used (`paper` keeps the published seeds). A run whose loss turns non-finite is
 # kept as diverged: shown, counted, never averaged in.
 
@@ -66,6 +67,7 @@ from myst_nb import glue
 from penb import claims, presets, report
 from penb.claims import archives
 from penb.chapters import frequency
+from penb.power import frequency as fq_power
 
 pd.set_option("display.max_colwidth", None)
 fq_keys = [c.key for c in claims.of_chapter("frequency")]
@@ -409,14 +411,38 @@ with pd.option_context("display.max_rows", None, "display.max_columns", None,
 # %% [markdown]
 # ### Two doublings, where a preset trains them
 #
-# The `slice` preset also trains every run at a quarter of its updates (`earlier`), a
-# branch of the same trunk, so that a reader sees the doubling before the one the
-# verdicts read. The table gives each cell's mean over seeds at N/4, N/2 and N. It is
-# shown, not graded: the protocol reads N/2 to N only. Presets without that budget
-# (quick among them) print why there is no table.
+# The `quick` and `slice` presets also train every run at a quarter of its updates
+# (`earlier`), a branch of the same trunk, so that a reader sees the doubling before the
+# one the doubling test reads. The table gives each cell's mean over seeds at N/4, N/2
+# and N: the two doublings whose moves the protocol's horizon reads (protocol 7: the
+# later move shown not to be larger than the earlier, or its growth charged to every
+# doubling left). Presets without that budget print why there is no table.
 
 # %% tags=["hide-input"]
 display(rnn_common.budget_view(run_frame, cfg))
+
+# %% [markdown]
+# ### What would decide Fig. 3's GRU cell: the power analysis
+#
+# Before any `deep` confirmation run of this chapter, `scripts/search_deep.py --chapter
+# frequency` trained the GRU, vanilla and position-encoded, at quick's shapes on
+# **search seeds only**, at V 32 and the paper's 64 and at budgets 1,000-32,000, and
+# `scripts/power_analysis.py --chapter frequency` simulated the verdict of
+# `morita.fig3.pe_robust.gru` (the vanilla GRU harmed more by RARE disturbants than
+# the PE one) through the composition that grades it (`penb.power.frequency`): both
+# variants' harm on their searched curves, with the seeds' offsets and the evaluation
+# noise measured there, at the text's 300,000 updates. Each row says how often the
+# protocol would settle the claim with that many seeds at that N (power; at the
+# smallest effect of interest beside it), and what the cell (two variants) costs:
+# CPU-minutes on the 2-core AVX-512 host, at the rate the search measured, and
+# minutes of one H100. The rule that reads the `deep` preset's N and seeds off this
+# table is `penb.sizing.FREQ_DEEP_RULE`; 64,000 updates are extrapolated from each
+# side's last two moves.
+
+# %% tags=["hide-input"]
+with pd.option_context("display.max_rows", None, "display.width", 250):
+    display(fq_power.view())
+print(fq_power.choice_text())
 
 # %% [markdown]
 # ## Archived executions

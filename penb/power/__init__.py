@@ -62,12 +62,21 @@ def spread_and_noise(table: pd.DataFrame) -> tuple[float, float]:
     """(per-seed offset sd, evaluation noise sd), pooled over every (vocabulary, trunk) cell of ``table``: the noise
     from the per-seed second differences (their variance is 6 noise^2 where the bend is common to the seeds), the
     offset from the seeds' spread at one budget less that noise."""
-    second, spread = [], []
+    found = []
     for (v, n), _ in table.groupby(["vocab", "trunk"]):
         try:
-            x = curve(table, v, n)
+            found.append(curve(table, v, n))
         except ValueError:
             continue
+    return pooled(found)
+
+
+def pooled(curves) -> tuple[float, float]:
+    """(per-seed offset sd, evaluation noise sd) pooled over ``curves`` (each [seeds, 3]: a cell's seeds at N/4, N/2,
+    N; cells with fewer than 2 seeds skipped): the noise from the per-seed second differences, the offset from the
+    seeds' spread at one budget less that noise."""
+    second, spread = [], []
+    for x in curves:
         if len(x) < 2:
             continue
         second.append(np.var(x[:, 2] - 2 * x[:, 1] + x[:, 0], ddof=1))
@@ -211,7 +220,17 @@ def choose(power_table: pd.DataFrame, protocol: Optional[int] = None) -> dict:
 
     col = f"power_p{protocol or PROTOCOL}"
     t = power_table[power_table["vocab"] == power_table["vocab"].max()]
-    fits = t[(t["N"].isin(sizing.DEEP_BUDGETS)) & (t["cpu_min"] <= sizing.DEEP_CPU_MIN)
+    return pick(t, col, sizing.DEEP_BUDGETS)
+
+
+def pick(t: pd.DataFrame, col: str, budgets) -> dict:
+    """The deep rules' choice on the rows ``t`` of one cell: among ``budgets`` whose figure fits
+    ``sizing.DEEP_CPU_MIN`` at ``DEEP_MIN_SEEDS``-``DEEP_MAX_SEEDS`` seeds, the smallest N whose power (column
+    ``col``) reaches ``DEEP_POWER`` with the fewest seeds; where none does, the largest N that fits with the most
+    seeds that fit."""
+    from penb import sizing
+
+    fits = t[(t["N"].isin(budgets)) & (t["cpu_min"] <= sizing.DEEP_CPU_MIN)
              & (t["seeds"] >= sizing.DEEP_MIN_SEEDS) & (t["seeds"] <= sizing.DEEP_MAX_SEEDS)]
     if fits.empty:
         raise ValueError("no deep budget fits the CPU budget at the fewest seeds")
@@ -228,6 +247,13 @@ def choose(power_table: pd.DataFrame, protocol: Optional[int] = None) -> dict:
     return dict(N=n, seeds=int(r["seeds"]), power=float(r[col]), cpu_min=float(r["cpu_min"]), reached=False, why=why)
 
 
+def move_texts(show: pd.DataFrame, prefix: str) -> list[str]:
+    """"mean [lo, hi]" of the columns ``<prefix>_move``, ``_lo``, ``_hi`` per row of ``show`` ("" where absent)."""
+    cols = [f"{prefix}_move", f"{prefix}_lo", f"{prefix}_hi"]
+    return ["" if not np.isfinite(m) else f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+            for m, lo, hi in zip(*(show[c] if c in show else [np.nan] * len(show) for c in cols))]
+
+
 TABLE = paths.REPO / "penb" / "chapters" / "key_findings" / "power_analysis.csv"   # analyse(load()), committed
 
 
@@ -242,23 +268,26 @@ def view(path: Path = TABLE):
         return Markdown(f"No power analysis table at `{Path(path).name}` (`scripts/power_analysis.py` writes it).")
     t = pd.read_csv(path)
     show = t[t["seeds"].isin((3, 5, 10))].copy()
-    show["vanilla's last move"] = [
-        "" if not np.isfinite(m) else f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
-        for m, lo, hi in zip(*(show[c] if c in show else [np.nan] * len(show)
-                               for c in ("later_move", "later_lo", "later_hi")))]
+    show["vanilla's last move"] = move_texts(show, "later")
     cols = {"vocab": "V", "N": "N", "seeds": "seeds", "vanilla_at_n": "vanilla at N",
             "vanilla's last move": "vanilla's last move (search seeds)", "power_p7": "power, protocol 7",
             "power_p6": "power, protocol 6", "power_sesoi_p7": "power at the SESOI (p7)",
             "cpu_min": "figure, CPU-min (2 cores)", "h100_min": "figure, H100-min"}
+    return shown(show, cols)
+
+
+def shown(show: pd.DataFrame, cols: dict) -> pd.DataFrame:
+    """The columns ``cols`` of a power table's rows ``show``, renamed, N marked where extrapolated, indexed by V, N
+    and seeds: what a chapter displays."""
     out = show[[c for c in cols if c in show]].rename(columns=cols)
     out["N"] = [f"{n:,}" + (" (extrapolated)" if e else "") for n, e in zip(show["N"], show["extrapolated"])]
     return out.set_index(["V", "N", "seeds"])
 
 
-def choice_text(path: Path = TABLE) -> str:
-    """The rule's choice (:func:`choose`) on the committed table, in one sentence."""
+def choice_text(path: Path = TABLE, rule: str = "penb.presets.DEEP_RULE", choose_fn=None) -> str:
+    """The rule's choice (:func:`choose`, or ``choose_fn``) on the committed table at ``path``, in one sentence."""
     if not Path(path).exists():
         return "no power analysis table yet"
-    c = choose(pd.read_csv(path))
-    return (f"penb.presets.DEEP_RULE on this table: N = {c['N']:,}, {c['seeds']} seeds, "
+    c = (choose_fn or choose)(pd.read_csv(path))
+    return (f"{rule} on this table: N = {c['N']:,}, {c['seeds']} seeds, "
             f"{c['cpu_min']:.0f} CPU-minutes on the 2-core AVX-512 host; {c['why']}")

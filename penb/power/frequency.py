@@ -26,7 +26,6 @@ batched rates (``penb.executors.cost.batch_seconds``).
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -63,23 +62,16 @@ def curve(table: pd.DataFrame, vocab: int, n: int, encoding: str, value: str = V
 
 
 def spread_and_noise(table: pd.DataFrame, value: str = VALUE) -> tuple[float, float]:
-    """(per-seed offset sd, evaluation noise sd) of ``value``, pooled over every (vocabulary, encoding, searched N)
-    cell: the noise from the per-seed second differences, the offset from the seeds' spread less that noise (as
-    :func:`penb.power.spread_and_noise`)."""
-    second, spread = [], []
+    """(per-seed offset sd, evaluation noise sd) of ``value``, pooled (:func:`penb.power.pooled`) over every
+    (vocabulary, encoding, N) cell whose N/4, N/2 and N were searched (N from 4,000)."""
+    found = []
     for (v, e), _ in table.groupby(["vocab", "encoding"]):
-        for n in BUDGETS:
+        for n in (4000,) + BUDGETS:
             try:
-                x = curve(table, v, n, e, value)
+                found.append(curve(table, v, n, e, value))
             except ValueError:
                 continue
-            if len(x) < 2:
-                continue
-            second.append(np.var(x[:, 2] - 2 * x[:, 1] + x[:, 0], ddof=1))
-            spread.append(np.var(x, axis=0, ddof=1).mean())
-    noise = math.sqrt(np.mean(second) / 6) if second else math.nan
-    offset = math.sqrt(max(np.mean(spread) - noise ** 2, 0.0)) if spread else math.nan
-    return offset, noise
+    return core.pooled(found)
 
 
 def means(table: pd.DataFrame, vocab: int, n: int, encoding: str) -> tuple[np.ndarray, bool]:
@@ -180,21 +172,7 @@ def choose(power_table: pd.DataFrame, protocol=None) -> dict:
     from penb.claims.protocol import PROTOCOL
 
     col = f"power_p{protocol or PROTOCOL}"
-    t = power_table[power_table["vocab"] == DEEP_VOCAB]
-    fits = t[(t["N"].isin(sizing.FREQ_DEEP_BUDGETS)) & (t["cpu_min"] <= sizing.DEEP_CPU_MIN)
-             & (t["seeds"] >= sizing.DEEP_MIN_SEEDS) & (t["seeds"] <= sizing.DEEP_MAX_SEEDS)]
-    if fits.empty:
-        raise ValueError("no deep budget fits the CPU budget at the fewest seeds")
-    good = fits[fits[col] >= sizing.DEEP_POWER].sort_values(["N", "seeds"])
-    if len(good):
-        r = good.iloc[0]
-        return dict(N=int(r["N"]), seeds=int(r["seeds"]), power=float(r[col]), cpu_min=float(r["cpu_min"]),
-                    reached=True, why=f"{r[col]:.0%} power at N = {int(r['N']):,} with {int(r['seeds'])} seeds")
-    n = int(fits["N"].max())
-    r = fits[fits["N"] == n].sort_values("seeds").iloc[-1]
-    return dict(N=n, seeds=int(r["seeds"]), power=float(r[col]), cpu_min=float(r["cpu_min"]), reached=False,
-                why=f"no budget within the CPU's {sizing.DEEP_CPU_MIN:g} minutes reaches {sizing.DEEP_POWER:.0%}: "
-                    f"the largest that fits, N = {n:,} with {int(r['seeds'])} seeds, has {r[col]:.0%}")
+    return core.pick(power_table[power_table["vocab"] == DEEP_VOCAB], col, sizing.FREQ_DEEP_BUDGETS)
 
 
 def view(path: Path = TABLE):
@@ -208,24 +186,15 @@ def view(path: Path = TABLE):
     t = pd.read_csv(path)
     show = t[t["seeds"].isin((3, 5, 10))].copy()
     for name in ("vanilla", "pe"):
-        cols = [f"{name}_last_move", f"{name}_last_lo", f"{name}_last_hi"]
-        show[f"{name} last move"] = ["" if not np.isfinite(m) else f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
-                                     for m, lo, hi in zip(*(show[c] if c in show else [np.nan] * len(show)
-                                                            for c in cols))]
+        show[f"{name} last move"] = core.move_texts(show, f"{name}_last")
     cols = {"vocab": "V", "N": "N", "seeds": "seeds", "vanilla_harm": "vanilla harm at N", "pe_harm": "PE harm at N",
             "vanilla last move": "vanilla harm's last move", "pe last move": "PE harm's last move",
             "power_p7": "power, protocol 7", "power_p6": "power, protocol 6",
             "power_sesoi_p7": "power at the SESOI (p7)",
             "cpu_min": "figure, CPU-min (2 cores)", "h100_min": "figure, H100-min"}
-    out = show[[c for c in cols if c in show]].rename(columns=cols)
-    out["N"] = [f"{n:,}" + (" (extrapolated)" if e else "") for n, e in zip(show["N"], show["extrapolated"])]
-    return out.set_index(["V", "N", "seeds"])
+    return core.shown(show, cols)
 
 
 def choice_text(path: Path = TABLE) -> str:
     """The rule's choice (:func:`choose`) on the committed table, in one sentence."""
-    if not Path(path).exists():
-        return "no power analysis table yet"
-    c = choose(pd.read_csv(path))
-    return (f"penb.sizing.FREQ_DEEP_RULE on this table: N = {c['N']:,}, {c['seeds']} seeds, {c['cpu_min']:.0f} "
-            f"CPU-minutes on the 2-core AVX-512 host; {c['why']}")
+    return core.choice_text(path, "penb.sizing.FREQ_DEEP_RULE", choose)
