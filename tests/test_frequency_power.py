@@ -80,3 +80,38 @@ def test_the_rule_takes_the_smallest_budget_and_fewest_seeds_that_reach_the_powe
     c = power.choose(t, protocol=7)
     assert (c["N"], c["seeds"], c["reached"]) == (8000, 10, False)     # 16,000 does not fit 90 CPU-minutes
     assert sizing.FREQ_DEEP_BUDGETS == (8000, 16_000, 32_000, 64_000)
+
+
+# -- the deep preset the rule reads off the committed table ---------------------------------------------------------
+def test_the_deep_preset_is_what_the_rule_reads_off_the_committed_table():
+    from penb.chapters.frequency import presets as fq
+
+    if not power.TABLE.exists():
+        pytest.skip("no power analysis table committed yet")
+    c = power.choose(pd.read_csv(power.TABLE))
+    assert (fq.DEEP_N, fq.DEEP_SEEDS, fq.DEEP_VOCAB) == (c["N"], c["seeds"], power.DEEP_VOCAB)
+
+
+def test_the_frequency_deep_preset_is_the_rules_fixed_targets():
+    from penb import presets
+    from penb.chapters import rnn_common
+    from penb.chapters.frequency import analysis
+    from penb.chapters.frequency import presets as fq
+
+    cfg = presets.resolve("frequency", "deep")
+    configs = analysis.run_configs(cfg)
+    assert {(c["core"], c["vocab_size"], c["steps"], c["amp"]) for c in configs} == {("gru", 64, fq.DEEP_N, "none")}
+    assert {c["encoding"] for c in configs} == {"none", "sinusoidal"}
+    assert cfg.seeds == presets.confirmation(fq.DEEP_SEEDS)
+    assert {c["steps"] for c in rnn_common.all_budgets(configs, cfg)} == {fq.DEEP_N, fq.DEEP_N // 2, fq.DEEP_N // 4}
+    assert not set(cfg.seeds) & (set(presets.SEARCH_SEEDS) | set(presets.PILOT_SEEDS))
+
+
+@pytest.mark.parametrize("override", [{"per_core": {"gru": {"steps": 4000}}}, {"seeds": (2001, 2002, 2003)},
+                                      {"seeds": (0, 1, 2, 111, 222)}, {"gru_vocab": 32}, {"earlier": 0},
+                                      {"amp": "bf16"}, {"cores": ("gru", "lstm")}])
+def test_the_frequency_deep_preset_refuses_host_dependent_budgets(override):
+    from penb import presets
+
+    with pytest.raises(ValueError, match="fixed targets"):
+        presets.resolve("frequency", "deep", **override)

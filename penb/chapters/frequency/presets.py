@@ -140,6 +140,34 @@ SLICE = dict(
     earlier=1,                                      # N/4 too: the doubling before the graded one, shown
 )
 
+# Fig. 3's GRU cell where the protocol can decide (issue 58): the paper's GRU vocabulary (64 = 32 + 32) at quick's
+# shapes, trained to a fixed budget N with its N/2 and N/4 on each run's trunk, on the confirmation seeds the power
+# analysis names. The rule is penb.sizing.FREQ_DEEP_RULE; penb.power.frequency reads both variants' harm on search
+# seeds (deep_search.csv beside this module, scripts/search_deep.py --chapter frequency) and writes
+# power_analysis.csv beside it, landed before any deep confirmation run. The CPU trains it through the one batched
+# trainer over both cores (``python -m penb run frequency --preset deep``); a kill loses at most checkpoint_every
+# updates of each run, and a second invocation trains only what is left. Its budgets are the same on every host
+# and device (check() refuses others).
+DEEP_N = 64_000        # FREQ_DEEP_RULE on power_analysis.csv (tests/test_frequency_power.py checks it): no N
+                       # within 90 CPU-minutes reaches 80% power (at most 1.5%: the harm of RARE disturbants
+                       # grew for both variants over 8k-32k on search seeds, PE's as much as vanilla's), so
+                       # the largest that fits: 64,000 (its N/2 and N/4 searched), 68 CPU-minutes
+DEEP_SEEDS = 10        # FREQ_DEEP_RULE: none reaches the power, so the most that fit (10: all confirmation seeds)
+DEEP_VOCAB = 64        # the paper's GRU cell of Fig. 3 (Sec. 4.2)
+DEEP = dict(
+    QUICK,                                          # quick's shapes and regime, then:
+    device="auto",                                  # the CPU here; CUDA where a GPU continues it
+    seeds=confirmation(DEEP_SEEDS),                 # graded: confirmation seeds, none searched
+    cores=("gru",),                                 # the CPU's depth goes to one model (the LSTM and the
+                                                    # S4D: a GPU's)
+    gru_vocab=DEEP_VOCAB,                           # the paper's GRU vocabulary, whatever it shows
+    per_core={"gru": {"steps": DEEP_N}},            # quick's GRU regime (batch 64, lr 1e-2, WSD)
+    earlier=1,                                      # N/4 on the trunk too: two doublings
+    checkpoint_every=2000,                          # a kill loses at most ~2 minutes of a batch
+    batch_runs=DEEP_SEEDS,                          # two batches, one per core
+    workers=2,                                      # the 2-core CPU machine
+)
+
 # Exercises every cell in seconds; its numbers mean nothing.
 SMOKE = dict(
     device="cpu",                                   # the tests run on the CPU
@@ -163,7 +191,17 @@ TRAINING_KEYS = tuple(k for k in PAPER if k not in rnn_common.EXECUTION)  # the 
 
 
 def check(cfg):
-    """Raise ``ValueError`` for an impossible value of the training keys (both chapters use it)."""
+    """Raise ``ValueError`` for an impossible value of the training keys (both chapters use it); at the deep preset,
+    also for a budget, a seed count or a precision other than the rule's (fixed targets, the same on every host)."""
+    if cfg.preset == "deep" and "gru_vocab" in cfg:
+        gru = rnn_common.settings(cfg, "gru")
+        require(gru["steps"] == DEEP_N and tuple(cfg.seeds) == confirmation(DEEP_SEEDS) and gru["amp"] == "none"
+                and cfg.get("earlier") == 1 and cfg.get("schedule") == "wsd" and tuple(cfg.cores) == ("gru",)
+                and cfg.gru_vocab == DEEP_VOCAB,
+                f"the deep preset's budgets are fixed targets (penb.sizing.FREQ_DEEP_RULE): GRU N = {DEEP_N:,} with "
+                f"N/2 and N/4 (earlier=1, WSD), V {DEEP_VOCAB}, confirmation seeds {confirmation(DEEP_SEEDS)}, fp32, "
+                f"on every host; got N = {gru['steps']:,}, {len(cfg.seeds)} seeds, amp {gru['amp']!r}, earlier "
+                f"{cfg.get('earlier')}. Use preset 'quick' for other budgets")
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps", "per_cell", "checkpoint_every",
                                     "bootstrap", "workers"))
     rnn_common.check_execution(cfg)
