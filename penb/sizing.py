@@ -90,3 +90,21 @@ FREQ_DEEP_RULE = (f"penb.sizing.FREQ_DEEP_RULE (issue 58): Fig. 3's GRU at V 64,
                   f"smallest of {', '.join(f'{n:,}' for n in FREQ_DEEP_BUDGETS)} with {DEEP_POWER:.0%} power for "
                   f"morita.fig3.pe_robust.gru at the effect searched on search seeds, at <= {DEEP_MAX_SEEDS} seeds, "
                   f"within {DEEP_CPU_MIN:g} CPU-minutes, the fewest seeds from {DEEP_MIN_SEEDS} that reach it")
+
+# The LSTM and S4D parts of Fig. 2 (issue 58, defined 2026-11-29 before any of their runs): for a GPU, since on the CPU
+# an LSTM figure at the GRU's depth takes about 3 hours. Each part follows DEEP_RULE's steps on its own search:
+# * cells: the model's quick shapes (LSTM: h128, batch 64, lr 3e-3; S4D: h64, batch 64, lr 1e-2; WSD, fp32), vanilla
+#   and sinusoidal, over the paper's vocabularies from quick's up (V 256-2048; the paper goes to 16,384, beyond what a
+#   model of these shapes learns in a GPU call), N/4 and N/2 on each trunk;
+# * the search, on search seeds 0-2, both variants (the alternative measured there, as FREQ_DEEP_RULE), budgets
+#   N/4-N of trunks 4,000 and 32,000: ``scripts/search_deep.py --core lstm --vocab 256 512 1024 2048 --encodings none
+#   sinusoidal --budgets 4000 32000 --device cuda`` (the S4D alike), its table beside key findings' presets
+#   (deep_search_lstm.csv, deep_search_s4d.csv);
+# * N: the smallest of GPU_DEEP_BUDGETS with DEEP_POWER for morita.fig2.lstm / .s4d at <= DEEP_MAX_SEEDS seeds under
+#   the protocol in force, within GPU_DEEP_MINUTES of device calls at the measured batched rates; else the largest
+#   that fits, said underpowered; seeds the fewest from DEEP_MIN_SEEDS;
+# * fixed targets, trained by device calls that continue each other (penb.call, DEVICE_PRESET=deep).
+# Not yet run: no GPU has been lent since they were defined.
+GPU_DEEP_PARTS = {"lstm": (256, 512, 1024, 2048), "s4d": (256, 512, 1024, 2048)}
+GPU_DEEP_BUDGETS = (32_000, 64_000, 128_000)
+GPU_DEEP_MINUTES = 30.0          # device minutes a part may take over its calls (about three 10-minute calls)

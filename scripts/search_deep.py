@@ -37,18 +37,19 @@ HARM_FIELDS = ("acc_frequent", "acc_rare", "harm",          # frequency: accurac
 CHAPTERS = ("key_findings", "frequency")
 
 
-def _cfg(chapter: str, core: str, vocab: list[int], seeds: list[int], n: int, encodings: tuple):
-    """The chapter's quick config of ``core`` at trunk budget ``n`` (and N/2, N/4: ``earlier=1``) over ``vocab``."""
-    per = {**presets.resolve(chapter, "quick").per_core.get(core, {}), "steps": n}
+def _cfg(chapter: str, core: str, vocab: list[int], seeds: list[int], n: int, encodings: tuple, device: str = "cpu"):
+    """The chapter's quick config of ``core`` at trunk budget ``n`` (and N/2, N/4: ``earlier=1``) over ``vocab``, fp32
+    (a search's runs are the deep preset's precision on every device)."""
+    per = {**presets.resolve(chapter, "quick").per_core.get(core, {}), "steps": n, "amp": "none"}
     common = dict(cores=(core,), seeds=tuple(seeds), encodings=encodings, per_core={core: per}, earlier=1,
-                  device="cpu")
+                  device=device)
     if chapter == "key_findings":
         return [presets.resolve(chapter, "quick", core_seeds={}, **{f"{core}_vocab": tuple(vocab)}, **common)]
     return [presets.resolve(chapter, "quick", **{f"{core}_vocab": v}, **common) for v in vocab]
 
 
 def configs(core: str, vocab: list[int], seeds: list[int], budgets: list[int], chapter: str = "key_findings",
-            encodings: tuple = ("none",)) -> list[dict]:
+            encodings: tuple = ("none",), device: str = "cpu") -> list[dict]:
     """Every run of the search: for each trunk budget N in ``budgets``, ``core`` at each V, encoding and seed, at N,
     N/2 and N/4 (``rnn_common.all_budgets`` with ``earlier=1``); the vocabularies in the order smallest, largest,
     second smallest, second largest, ..., so that consecutive batches cost about the same."""
@@ -59,7 +60,7 @@ def configs(core: str, vocab: list[int], seeds: list[int], budgets: list[int], c
     zigzag = [x for pair in zip(v, reversed(v)) for x in pair][:len(v)]
     out = []
     for n in budgets:
-        for cfg in _cfg(chapter, core, vocab, seeds, n, tuple(encodings)):
+        for cfg in _cfg(chapter, core, vocab, seeds, n, tuple(encodings), device):
             full = sorted(analysis.run_configs(cfg),
                           key=lambda c: (zigzag.index(c["vocab_size"]), c["seed"], c["encoding"]))
             out += rnn_common.all_budgets(full, cfg)
@@ -94,11 +95,12 @@ def main(argv=None) -> int:
     ap.add_argument("--budgets", type=int, nargs="+", default=[2000, 32000], help="each a trunk's N")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batch-runs", type=int, default=6, help="runs per batch (a process's share)")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda for the LSTM and S4D parts (penb.sizing)")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
     if set(a.seeds) - set(presets.SEARCH_SEEDS):
         sys.exit(f"search seeds only: {presets.SEARCH_SEEDS}")
-    todo = configs(a.core, a.vocab, a.seeds, sorted(a.budgets, reverse=True), a.chapter, tuple(a.encodings))
+    todo = configs(a.core, a.vocab, a.seeds, sorted(a.budgets, reverse=True), a.chapter, tuple(a.encodings), a.device)
     t0 = time.time()
     results = sweeps.sweep(todo, BatchedExecutor(a.batch_runs, workers=a.workers, threads=1), progress=False)
     print(f"{len(results)} runs in {time.time() - t0:.0f} s")

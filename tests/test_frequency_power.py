@@ -115,3 +115,35 @@ def test_the_frequency_deep_preset_refuses_host_dependent_budgets(override):
 
     with pytest.raises(ValueError, match="fixed targets"):
         presets.resolve("frequency", "deep", **override)
+
+
+# -- the search: quick's shapes in fp32, search seeds only, every budget a trunk's N, N/2 or N/4 ----------------------
+def _search_module():
+    import importlib.util
+
+    from penb.store import paths
+
+    spec = importlib.util.spec_from_file_location("search_deep", paths.REPO / "scripts" / "search_deep.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("chapter,core,vocab", [("frequency", "gru", [32, 64]), ("key_findings", "gru", [32, 256]),
+                                                ("key_findings", "lstm", [256, 512])])
+def test_the_search_lists_quick_shapes_in_fp32_at_every_budget(chapter, core, vocab):
+    from penb import presets
+
+    search = _search_module()
+    todo = search.configs(core, vocab, [0, 1], [4000, 32_000], chapter, ("none", "sinusoidal"))
+    quick = presets.resolve(chapter, "quick")
+    shapes = {**{k: quick[k] for k in ("hidden", "batch_size", "lr", "length")}, **quick.per_core.get(core, {})}
+    assert len(todo) == len(vocab) * 2 * 2 * 2 * 3                     # V x variants x seeds x trunks x budgets
+    assert {c["steps"] for c in todo} == {1000, 2000, 4000, 8000, 16_000, 32_000}
+    for c in todo:
+        assert c["core"] == core and c["amp"] == "none" and c["schedule"] == "wsd" and c["seed"] in (0, 1)
+        assert all(c[k] == v for k, v in shapes.items() if k in ("hidden", "batch_size", "lr", "length"))
+    if chapter == "frequency":
+        assert {c["task"] for c in todo} == {"dual_frequency"}
+    with pytest.raises(SystemExit, match="search seeds only"):
+        search.main(["--seeds", "2001", "--out", "/dev/null"])
