@@ -22,10 +22,10 @@ def configs():
 def test_one_run_per_group_or_a_figure_per_batch(tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     cs = configs()
-    singles = budgeted.plan(cs[::-1], batched=False)
+    singles = budgeted.groups(cs[::-1], batched=False)
     assert [g["configs"] for g in singles] == [[c] for c in cs[::-1]]          # the caller's order, one run each
     assert all(g["runs"] == 1 and g["updates"] == 40 for g in singles)
-    (batch,) = budgeted.plan(cs, batched=True, width=64)
+    (batch,) = budgeted.groups(cs, batched=True, width=64)
     assert batch["runs"] == 4 and batch["updates"] == 40
     text = budgeted.describe([batch], "head line", [dict(core="gru", vocab=6, encoding="none", seed=0, **{
         "from": 0, "to": 7})])
@@ -38,19 +38,19 @@ def test_a_batch_cut_at_the_deadline_resumes_to_what_one_call_stores(tmp_path, m
     monkeypatch.setattr(loop, "batch_pays", lambda configs, to_go, when="auto": len(configs) > 1)
     cs = configs()
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "straight"))
-    straight = budgeted.drive(budgeted.plan(cs, batched=True, width=64), 10 ** 9, UpdateClock(), fit=False)
+    straight = budgeted.drive(budgeted.groups(cs, batched=True, width=64), 10 ** 9, UpdateClock(), fit=False)
     want = {runs.key(c): json.loads((runs.run_dir(c) / "result.json").read_text()) for c in cs}
     assert not straight["stopped"] and sorted(t["to"] for t in straight["trained"]) == [40] * 4
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "cut"))
     short = normalize({**TINY, "steps": 10, "seed": 7})     # ends inside the batch, before the deadline: kept
     clock = UpdateClock()
-    first = budgeted.drive(budgeted.plan(cs + [short], batched=True, width=64), clock.t + 17, clock, fit=False)
+    first = budgeted.drive(budgeted.groups(cs + [short], batched=True, width=64), clock.t + 17, clock, fit=False)
     assert first["stopped"] and {(t["from"], t["to"]) for t in first["trained"]} == {(0, 15), (0, 10)}
     assert runs.status(short) == "done"
     for c in cs:                                            # every run of the batch: a checkpoint where it stopped
         assert runs.status(c) != "done" and checkpoint_path(runs.run_dir(c), 15).exists()
-    again = budgeted.drive(budgeted.plan(cs, batched=True, width=64), 10 ** 9, UpdateClock(), fit=False)
+    again = budgeted.drive(budgeted.groups(cs, batched=True, width=64), 10 ** 9, UpdateClock(), fit=False)
     assert {(t["from"], t["to"]) for t in again["trained"]} == {(15, 40)}
     for c in cs:
         got = json.loads((runs.run_dir(c) / "result.json").read_text())
@@ -61,7 +61,7 @@ def test_a_batch_cut_at_the_deadline_resumes_to_what_one_call_stores(tmp_path, m
 
 def test_a_group_that_would_end_past_the_deadline_waits_for_the_next_call(tmp_path, monkeypatch):
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
-    groups = budgeted.plan(configs()[:1], batched=False)
+    groups = budgeted.groups(configs()[:1], batched=False)
     groups[0]["seconds"] = 100.0
     clock = UpdateClock()
     st = budgeted.drive(groups, clock.t + 50, clock)                        # fit: left whole

@@ -1,7 +1,7 @@
 """One time-budgeted driver for GPU work in short calls (issue 51, item 4): the lease and the slice both plan, train,
 describe and collect through it, and differ only in what they ask of it.
 
-* :func:`plan`: a call's **groups** in training order, each ``{"configs", "runs", "updates", "seconds",
+* :func:`groups`: a call's **groups** in training order, each ``{"configs", "runs", "updates", "seconds",
   "measured"}``: one run each (the lease: paper-sized runs one at a time, in the order given) or the batches of the
   batched executor (the slice: ``penb.executors.batched.plan``); the seconds are estimated from the measured rates
   (``penb.executors.cost.batch_update_seconds``), counting for a WSD branch only its decay where the trunk's
@@ -49,7 +49,7 @@ def updates(c: dict, longest: dict) -> int:
     return to_go(c, branch=False, start=saved[0][0] if saved else 0)
 
 
-def plan(configs: Sequence[dict], batched: bool, width: int = 1) -> list[dict]:
+def groups(configs: Sequence[dict], batched: bool, width: int = 1) -> list[dict]:
     """The groups of normalised ``configs`` in training order (see the module's docstring): with ``batched`` the
     batched executor's batches of at most ``width`` runs (a run that cannot share a batch after them, alone), else
     one run per group in the order given. Only what is not done counts toward a group's updates and seconds."""
@@ -102,7 +102,7 @@ def _stop_at(deadline: float, clock, seen: dict):
 
 def drive(groups: Sequence[dict], deadline: float, clock: Callable[[], float], *, fit: bool = True,
           after: Optional[Callable[[], None]] = None, progress: bool = False) -> dict:
-    """Train ``groups`` (:func:`plan`) in order until ``deadline`` (by ``clock``, seconds): with ``fit`` a group
+    """Train ``groups`` (:func:`groups`) in order until ``deadline`` (by ``clock``, seconds): with ``fit`` a group
     whose scaled estimate would end past the deadline is left whole for the next call (the slice, whose folders
     carry no checkpoints); without, it starts and is cut at the deadline (the lease, whose store keeps them). Returns
     {"trained": [{key, core, vocab, encoding, seed, steps, from, to}] (the updates this call made), "stopped": whether time ran out

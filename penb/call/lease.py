@@ -85,7 +85,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
         restore(source)
         ledger.adopt(json.loads((Path(source) / "manifest.json").read_text()).get("ledger"))
     allowed = min(step_min, budget_min - ledger.spent_s / 60) * 60
-    groups = budgeted.plan(configs, batched=False)
+    groups = budgeted.groups(configs, batched=False)
     trained: list = []
     if allowed > 0:
         start = clock()

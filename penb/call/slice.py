@@ -68,7 +68,7 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
         configs = planner.configs_for(ch, cfg)
         found[ch] = {"cfg": cfg, "configs": configs}
         seen.update({runs.key(c): (c, cfg.batch_runs) for c in configs})
-    out = budgeted.plan([c for c, _ in seen.values()], batched=True, width=min(k for _, k in seen.values()))
+    out = budgeted.groups([c for c, _ in seen.values()], batched=True, width=min(k for _, k in seen.values()))
     return {"chapters": found, "batches": out, "seconds": sum(b["seconds"] for b in out), "overrides": dict(overrides
             or {}), "measured": all(b["measured"] for b in out), "runs": len(seen)}
 
