@@ -108,3 +108,16 @@ FREQ_DEEP_RULE = (f"penb.sizing.FREQ_DEEP_RULE (issue 58): Fig. 3's GRU at V 64,
 GPU_DEEP_PARTS = {"lstm": (256, 512, 1024, 2048), "s4d": (256, 512, 1024, 2048)}
 GPU_DEEP_BUDGETS = (32_000, 64_000, 128_000)
 GPU_DEEP_MINUTES = 30.0          # device minutes a part may take over its calls (about three 10-minute calls)
+
+# DEEP_RULE v2 for Fig. 2's GRU (issue 58, written 2026-11-29 before the runs it reads): the deep run at 32,000
+# updates left every comparison inconclusive, and its power analysis had assumed the text's PE GRU (above 95%,
+# stopped) where the measured one sat at 0.137 and still rose. The next sizing reads the effect, not the text:
+# * the search adds the PE GRU on the same search seeds 0-2 and budgets (``scripts/search_deep.py --vocab 32 64 128
+#   256 --encodings sinusoidal --budgets 2000 32000``, appended to deep_search.csv; on a GPU with ``--device cuda``
+#   and a trunk of 128,000 too), so the alternative is both variants' searched curves, as FREQ_DEEP_RULE;
+# * N: the smallest of GPU_DEEP_BUDGETS with DEEP_POWER for morita.fig2.gru at <= DEEP_MAX_SEEDS seeds, within
+#   GPU_DEEP_MINUTES of device calls (the CPU's 90 minutes reach 32,000 only); seeds the fewest from DEEP_MIN_SEEDS;
+# * new confirmation seeds for the new budget: the five after the first deep run's (2006-2010), so no seed whose
+#   verdict was read sizes or confirms it.
+# penb.power reads the PE curves once they are in the table; until then DEEP_RULE (v1) stands for the archived run.
+DEEP_V2_SEEDS = (2006, 2007, 2008, 2009, 2010)
