@@ -113,11 +113,12 @@ GPU_DEEP_MINUTES = 30.0          # device minutes a part may take over its calls
 # updates left every comparison inconclusive, and its power analysis had assumed the text's PE GRU (above 95%,
 # stopped) where the measured one sat at 0.137 and still rose. The next sizing reads the effect, not the text:
 # * the search adds the PE GRU on the same search seeds 0-2 and budgets (``scripts/search_deep.py --vocab 32 64 128
-#   256 --encodings sinusoidal --budgets 2000 32000``, appended to deep_search.csv; on a GPU with ``--device cuda``
-#   and a trunk of 128,000 too), so the alternative is both variants' searched curves, as FREQ_DEEP_RULE;
-# * N: the smallest of GPU_DEEP_BUDGETS with DEEP_POWER for morita.fig2.gru at <= DEEP_MAX_SEEDS seeds, within
-#   GPU_DEEP_MINUTES of device calls (the CPU's 90 minutes reach 32,000 only); seeds the fewest from DEEP_MIN_SEEDS;
-# * new confirmation seeds for the new budget: the five after the first deep run's (2006-2010), so no seed whose
-#   verdict was read sizes or confirms it.
-# penb.power reads the PE curves once they are in the table; until then DEEP_RULE (v1) stands for the archived run.
+#   256 --encodings sinusoidal --budgets 2000 32000``, written to deep_search_pe.csv beside v1's search; on a GPU
+#   with ``--device cuda`` and a trunk of 128,000 too), so the alternative is both variants' searched curves;
+# * seeds: the five confirmation seeds after the first deep run's (2006-2010), so no seed whose verdict was read
+#   confirms the new budget; five is all the confirmation seeds hold, so the power is read at five;
+# * N: the smallest of GPU_DEEP_BUDGETS with DEEP_POWER for morita.fig2.gru at those seeds, within GPU_DEEP_MINUTES of
+#   one H100 (the CPU's 90 minutes reach 32,000 only); where none does, the largest that fits, said underpowered.
+# penb.power.fig2 reads both searches (scripts/power_analysis.py --chapter key_findings_v2, power_analysis_v2.csv);
+# DEEP_RULE (v1) stands for the archived run it sized.
 DEEP_V2_SEEDS = (2006, 2007, 2008, 2009, 2010)

@@ -147,3 +147,29 @@ def test_the_search_lists_quick_shapes_in_fp32_at_every_budget(chapter, core, vo
         assert {c["task"] for c in todo} == {"dual_frequency"}
     with pytest.raises(SystemExit, match="search seeds only"):
         search.main(["--seeds", "2001", "--out", "/dev/null"])
+
+
+# -- DEEP_RULE v2 for Fig. 2's GRU (penb.power.fig2): the same machinery, an H100's minutes, five fresh seeds ---------
+def test_two_doublings_beyond_the_search_extrapolate_twice():
+    from penb.power import searched
+
+    t = _search(noise=0.0, offset=0.0, seeds=3)
+    m, ext = searched.means(t, 64, 128_000, "none", "harm")     # 8k-32k searched: -0.01 a doubling, ratio 1
+    assert ext and np.allclose(m, [0.05, 0.04, 0.03])
+    t.loc[(t["encoding"] == "none") & (t["steps"] == 32_000), "harm"] -= 0.005   # last move -0.015: ratio clipped
+    m, _ = searched.means(t, 64, 64_000, "none", "harm")
+    assert np.allclose(m, [0.06, 0.045, 0.045 - 0.015])
+
+
+def test_v2_takes_the_smallest_gpu_budget_at_the_five_fresh_seeds():
+    from penb.power import fig2
+
+    t = pd.DataFrame([dict(vocab=256, N=n, seeds=k, power_p7=p, cpu_min=999.0, h100_min=m)
+                      for n, k, p, m in [(32_000, 5, 0.5, 5), (32_000, 8, 0.9, 8), (64_000, 5, 0.82, 10),
+                                         (128_000, 5, 0.95, 40)]])
+    c = fig2.choose(t, protocol=7)
+    assert (c["N"], c["seeds"], c["reached"]) == (64_000, 5, True)      # 8 seeds are more than v2 holds
+    t.loc[t["N"] == 64_000, "power_p7"] = 0.7
+    c = fig2.choose(t, protocol=7)
+    assert (c["N"], c["seeds"], c["reached"]) == (64_000, 5, False)     # 128,000 is past the 30 H100-minutes
+    assert sizing.DEEP_V2_SEEDS == (2006, 2007, 2008, 2009, 2010) and sizing.GPU_DEEP_MINUTES == 30.0

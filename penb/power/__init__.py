@@ -223,17 +223,19 @@ def choose(power_table: pd.DataFrame, protocol: Optional[int] = None) -> dict:
     return pick(t, col, sizing.DEEP_BUDGETS)
 
 
-def pick(t: pd.DataFrame, col: str, budgets) -> dict:
-    """The deep rules' choice on the rows ``t`` of one cell: among ``budgets`` whose figure fits
-    ``sizing.DEEP_CPU_MIN`` at ``DEEP_MIN_SEEDS``-``DEEP_MAX_SEEDS`` seeds, the smallest N whose power (column
-    ``col``) reaches ``DEEP_POWER`` with the fewest seeds; where none does, the largest N that fits with the most
-    seeds that fit."""
+def pick(t: pd.DataFrame, col: str, budgets, cost: str = "cpu_min", limit: Optional[float] = None,
+         most_seeds: Optional[int] = None) -> dict:
+    """The deep rules' choice on the rows ``t`` of one cell: among ``budgets`` whose figure fits ``limit`` (column
+    ``cost``; default ``sizing.DEEP_CPU_MIN`` CPU-minutes) at ``DEEP_MIN_SEEDS``-``most_seeds`` seeds (default
+    ``DEEP_MAX_SEEDS``), the smallest N whose power (column ``col``) reaches ``DEEP_POWER`` with the fewest seeds;
+    where none does, the largest N that fits with the most seeds that fit."""
     from penb import sizing
 
-    fits = t[(t["N"].isin(budgets)) & (t["cpu_min"] <= sizing.DEEP_CPU_MIN)
-             & (t["seeds"] >= sizing.DEEP_MIN_SEEDS) & (t["seeds"] <= sizing.DEEP_MAX_SEEDS)]
+    limit = sizing.DEEP_CPU_MIN if limit is None else limit
+    fits = t[(t["N"].isin(budgets)) & (t[cost] <= limit)
+             & (t["seeds"] >= sizing.DEEP_MIN_SEEDS) & (t["seeds"] <= (most_seeds or sizing.DEEP_MAX_SEEDS))]
     if fits.empty:
-        raise ValueError("no deep budget fits the CPU budget at the fewest seeds")
+        raise ValueError("no deep budget fits the budget at the fewest seeds")
     good = fits[fits[col] >= sizing.DEEP_POWER].sort_values(["N", "seeds"])
     if len(good):
         r = good.iloc[0]
@@ -242,7 +244,8 @@ def pick(t: pd.DataFrame, col: str, budgets) -> dict:
                     reached=True, why=why)
     n = int(fits["N"].max())
     r = fits[fits["N"] == n].sort_values("seeds").iloc[-1]
-    why = (f"no budget within the CPU's {sizing.DEEP_CPU_MIN:g} minutes reaches {sizing.DEEP_POWER:.0%}: the largest "
+    unit = "CPU-minutes" if cost == "cpu_min" else "H100-minutes"
+    why = (f"no budget within {limit:g} {unit} reaches {sizing.DEEP_POWER:.0%}: the largest "
            f"that fits, N = {n:,} with {int(r['seeds'])} seeds, has {r[col]:.0%}")
     return dict(N=n, seeds=int(r["seeds"]), power=float(r[col]), cpu_min=float(r["cpu_min"]), reached=False, why=why)
 
