@@ -173,3 +173,16 @@ def test_v2_takes_the_smallest_gpu_budget_at_the_five_fresh_seeds():
     c = fig2.choose(t, protocol=7)
     assert (c["N"], c["seeds"], c["reached"]) == (64_000, 5, False)     # 128,000 is past the 30 H100-minutes
     assert sizing.DEEP_V2_SEEDS == (2006, 2007, 2008, 2009, 2010) and sizing.GPU_DEEP_MINUTES == 30.0
+
+
+def test_the_table_has_rows_only_where_both_sides_were_searched():
+    from penb.power import searched
+
+    t = _search(seeds=3)
+    t = t[~((t["vocab"] == 32) & (t["encoding"] == "sinusoidal"))]
+    spec = searched.Spec(claim=power.CLAIM, value="harm", sides=("none", "sinusoidal"), names=("a", "b"),
+                         budgets=(32_000,), vocab=64, low=-1.0, baseline=0.0)
+    rows = searched.rows(spec, t, (3,), lambda n, k: {"cpu_min": 1.0}, draws=5, protocols=(7,))
+    assert [(r["vocab"], r["N"], r["seeds"]) for r in rows] == [(64, 32_000, 3)]
+    assert rows[0]["a_at_n"] == pytest.approx(t[(t.vocab == 64) & (t.encoding == "none") & (t.steps == 32_000)]
+                                              ["harm"].mean(), abs=1e-4)

@@ -105,14 +105,15 @@ def power(spec: Spec, a: np.ndarray, b: np.ndarray, seeds: int, offset: float, n
 
 
 def rows(spec: Spec, table: pd.DataFrame, seed_counts, cost, draws: int = core.DRAWS, protocols=(7, 6)) -> list[dict]:
-    """One row per (vocabulary, N of ``spec.budgets``, seeds): each side's mean at N (searched or extrapolated), its
-    last move on the search seeds (where searched), the power under each protocol at the searched effect and at the
-    SESOI, and ``cost(n, seeds)`` (a dict of the cell's costs)."""
+    """One row per (vocabulary searched for both sides, N of ``spec.budgets``, seeds): each side's mean at N (searched
+    or extrapolated), its last move on the search seeds (where searched), the power under each protocol at the
+    searched effect and at the SESOI, and ``cost(n, seeds)`` (a dict of the cell's costs)."""
     from penb.claims.intervals import t_interval
 
     offset, noise = spread_and_noise(table, spec.value, spec.noise_budgets or spec.budgets)
     out = []
-    for v in sorted(int(x) for x in table["vocab"].unique()):
+    both = set.intersection(*(set(table.loc[table["encoding"] == e, "vocab"]) for e in spec.sides))
+    for v in sorted(int(x) for x in both):
         for n in spec.budgets:
             a, ext = means(table, v, n, spec.sides[0], spec.value)
             b, _ = means(table, v, n, spec.sides[1], spec.value)
