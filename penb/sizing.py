@@ -112,9 +112,10 @@ GPU_DEEP_MINUTES = 30.0          # device minutes a part may take over its calls
 # DEEP_RULE v2 for Fig. 2's GRU (issue 58, written 2026-11-29 before the runs it reads): the deep run at 32,000
 # updates left every comparison inconclusive, and its power analysis had assumed the text's PE GRU (above 95%,
 # stopped) where the measured one sat at 0.137 and still rose. The next sizing reads the effect, not the text:
-# * the search adds the PE GRU on the same search seeds 0-2 and budgets (``scripts/search_deep.py --vocab 32 64 128
-#   256 --encodings sinusoidal --budgets 2000 32000``, written to deep_search_pe.csv beside v1's search; on a GPU
-#   with ``--device cuda`` and a trunk of 128,000 too), so the alternative is both variants' searched curves;
+# * the search adds the PE GRU on the same search seeds 0-2 and budgets at the two largest vocabularies, where the
+#   claim is read and the one beside it (``scripts/search_deep.py --vocab 128 256 --encodings sinusoidal --budgets
+#   2000 32000``, written to deep_search_pe.csv beside v1's search; on a GPU with ``--device cuda`` and a trunk of
+#   128,000 too), so the alternative is both variants' searched curves; the figure itself keeps all four V;
 # * seeds: the five confirmation seeds after the first deep run's (2006-2010), so no seed whose verdict was read
 #   confirms the new budget; five is all the confirmation seeds hold, so the power is read at five;
 # * N: the smallest of GPU_DEEP_BUDGETS with DEEP_POWER for morita.fig2.gru at those seeds, within GPU_DEEP_MINUTES of
