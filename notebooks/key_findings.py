@@ -377,7 +377,7 @@ with pd.option_context("display.max_rows", None, "display.width", 250):
 print(power.choice_text())
 
 # %% [markdown]
-# The deep run sized by that table left every comparison inconclusive, and the PE GRU
+# The deep run sized by that table decided no comparison of the figure, and the PE GRU
 # it met was far from the text's (see "Archived executions"). `penb.sizing` therefore
 # holds a second rule for the next deep run of this figure, written before its
 # search: DEEP_RULE v2 reads both variants searched on the same search seeds (the PE
