@@ -63,7 +63,7 @@ benchmarks: setup
 # the commit's blob id of every tracked file, and the WikiText-2 copy lm_appendix reads; `make gpu-wheels` downloads
 # into .whl/ (ignored) what executing chapters needs beyond the image (scripts/import_check.py checks the set).
 # There, in one call each:
-#   make device-run OUT=$OUT [CHAPTERS=key_findings] [DEVICE_PRESET=slice|deep] [FROM=.device/from] [BUDGET=s]
+#   make device-run OUT=$OUT [CHAPTERS=key_findings] [DEVICE_PRESET=slice|deep|deep_v2] [FROM=.device/from] [BUDGET=s]
 #       carry .device (and FROM):
 #       scripts/device_call.sh: the tree checked first, a compile probe, the slice sized on the device (never
 #       refused; continuing FROM's targets), the CUDA tests, each step under a hard timeout, within BUDGET

@@ -449,13 +449,17 @@ print(fq_power.choice_text())
 #
 # `python -m penb slice frequency --minutes 8` trains this chapter's `slice` preset
 # (its GRU and LSTM cells, further and on more seeds, as batched models) in one GPU
-# command, and `python -m penb archive frequency` executes this chapter on those runs.
-# Each such execution in the repository (`book/archived/frequency-*/`) is shown below
-# as it was recorded (device, commit, date, seeds, budgets), its verdicts beside this
-# page's; it is not re-run by this build.
+# command; `python -m penb run frequency --preset deep` trains the `deep` preset the
+# power analysis above chose, on this CPU. `python -m penb archive frequency` executes
+# this chapter on such runs. Each execution in the repository
+# (`book/archived/frequency-*/`) is shown below as it was recorded (device, commit,
+# date, seeds, budgets): first the harm of RARE disturbants per variant at each budget
+# it trained (N/4, N/2 and N, mean over seeds with its interval, and vanilla's harm
+# less the PE model's, paired by seed), then its verdicts beside this page's. It is
+# not re-run by this build.
 
 # %% tags=["hide-input"]
-for archived in archives.views("frequency", cfg, grades):
+for archived in archives.views("frequency", cfg, grades, frequency.analysis.archive_summary):
     print(archived["header"])
     for table in archived["tables"]:
         display(table)

@@ -92,7 +92,7 @@ glue("kf_betas_code", str(paper_setting["betas_official_code"]), display=False)
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick, deep, slice, gpu, lease or paper
+preset: str = "quick"  # smoke, quick, deep, deep_v2, slice, gpu, lease or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed, e.g. (1001, 1002)
 core_seeds: Optional[dict] = None  # seeds (the first n) per model, e.g. {"s4d": 3}
@@ -383,7 +383,9 @@ print(power.choice_text())
 # search: DEEP_RULE v2 reads both variants searched on the same search seeds (the PE
 # GRU in `deep_search_pe.csv`), extrapolates up to 128,000 updates, and prices the
 # figure in minutes of one H100 at the five confirmation seeds the first deep run did
-# not use (2006-2010). Its table (`penb.power.fig2`):
+# not use (2006-2010). Its table (`penb.power.fig2`), and the `deep_v2` preset that
+# holds its choice as fixed targets for GPU calls that continue each other
+# (`make device-run DEVICE_PRESET=deep_v2`; on this CPU it would take hours):
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_rows", None, "display.width", 250):

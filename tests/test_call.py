@@ -170,19 +170,20 @@ def test_two_calls_rehearsed_on_the_cpu_continue_each_other(tmp_path):
 
 
 @pytest.mark.parametrize("factor", [0.5, 2.0])
-def test_a_call_trains_the_deep_figure_toward_its_fixed_targets(tmp_path, monkeypatch, factor):
-    """Depth first (issue 60, item 2): the deep preset's budgets are never scaled; a call plans the figure's GRU
-    runs (40 trunks, with N/2 and N/4) in one batch per shape, longest first, and where the call is short it trains
-    the first batches (the trunks to N) and leaves the branches for the next call."""
+@pytest.mark.parametrize("preset, DEEP_N", [("deep", 32_000), ("deep_v2", 128_000)])
+def test_a_call_trains_the_deep_figure_toward_its_fixed_targets(tmp_path, monkeypatch, factor, preset, DEEP_N):
+    """Depth first (issue 60, item 2): a fixed-target preset's budgets (DEEP_RULE's 32,000; v2's 128,000) are never
+    scaled; a call plans the figure's GRU runs (40 trunks, with N/2 and N/4) in one batch per shape, longest first,
+    and where the call is short it trains the first batches (the trunks to N) and leaves the branches for the next
+    call."""
     from penb.call import slice as slicing
     from penb.call import sizing as slice_sizing
-    from penb.chapters.key_findings.presets import DEEP_N
     from penb.executors.cost import batch_update_seconds
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
-    params = slice_sizing.call_overrides("deep", None, "cpu")
+    params = slice_sizing.call_overrides(preset, None, "cpu")
     assert params["batch_runs"] == slice_sizing.FIGURE_BATCH
-    s = slice_sizing.size(["key_findings"], "deep", params, 8.0, slicing.plan, slicing.OVERHEAD_S,
+    s = slice_sizing.size(["key_findings"], preset, params, 8.0, slicing.plan, slicing.OVERHEAD_S,
                           timer=lambda c: factor * batch_update_seconds(c[0], len(c))[0], clock=lambda: 0.0,
                           charge_device="cuda")
     steps = {c["steps"] for b in s["plan"]["batches"] for c in b["configs"]}

@@ -91,3 +91,53 @@ def test_a_killed_deep_sweep_resumes_to_what_one_uninterrupted_sweep_stores(tmp_
         assert a.history == b.history
         pa, pb = (np.load(r.path / "predictions.npz") for r in (a, b))
         assert np.array_equal(pa["predictions"], pb["predictions"])
+
+
+# -- DEEP_RULE v2's preset (deep_v2): the same figure, N and seeds from power_analysis_v2.csv -------------------------
+
+def test_the_v2_preset_trains_the_figure_to_v2s_targets_on_seeds_v1_never_read():
+    from penb import sizing
+
+    cfg = presets.resolve("key_findings", "deep_v2", device="cpu")
+    configs = analysis.run_configs(cfg)
+    assert {c["steps"] for c in configs} == {128_000} and {c["amp"] for c in configs} == {"none"}
+    assert tuple(cfg.seeds) == sizing.DEEP_V2_SEEDS == (2006, 2007, 2008, 2009, 2010)
+    assert not set(cfg.seeds) & set(presets.resolve("key_findings", "deep").seeds)
+    assert not set(cfg.seeds) & set(presets.SEARCH_SEEDS + presets.PILOT_SEEDS)
+    assert set(cfg.gru_vocab) == {32, 64, 128, 256} and len(configs) == 4 * 2 * 5
+    budgets = {c["steps"] for c in rnn_common.all_budgets(configs, cfg)}
+    assert budgets == {128_000, 64_000, 32_000}
+
+
+@pytest.mark.parametrize("override", [{"per_core": {"gru": {"batch_size": 64, "steps": kf.DEEP_N}}},
+                                      {"seeds": presets.confirmation(5)}, {"seeds": kf.DEEP_V2_SEEDS[:3]},
+                                      {"gru_vocab": (128, 256)}, {"earlier": 0}, {"amp": "bf16"}])
+def test_the_v2_preset_refuses_other_targets(override):
+    with pytest.raises(ValueError, match="deep_v2 preset's budgets are fixed targets"):
+        presets.resolve("key_findings", "deep_v2", device="cpu", **override)
+
+
+def test_the_v2_preset_is_refused_on_a_machine_without_cuda_unless_the_cpu_is_asked_for(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="sized for a GPU"):
+        presets.resolve("key_findings", "deep_v2")
+
+
+def test_the_v2_preset_is_what_v2s_rule_reads_off_the_committed_table():
+    import pandas as pd
+
+    from penb.power import fig2
+
+    c = fig2.choose(pd.read_csv(fig2.TABLE))
+    assert (kf.DEEP_V2_N, len(kf.DEEP_V2_SEEDS)) == (c["N"], c["seeds"])
+
+
+def test_a_device_call_trains_the_v2_figure_toward_its_targets_in_one_batch_per_shape():
+    from penb.call import sizing as call_sizing
+
+    assert "deep_v2" in call_sizing.FIXED_TARGETS
+    params = call_sizing.call_overrides("deep_v2", None, "cuda")
+    cfg = presets.resolve("key_findings", "deep_v2", device="cpu", **params)
+    assert cfg.batch_runs >= 40 and rnn_common.settings(cfg, "gru")["steps"] == kf.DEEP_V2_N

@@ -39,7 +39,7 @@ def _keys(configs):
 def test_every_rnn_chapter_has_the_execution_keys_at_every_preset(chapter):
     for name, values in presets.table(chapter).items():
         batched = ({"executor": "batched", "batch_runs": values["batch_runs"]} if name == "slice" else
-                   {"batch_runs": values["batch_runs"]} if name == "deep" else {})   # deep: a batch per core
+                   {"batch_runs": values["batch_runs"]} if name.startswith("deep") else {})  # deep: a batch a core
         assert {k: values[k] for k in rnn_common.EXECUTION} == {**rnn_common.EXECUTION, **batched}, (chapter, name)
     declared = notebook.declared_parameters(chapter)
     assert set(rnn_common.EXECUTION) <= set(declared), "the notebook's parameters cell lacks them"

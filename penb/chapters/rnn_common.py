@@ -219,6 +219,20 @@ def check_budgets(cfg, cores) -> None:
                     f"train longer or shorten the warm-up")
 
 
+def check_fixed_targets(cfg, n: int, seeds, vocab, rule: str) -> None:
+    """``ValueError`` unless ``cfg`` (a fixed-target preset: deep, deep_v2) trains the GRU alone at exactly ``n``
+    updates with N/2 and N/4 on a WSD trunk, on ``seeds``, at ``vocab`` (``cfg.gru_vocab``), in fp32: the budgets
+    ``rule`` chose, the same on every host and device."""
+    gru = settings(cfg, "gru")
+    require(gru["steps"] == n and tuple(cfg.seeds) == tuple(seeds) and gru["amp"] == "none"
+            and cfg.get("earlier") == 1 and cfg.get("schedule") == "wsd" and tuple(cfg.cores) == ("gru",)
+            and cfg.gru_vocab == vocab,
+            f"the {cfg.preset} preset's budgets are fixed targets ({rule}): GRU N = {n:,} with N/2 and N/4 "
+            f"(earlier=1, WSD), V {vocab}, confirmation seeds {tuple(seeds)}, fp32, on every host; got N = "
+            f"{gru['steps']:,}, V {cfg.gru_vocab}, seeds {tuple(cfg.seeds)}, amp {gru['amp']!r}, earlier "
+            f"{cfg.get('earlier')}. Use preset 'quick' for other budgets")
+
+
 def check_per_core(cfg) -> None:
     """``ValueError`` unless ``cfg.per_core`` maps model names to possible overrides of :data:`KEYS`."""
     require(isinstance(cfg.per_core, dict) and set(cfg.per_core) <= set(RNN_CORES),

@@ -77,9 +77,10 @@ def cpu_rate(table: pd.DataFrame, vocab: int = DEEP_VOCAB) -> float:
     return float((b["batch_runs"] * b["steps"]).sum() / b["batch_wall_s"].sum())
 
 
-def cpu_minutes(n: int, seeds: int, rate: float, variants: int = 2, cores: int = core.CORES) -> float:
-    """Minutes the 2-core CPU takes for the figure's runs at ``DEEP_VOCAB`` with N/2 and N/4 on the trunk."""
-    return variants * seeds * core.BRANCHES * n / rate / cores / 60
+def cpu_minutes(n: int, seeds: int, rate: float, variants: int = 2) -> float:
+    """Minutes the 2-core CPU takes for the cell's runs at ``DEEP_VOCAB`` with N/2 and N/4 on the trunk
+    (:func:`penb.power.cpu_minutes` at the search's own measured ``rate``, run-updates/s per core)."""
+    return core.cpu_minutes((DEEP_VOCAB,), n, seeds, variants, rate={32: rate, 256: rate})
 
 
 def gpu_minutes(n: int, seeds: int) -> float:

@@ -194,14 +194,7 @@ def check(cfg):
     """Raise ``ValueError`` for an impossible value of the training keys (both chapters use it); at the deep preset,
     also for a budget, a seed count or a precision other than the rule's (fixed targets, the same on every host)."""
     if cfg.preset == "deep" and "gru_vocab" in cfg:
-        gru = rnn_common.settings(cfg, "gru")
-        require(gru["steps"] == DEEP_N and tuple(cfg.seeds) == confirmation(DEEP_SEEDS) and gru["amp"] == "none"
-                and cfg.get("earlier") == 1 and cfg.get("schedule") == "wsd" and tuple(cfg.cores) == ("gru",)
-                and cfg.gru_vocab == DEEP_VOCAB,
-                f"the deep preset's budgets are fixed targets (penb.sizing.FREQ_DEEP_RULE): GRU N = {DEEP_N:,} with "
-                f"N/2 and N/4 (earlier=1, WSD), V {DEEP_VOCAB}, confirmation seeds {confirmation(DEEP_SEEDS)}, fp32, "
-                f"on every host; got N = {gru['steps']:,}, {len(cfg.seeds)} seeds, amp {gru['amp']!r}, earlier "
-                f"{cfg.get('earlier')}. Use preset 'quick' for other budgets")
+        rnn_common.check_fixed_targets(cfg, DEEP_N, confirmation(DEEP_SEEDS), DEEP_VOCAB, "penb.sizing.FREQ_DEEP_RULE")
     rnn_common.check_training(cfg, ("length", "hidden", "batch_size", "steps", "per_cell", "checkpoint_every",
                                     "bootstrap", "workers"))
     rnn_common.check_execution(cfg)

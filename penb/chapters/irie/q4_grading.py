@@ -155,9 +155,9 @@ def grade_lm(results: dict, cfg) -> claims.Grade:
 
 
 # -- the claims about trained models, under protocol 4 ---------------------------------------------------------
-def half_of(results: dict, part: str = "half") -> Optional[dict]:
-    """The runs at half the updates of :func:`penb.chapters.irie.q4.run`'s ``results`` as a results dict
-    ({"order", "lm"}), or None when it holds none; ``part="quarter"``: those at a quarter."""
+def shorter_of(results: dict, part: str) -> Optional[dict]:
+    """The runs at a shorter budget (``part``: "half" or "quarter" of the updates) of
+    :func:`penb.chapters.irie.q4.run`'s ``results`` as a results dict ({"order", "lm"}), or None when it holds none."""
     order, lm = list(results.get(f"order_{part}") or []), list(results.get(f"lm_{part}") or [])
     return {"order": order, "lm": lm} if order or lm else None
 
@@ -170,4 +170,5 @@ def grade_trained(results: dict, cfg) -> list[claims.Grade]:
     """``irie.one_layer``, ``irie.q4.order`` and ``irie.q4.attention`` graded at the full budget, each against its
     evidence on the runs at half the updates (protocol 4's doubling test; without them each reads inconclusive),
     and at a quarter where the preset trains them (``earlier``: the horizon's earlier doubling)."""
-    return claims.graded_with_half(_trained, results, half_of(results), cfg, quarter=half_of(results, "quarter"))
+    return claims.graded_with_half(_trained, results, shorter_of(results, "half"), cfg,
+                                   quarter=shorter_of(results, "quarter"))
