@@ -453,13 +453,13 @@ print(fq_power.choice_text())
 # power analysis above chose, on this CPU. `python -m penb archive frequency` executes
 # this chapter on such runs. Each execution in the repository
 # (`book/archived/frequency-*/`) is shown below as it was recorded (device, commit,
-# date, seeds, budgets): first the harm of RARE disturbants per variant at each budget
-# it trained (N/4, N/2 and N, mean over seeds with its interval, and vanilla's harm
-# less the PE model's, paired by seed), then its verdicts beside this page's. It is
-# not re-run by this build.
+# date, seeds, budgets): its verdicts beside this page's, each with what it measured,
+# and for each claim about trained models how every quantity the doubling test reads
+# moved over the last two doublings (N/4 to N/2, then N/2 to N, with their intervals
+# over seeds). It is not re-run by this build.
 
 # %% tags=["hide-input"]
-for archived in archives.views("frequency", cfg, grades, frequency.analysis.archive_summary):
+for archived in archives.views("frequency", cfg, grades):
     print(archived["header"])
     for table in archived["tables"]:
         display(table)

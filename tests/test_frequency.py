@@ -567,38 +567,3 @@ def test_gru_exception_is_graded_at_any_budget():
     g = _grades(cfg, cells)[analysis.EXCEPTION]
     assert g.verdict == claims.REPRODUCED, g.reason
 
-
-def test_an_archives_harm_by_budget_against_a_hand_count(tmp_path):
-    """``archive_summary`` (what the page shows of an archived execution, e.g. the deep preset's): at each budget it
-    holds (N and N/2 here), each variant's harm of RARE disturbants is the mean over seeds of (accuracy with FREQUENT
-    disturbants - accuracy with RARE ones), counted here from every run's own predictions, and the gap row is the
-    mean of vanilla's minus the PE model's, paired by seed; a diverged run is left out."""
-    cfg = presets.resolve("frequency", "smoke", cores=("gru",), seeds=(2001, 2002, 2003), steps=12, warmup=2)
-    bad = next(c for c in analysis.run_configs(cfg) if c["encoding"] == "none" and c["seed"] == 2003)
-    runner.train_one(bad, tmp_path, callback=poison_at(2), progress=False)
-    analysis.run(cfg, store=tmp_path, progress=False)
-    from penb.chapters import rnn_common
-
-    todo = rnn_common.all_budgets(analysis.run_configs(cfg), cfg)
-    results = [runs.load(c, tmp_path) for c in todo]
-    assert {r.config["steps"] for r in results} == {12, 6}
-    table = analysis.archive_summary(results)
-
-    def harm(r):
-        p = r.predictions()
-        scored = p["targets"] != IGNORE
-        right = ((p["predictions"] == p["targets"]) & scored).sum(1).astype(bool)
-        rare = np.asarray(p["disturbants_rare"]).astype(bool)
-        return right[~rare].mean() - right[rare].mean()
-
-    for steps in (12, 6):
-        at = [r for r in results if r.config["steps"] == steps and not r.diverged]
-        by = {(r.config["encoding"], r.config["seed"]): harm(r) for r in at}
-        for enc, label in (("none", "vanilla"), ("sinusoidal", "position-encoded")):
-            own = [h for (e, _), h in by.items() if e == enc]
-            row = table.loc[("GRU", label, steps)]
-            assert row["harm"] == pytest.approx(np.mean(own), abs=1e-3) and row["seeds"] == len(own)
-        both = [by["none", s] - by["sinusoidal", s] for s in (2001, 2002, 2003) if ("none", s) in by]
-        gap = table.loc[("GRU", "vanilla - PE", steps)]
-        assert gap["harm"] == pytest.approx(np.mean(both), abs=1e-3) and gap["seeds"] == len(both)
-    assert table.loc[("GRU", "vanilla", 12), "seeds"] == 2                                 # the diverged seed

@@ -193,3 +193,24 @@ def test_archived_gpu_executions_stand_beside_this_builds_verdicts(tmp_path):
     assert "largest budget 4,000 updates" in text and "uncommitted tree" in text
     assert "| morita.fig2.gru | reproduced (quick) | inconclusive (lease) |" in text
     assert archives.section(table, tmp_path / "none") == []
+
+
+def test_an_archives_doubling_moves_are_read_from_its_recorded_evidence():
+    """``archives.moves_table``: one row per (claim, quantity) of a recorded doubling test, the two moves written from
+    the recorded means and interval ends, the earlier one empty where the archive has none; no table without one."""
+    from penb.claims import archives
+
+    move = {"mean": 0.016015625, "lo": -0.0008415, "hi": 0.0328727, "holds": False}
+    grades = {"c.one": {"detail": {"doubling": {"budgets": [32_000, 64_000],
+                                                "moves": {"vanilla": move, "gap": {**move, "mean": -0.0034,
+                                                                                    "holds": True}},
+                                                "earlier_moves": {"vanilla": {"mean": 0.0187, "lo": -0.0048,
+                                                                              "hi": 0.0421}}}}},
+              "c.two": {"detail": {"rule_verdict": "reproduced"}}, "c.three": {}}
+    t = archives.moves_table(grades)
+    assert list(t.index) == [("c.one", "vanilla"), ("c.one", "gap")]
+    assert t.loc[("c.one", "vanilla"), "N/2 -> N"] == "+0.016 [-0.001, +0.033]"
+    assert t.loc[("c.one", "vanilla"), "N/4 -> N/2"] == "+0.019 [-0.005, +0.042]"
+    assert t.loc[("c.one", "gap"), "N/4 -> N/2"] == "" and t.loc[("c.one", "gap"), "N"] == "64,000"
+    assert list(t["last move within the bound"]) == ["no", "yes"]
+    assert archives.moves_table({"c.two": grades["c.two"]}) is None

@@ -130,6 +130,9 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
                          else {})
     if curve is not None:
         tables.append(curve)
+    moved = moves_table(a["grades"])
+    if moved is not None:
+        tables.append(moved)
     updates = ", ".join(f"{model_name(c)} {n:,}" for c, n in man["updates"].items())
     budgets = man.get("budgets")
     kind = "CPU" if str(man.get("device", "")).startswith("cpu") else "GPU"
@@ -147,6 +150,28 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
               + "".join(f" Note: {man[k]}." for k in ("overrides_note", "commit_note") if man.get(k))
               + ("" if a["clean"] else DIRTY))
     return {"header": header, "tables": tables}
+
+
+def moves_table(grades: dict):
+    """How each quantity a recorded doubling test read (a claim's gap, each model behind it) moved over the last
+    two doublings of an archive's grades (``{claim: grade dict}``): one row per (claim, quantity) with its move from
+    N/4 to N/2 and from N/2 to N (mean over seeds [interval]; empty where the archive trained no N/4), the budget N,
+    and whether the last move met the protocol's bound. None when no grade recorded a doubling test. Read from the
+    recorded evidence, not recomputed."""
+    import pandas as pd
+
+    def text(m):
+        return f"{m['mean']:+.3f} [{m['lo']:+.3f}, {m['hi']:+.3f}]" if m else ""
+
+    rows = []
+    for claim, g in grades.items():
+        d = (g.get("detail") or {}).get("doubling") or {}
+        earlier = d.get("earlier_moves") or {}
+        for quantity, m in (d.get("moves") or {}).items():
+            rows.append({"claim": claim, "quantity": quantity, "N": f"{d['budgets'][-1]:,}",
+                         "N/4 -> N/2": text(earlier.get(quantity)), "N/2 -> N": text(m),
+                         "last move within the bound": "yes" if m.get("holds") else "no"})
+    return pd.DataFrame(rows).set_index(["claim", "quantity"]) if rows else None
 
 
 def budget_table(results: dict, metric: str = "token_accuracy"):

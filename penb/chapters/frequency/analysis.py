@@ -148,22 +148,3 @@ def _inputs(runs: Optional[pd.DataFrame]) -> Optional[tuple]:
     cells_ = cells(runs)
     return runs, seed_harm(cells_, target="all"), cells_, diverged_counts(runs)
 
-
-def archive_summary(results) -> pd.DataFrame:
-    """What the page shows of an archived execution's runs (``penb.claims.archives.view``): per model, variant and
-    budget (N/4, N/2, N), the harm of RARE disturbants (the graded measure: mean over seeds with its interval, as
-    :func:`harm_summary` gives it), and the gap of vanilla's harm over the PE model's. Diverged runs are left out
-    (the archive's header counts them)."""
-    results = list(results)
-    steps_of = {r.key: r.config["steps"] for r in results}
-    frame = _frame(results)
-    frame = frame.assign(steps=frame["key"].map(steps_of))
-    rows = []
-    for steps, at in frame.groupby("steps"):
-        sh = seed_harm(cells(at))
-        rows += [dict(s, steps=steps) for s in harm_summary(sh, n_resamples=2000).to_dict("records")]
-        rows += [dict(g, variant="vanilla - PE", harm=g["gap"], steps=steps)
-                 for g in harm_gap(sh, n_resamples=2000).to_dict("records")]
-    cols = ["model", "variant", "steps", "harm", "lo", "hi", "seeds"]
-    out = pd.DataFrame(rows)[cols].assign(model=lambda t: t["model"].map(model_name))
-    return out.sort_values(["model", "variant", "steps"]).set_index(["model", "variant", "steps"]).round(3)
