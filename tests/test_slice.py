@@ -232,7 +232,11 @@ def test_an_archive_refuses_a_manifest_that_does_not_match_its_runs_and_executes
     shown = archives.view("key_findings", dest, presets.resolve("key_findings", "quick"), [])
     assert "preset 'smoke'" in shown["header"] and "budgets GRU 10, 20" in shown["header"]
     assert f"results are in {dest}/" in shown["header"]
-    assert "archived (smoke)" in shown["tables"][-2].columns
+    verdicts = [t for t in shown["tables"] if "archived (smoke)" in t.columns]
+    assert len(verdicts) == 1 and set(verdicts[0].index) == set(grades)
+    moved = shown["tables"][-2]                  # each recorded doubling move, from the grades' own evidence
+    gru = grades["morita.fig2.gru"]["detail"]["doubling"]["moves"]
+    assert {q for c, q in moved.index if c == "morita.fig2.gru"} == set(gru)
     assert list(shown["tables"][-1].columns) == ["10 updates", "20 updates"]       # each budget of the archive
     assert ((shown["tables"][-1] >= 0) & (shown["tables"][-1] <= 1)).all().all()
 

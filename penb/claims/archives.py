@@ -96,7 +96,9 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
          summary: Optional[Callable] = None) -> dict:
     """What a chapter's page shows of one archived execution ``folder``: {"header": what made it (or that there is
     none), "tables": [``summary(results)`` where given (the chapter's table of its runs), its recorded verdicts
-    beside this page's (``grades``: the page's own, with this page's preset)]}. No tables when the folder holds no
+    beside this page's (``grades``: the page's own, with this page's preset), each recorded doubling move
+    (:func:`moves_table`) where there is one, each model's accuracy per budget (:func:`budget_table`) where it holds
+    two or more]}. No tables when the folder holds no
     archived execution, or when ``cfg`` (the page's config) is that execution itself (the same preset)."""
     import pandas as pd
 
@@ -126,13 +128,13 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
              f"archived ({man['preset']})": g.get("verdict", ""), "archived: ours": g.get("ours", "")}
             for k, g in a["grades"].items()]
     tables.append(pd.DataFrame(rows).set_index("claim") if rows else pd.DataFrame())
+    moved = moves_table(a["grades"])
+    if moved is not None:
+        tables.append(moved)
     curve = budget_table(json.loads((folder / "results.json").read_text()) if (folder / "results.json").exists()
                          else {})
     if curve is not None:
         tables.append(curve)
-    moved = moves_table(a["grades"])
-    if moved is not None:
-        tables.append(moved)
     updates = ", ".join(f"{model_name(c)} {n:,}" for c, n in man["updates"].items())
     budgets = man.get("budgets")
     kind = "CPU" if str(man.get("device", "")).startswith("cpu") else "GPU"
