@@ -566,4 +566,3 @@ def test_gru_exception_is_graded_at_any_budget():
     cells.loc[first_half, "correct"] = 20                                                # 0.5 of 40
     g = _grades(cfg, cells)[analysis.EXCEPTION]
     assert g.verdict == claims.REPRODUCED, g.reason
-

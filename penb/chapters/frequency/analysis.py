@@ -147,4 +147,3 @@ def _inputs(runs: Optional[pd.DataFrame]) -> Optional[tuple]:
         return None
     cells_ = cells(runs)
     return runs, seed_harm(cells_, target="all"), cells_, diverged_counts(runs)
-

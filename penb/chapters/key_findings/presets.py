@@ -310,7 +310,7 @@ SMOKE = dict(
 
 # The fixed-target presets: {preset: (N, seeds, V, the rule that chose them)}.
 FIXED = {"deep": (DEEP_N, confirmation(DEEP_SEEDS), FIGURE_VOCAB,
-                  "penb.presets.DEEP_RULE"),
+                  "penb.sizing.DEEP_RULE"),
          "deep_v2": (DEEP_V2_N, DEEP_V2_SEEDS, FIGURE_VOCAB,
                      "penb.sizing, DEEP_RULE v2")}
 
