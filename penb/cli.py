@@ -75,6 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     co.add_argument("--preset", default="deep")
     co.add_argument("--out", required=True, help="the folder to write (then: python -m penb archive --from it)")
     co.add_argument("--minutes", type=float, help="the training's wall-clock minutes, recorded in the manifest")
+    lr = sub.add_parser("long-run", help="one segment of a fixed-target preset on the CPU, its state committed "
+                                         "between segments (penb.long_run)")
+    lr.add_argument("chapter")
+    lr.add_argument("--preset", default="deep_v2")
+    lr.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
+    lr.add_argument("--minutes", type=float, required=True, help="the segment's training minutes (then it packs)")
+    lr.add_argument("--workers", type=int, default=2, help="one-thread processes (each takes whole trunks)")
     sl = sub.add_parser("slice", help="train chapters' slice preset as batches in one GPU call (penb.call.slice)")
     sl.add_argument("chapters", nargs="+")
     sl.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
@@ -180,6 +187,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"collected {man['finished']} of {man['runs']} runs of {args.chapter}/{args.preset} -> {args.out}"
                   + ("" if man["complete"] else ": not complete, train the rest first (run the same preset again)"))
             return 0 if man["complete"] else 3
+        elif args.cmd == "long-run":
+            from penb import long_run
+
+            man = long_run.run(args.chapter, args.preset, _params(args.parameter, None), args.minutes, args.workers)
+            seg = man["segments"][-1]
+            print(f"segment of {args.chapter}/{args.preset}: {seg['minutes']} min on {seg['host']['cpu']}; reached "
+                  f"{sorted(set(man['reached'].values()))}; state in {len(man['parts'])} part(s)")
         elif args.cmd == "archive":
             from penb.call import archive
 

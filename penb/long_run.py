@@ -1,0 +1,252 @@
+"""A fixed-target preset trained on the CPU in segments that survive a new machine (issue 65).
+
+The long run of Fig. 2's headline trains DEEP_RULE v2's cells (``key_findings``, preset ``deep_v2``) by cell, a few
+hours at a time, on whatever 2-core machine a session gets. Nothing here trains differently: every update goes
+through ``penb.call.budgeted.drive`` and ``penb.runner.train_group``, the runner and batched trainer every run takes.
+What this module adds is the state between segments:
+
+* :func:`pack` writes the runs' state (each unfinished run's latest checkpoint, each finished run's result and
+  predictions, the WSD trunks' branch points) from the run store into a committed folder
+  (``book/archived/<chapter>-<preset>-trunks/``): one ``xz``-compressed tar cut into parts of at most
+  ``penb.call.limits.PART_BYTES``, and ``manifest.json`` (the parts' sha256, the run keys, the training code's
+  identity, and one entry per segment: commit, host CPU and ISA, torch, updates reached, minutes);
+* :func:`restore` puts that state back into a store before the next segment, refusing a folder whose parts do not
+  match their hashes, or whose training code identity (:func:`code_identity`) differs from this checkout's;
+* :func:`segment` restores, trains the cells until a deadline (the runs of each WSD trunk on one of ``workers``
+  one-thread processes; at the deadline each unfinished run saves a checkpoint at its current update), and packs.
+
+Training code identity: the sha256 of the sources of the modules that act on an update (:data:`TRAINING_CODE`).
+Grading, display and the rest of the code may change between segments; these may not, since a continued trunk must
+be the run one uninterrupted process would have made (``tests/test_long_run.py`` checks it bit for bit in fp64).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import platform
+import tarfile
+import time
+from pathlib import Path
+from typing import Optional, Sequence
+
+from penb import runs, trunks
+from penb.call.limits import PART_BYTES
+from penb.store import atomic, paths
+from penb.store.paths import checkpoints
+
+# The modules that act on an update (issue 65): the trainer, the models and their kernels, the tasks, the encodings,
+# the run's configuration. A change to any of them refuses a continuation (:func:`restore`).
+TRAINING_CODE = ("penb/trainer", "penb/models.py", "penb/stacked.py", "penb/recurrence.py", "penb/s4d.py",
+                 "penb/transformer.py", "penb/tasks", "penb/encodings", "penb/run_config.py")
+PART = "state.tar.xz.part-{:03d}"
+MANIFEST = "manifest.json"
+
+
+def code_identity(root: Optional[Path] = None) -> str:
+    """sha256 (16 hex digits) of the ``.py`` sources of :data:`TRAINING_CODE` under ``root`` (this checkout), each
+    hashed with its path relative to ``root``, in path order."""
+    root = Path(root) if root is not None else paths.REPO
+    files = []
+    for name in TRAINING_CODE:
+        p = root / name
+        files += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+    h = hashlib.sha256()
+    for f in sorted(files):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def host() -> dict:
+    """The CPU a segment ran on: its model name and the vector ISA it offers (AMX, AVX-512, AVX2), torch's version."""
+    import torch
+
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and ":" in line:
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and ":" in line:
+                flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    isa = [name for name, flag in (("AMX", "amx_tile"), ("AVX-512", "avx512f"), ("AVX2", "avx2")) if flag in flags]
+    return {"cpu": model, "isa": isa, "cores": os.cpu_count(), "torch": torch.__version__}
+
+
+def _members(configs: Sequence[dict], store: Path) -> list[tuple[str, Path]]:
+    """(name in the tar, file) of the state of ``configs`` in ``store``: a finished run's config, result and
+    predictions; an unfinished run's config and latest checkpoint; every WSD trunk's branch points."""
+    out, seen = [], set()
+    for c in configs:
+        d = runs.run_dir(c, store)
+        if not d.is_dir():
+            continue
+        done = (d / "result.json").exists()
+        keep = [d / n for n in ("config.json", "result.json", "predictions.npz") if (d / n).exists()]
+        if not done and checkpoints(d):
+            keep.append(checkpoints(d)[-1][1])
+        t = trunks.trunk_dir(c, store)
+        if t is not None and t.is_dir() and t not in seen:
+            seen.add(t)
+            keep += sorted(t.glob("step-*.pt"))
+        out += [(str(p.relative_to(store)), p) for p in keep]
+    return sorted(set(out))
+
+
+def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> dict:
+    """Write the state of ``configs`` in ``store`` into ``folder`` (the parts and ``manifest.json``, the manifest's
+    other fields from ``fields``); stale parts are removed. Returns the manifest."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:xz", preset=6) as tar:
+        for name, p in _members(configs, store):
+            info = tar.gettarinfo(str(p), arcname=name)
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            with open(p, "rb") as f:
+                tar.addfile(info, f)
+    blob = buf.getvalue()
+    parts = []
+    for i, at in enumerate(range(0, max(len(blob), 1), PART_BYTES), 1):
+        chunk = blob[at:at + PART_BYTES]
+        atomic.atomic_write(folder / PART.format(i), lambda tmp, chunk=chunk: Path(tmp).write_bytes(chunk))
+        parts.append({"file": PART.format(i), "bytes": len(chunk), "sha256": hashlib.sha256(chunk).hexdigest()})
+    for stale in folder.glob("state.tar.xz.part-*"):
+        if stale.name not in {p["file"] for p in parts}:
+            stale.unlink()
+    manifest = {**fields, "parts": parts, "state_sha256": hashlib.sha256(blob).hexdigest()}
+    atomic.write_json(folder / MANIFEST, manifest)
+    return manifest
+
+
+def read_manifest(folder: Path) -> Optional[dict]:
+    f = Path(folder) / MANIFEST
+    return json.loads(f.read_text()) if f.exists() else None
+
+
+def restore(folder: Path, store: Path, identity: Optional[str] = None) -> int:
+    """Put the packed state of ``folder`` into ``store`` (files the store lacks, or holds older: a run the store
+    has finished is left as it is); returns the files written, 0 where ``folder`` holds none. ``ValueError``, before
+    anything is written, for a part that is missing or does not match its hash, or for a training code identity
+    other than ``identity`` (default: this checkout's)."""
+    manifest = read_manifest(folder)
+    if manifest is None:
+        return 0
+    identity = code_identity() if identity is None else identity
+    if manifest["code_identity"] != identity:
+        raise ValueError(f"{folder} was trained under training code {manifest['code_identity']}, this checkout's is "
+                         f"{identity} (penb.long_run.TRAINING_CODE changed): a continuation would not be the same run; "
+                         f"check out the segments' commit {manifest['segments'][-1]['commit']} to continue it")
+    chunks = []
+    for p in manifest["parts"]:
+        f = Path(folder) / p["file"]
+        if not f.exists() or hashlib.sha256(f.read_bytes()).hexdigest() != p["sha256"]:
+            raise ValueError(f"{f} is missing or does not match its sha256 in {folder / MANIFEST}")
+        chunks.append(f.read_bytes())
+    blob = b"".join(chunks)
+    if hashlib.sha256(blob).hexdigest() != manifest["state_sha256"]:
+        raise ValueError(f"the parts of {folder} do not join into the packed state (sha256)")
+    written = 0
+    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:xz") as tar:
+        for m in tar.getmembers():
+            target = Path(store) / m.name
+            run = Path(store) / Path(m.name).parts[0]
+            if not m.isfile() or ".." in Path(m.name).parts:
+                raise ValueError(f"{folder}: unexpected member {m.name!r} in the packed state")
+            if target.exists() or (run / "result.json").exists() and target.parent.name == "checkpoints":
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            data = tar.extractfile(m).read()
+            atomic.atomic_write(target, lambda tmp, data=data: Path(tmp).write_bytes(data))
+            written += 1
+    return written
+
+
+def reached(configs: Sequence[dict], store: Path) -> dict:
+    """{run key: the update each run of ``configs`` has reached in ``store``} (its budget when finished)."""
+    out = {}
+    for c in configs:
+        d = runs.run_dir(c, store)
+        if (d / "result.json").exists():
+            out[runs.key(c)] = c["steps"]
+        else:
+            saved = checkpoints(d)
+            out[runs.key(c)] = saved[-1][0] if saved else 0
+    return out
+
+
+def by_trunk(configs: Sequence[dict], workers: int) -> list[list[dict]]:
+    """``configs`` dealt to ``workers`` shares, the runs of one WSD trunk always in one share (round robin over the
+    trunks in order of their first run)."""
+    order: dict[str, list] = {}
+    for c in configs:
+        order.setdefault(trunks.trunk_key(c) if trunks.shares_trunk(c) else runs.key(c), []).append(c)
+    shares: list[list[dict]] = [[] for _ in range(max(1, min(workers, len(order))))]
+    for i, group in enumerate(order.values()):
+        shares[i % len(shares)].extend(group)
+    return shares
+
+
+def _drive_share(share: list, deadline: float) -> dict:
+    """In a one-thread worker: train ``share`` (one or more WSD trunks) in the run store (``penb.runs.root()``, the
+    parent's ``PENB_STORE``) until ``deadline`` (epoch seconds), its runs as one batch per budget
+    (``penb.call.budgeted``)."""
+    import torch
+
+    from penb.call import budgeted
+
+    torch.set_num_threads(1)
+    return budgeted.drive(budgeted.groups(share, batched=True, width=len(share)), deadline, time.time, fit=False)
+
+
+def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int = 2,
+            fields: Optional[dict] = None, commit: str = "") -> dict:
+    """One segment: restore ``folder`` into the run store (``penb.runs.root()``), train
+    ``configs`` for at most ``minutes`` on ``workers`` one-thread processes, then pack the state back into
+    ``folder`` with this segment appended to its manifest. Returns the manifest."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    store = runs.root()
+    identity = code_identity()
+    restore(folder, store, identity)
+    before = reached(configs, store)
+    start = time.time()
+    deadline = start + 60 * minutes
+    shares = by_trunk([c for c in configs if runs.status(c, store) != "done"], workers)
+    trained = []
+    if any(shares):
+        with cf.ProcessPoolExecutor(len(shares), mp_context=mp.get_context("spawn")) as pool:
+            for result in pool.map(_drive_share, shares, [deadline] * len(shares)):
+                trained += result["trained"]
+    after = reached(configs, store)
+    old = read_manifest(folder) or {}
+    seg = {"commit": commit, "host": host(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
+           "minutes": round((time.time() - start) / 60, 1),
+           "updates": {k: [before[k], after[k]] for k in after if after[k] != before[k]}}
+    return pack(folder, configs, store, {**(fields or {}), "code_identity": identity,
+                                         "keys": sorted(after), "reached": after,
+                                         "segments": [*old.get("segments", []), seg]})
+
+
+def folder_for(chapter: str, preset: str) -> Path:
+    """Where a long run's state is committed: ``book/archived/<chapter>-<preset>-trunks``."""
+    return paths.REPO / "book" / "archived" / f"{chapter}-{preset}-trunks"
+
+
+def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: int = 2,
+        folder: Optional[Path] = None) -> dict:
+    """``python -m penb long-run``: one segment of ``chapter``'s fixed-target ``preset`` with ``parameters`` (on the
+    CPU; a cell subset such as ``gru_vocab=(256,)``, which the chapter's ``check`` accepts only within the preset's
+    cells), from this checkout's clean commit. Returns the manifest."""
+    from penb import plan, presets
+    from penb.call.archive import source_commit
+
+    commit = source_commit("a long-run segment")
+    cfg = presets.resolve(chapter, preset, **{"device": "cpu", **parameters})
+    configs = plan.configs_for(chapter, cfg)
+    return segment(configs, folder or folder_for(chapter, preset), minutes, workers, commit=commit,
+                   fields={"chapter": chapter, "preset": preset, "parameters": {"device": "cpu", **parameters},
+                           "config_key": cfg.key(), "made_by": f"python -m penb long-run {chapter} --preset {preset}"})
