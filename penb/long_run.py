@@ -96,8 +96,8 @@ def _members(configs: Sequence[dict], store: Path) -> list[tuple[str, Path]]:
 
 
 def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> dict:
-    """Write the state of ``configs`` in ``store`` into ``folder`` (the parts and ``manifest.json``, the manifest's
-    other fields from ``fields``); stale parts are removed. Returns the manifest."""
+    """Write the state of ``configs`` in ``store`` into ``folder`` (the parts and ``manifest.json``: their run keys,
+    the parts' sha256, the other fields from ``fields``); stale parts are removed. Returns the manifest."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
@@ -116,7 +116,8 @@ def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> di
     for stale in folder.glob("state.tar.xz.part-*"):
         if stale.name not in {p["file"] for p in parts}:
             stale.unlink()
-    manifest = {**fields, "parts": parts, "state_sha256": hashlib.sha256(blob).hexdigest()}
+    manifest = {**fields, "keys": sorted({runs.key(c) for c in configs}), "parts": parts,
+                "state_sha256": hashlib.sha256(blob).hexdigest()}
     atomic.write_json(folder / MANIFEST, manifest)
     return manifest
 
@@ -135,10 +136,11 @@ def restore(folder: Path, store: Path, identity: Optional[str] = None) -> int:
     if manifest is None:
         return 0
     identity = code_identity() if identity is None else identity
-    if manifest["code_identity"] != identity:
-        raise ValueError(f"{folder} was trained under training code {manifest['code_identity']}, this checkout's is "
-                         f"{identity} (penb.long_run.TRAINING_CODE changed): a continuation would not be the same run; "
-                         f"check out the segments' commit {manifest['segments'][-1]['commit']} to continue it")
+    if manifest.get("code_identity") != identity:
+        last = (manifest.get("segments") or [{}])[-1].get("commit", "?")
+        raise ValueError(f"{folder} was trained under training code {manifest.get('code_identity')}, this checkout's "
+                         f"is {identity} (penb.long_run.TRAINING_CODE changed): a continuation would not be the same "
+                         f"run; check out the segments' commit {last} to continue it")
     chunks = []
     for p in manifest["parts"]:
         f = Path(folder) / p["file"]
@@ -150,11 +152,13 @@ def restore(folder: Path, store: Path, identity: Optional[str] = None) -> int:
         raise ValueError(f"the parts of {folder} do not join into the packed state (sha256)")
     written = 0
     with tarfile.open(fileobj=io.BytesIO(blob), mode="r:xz") as tar:
-        for m in tar.getmembers():
+        members = tar.getmembers()
+        for m in members:                         # every member checked before any is written
+            if not m.isfile() or Path(m.name).is_absolute() or ".." in Path(m.name).parts:
+                raise ValueError(f"{folder}: unexpected member {m.name!r} in the packed state")
+        for m in members:
             target = Path(store) / m.name
             run = Path(store) / Path(m.name).parts[0]
-            if not m.isfile() or ".." in Path(m.name).parts:
-                raise ValueError(f"{folder}: unexpected member {m.name!r} in the packed state")
             if target.exists() or (run / "result.json").exists() and target.parent.name == "checkpoints":
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -216,19 +220,29 @@ def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int 
     start = time.time()
     deadline = start + 60 * minutes
     shares = by_trunk([c for c in configs if runs.status(c, store) != "done"], workers)
-    trained = []
     if any(shares):
         with cf.ProcessPoolExecutor(len(shares), mp_context=mp.get_context("spawn")) as pool:
-            for result in pool.map(_drive_share, shares, [deadline] * len(shares)):
-                trained += result["trained"]
-    after = reached(configs, store)
+            list(pool.map(_drive_share, shares, [deadline] * len(shares)))
     old = read_manifest(folder) or {}
+    configs = [*configs, *_held(old, configs, store)]           # the folder's other cells are packed back too
+    after = reached(configs, store)
     seg = {"commit": commit, "host": host(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
            "minutes": round((time.time() - start) / 60, 1),
-           "updates": {k: [before[k], after[k]] for k in after if after[k] != before[k]}}
-    return pack(folder, configs, store, {**(fields or {}), "code_identity": identity,
-                                         "keys": sorted(after), "reached": after,
+           "updates": {k: [before.get(k, v), v] for k, v in after.items() if v != before.get(k, v)}}
+    return pack(folder, configs, store, {**(fields or {}), "code_identity": identity, "reached": after,
                                          "segments": [*old.get("segments", []), seg]})
+
+
+def _held(manifest: dict, configs: Sequence[dict], store: Path) -> list[dict]:
+    """The configs of the runs a folder's ``manifest`` holds beyond ``configs`` (another cell trained by an earlier
+    segment), read back from their restored ``config.json``."""
+    have = {runs.key(c) for c in configs}
+    out = []
+    for k in manifest.get("keys", []):
+        f = Path(store) / k / "config.json"
+        if k not in have and f.exists():
+            out.append(json.loads(f.read_text()))
+    return out
 
 
 def folder_for(chapter: str, preset: str) -> Path:
