@@ -271,9 +271,10 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # quantity (the RARE-disturbant harm, the RARE targets, the positions) and each
 # compared condition or model by less than its smallest effect of interest; the mark
 # beside each badge says whether it *settled*, and an unfolded row which move did not.
-# Protocol 7 (in force) reads a settled verdict at the paper's 300,000 updates, which
-# needs runs at N/4 as well (without them: "one doubling only", undecided), and charges
-# any growth of the moves that the seeds cannot exclude to every doubling left.
+# Protocol 8 (in force) reads a settled verdict at the paper's 300,000 updates, which
+# needs runs at N/4 as well (without them: "one doubling only", undecided): where the
+# seeds bound how fast the moves could grow it charges that growth over the doublings
+# left; where a move is seen and nothing bounds its growth the verdict stays undecided.
 
 # %%
 grades = frequency.analysis.grade_claims(cfg, run_frame, sh, cells)

@@ -239,14 +239,14 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # (a gap that grows while vanilla still climbs says "PE learns faster", not "PE is
 # better"). The mark beside each badge says whether doubling *settled* the verdict or
 # *moved* it; unfold a row for every move and which of them keep it undecided,
-# protocol 4's reading of the gap alone, and the learning curves. Protocol 7 (in
+# protocol 4's reading of the gap alone, and the learning curves. Protocol 8 (in
 # force) then reads a settled verdict at the paper's own 300,000 updates: it stands
 # only where runs at N/4 are there and what the doublings left could add cannot close
-# the gap: the later move's bound per doubling, shrinking only where the seeds show it
-# shrink, and any growth from N/4 -> N/2 to N/2 -> N that the seeds cannot exclude
-# charged to every doubling, for the gap and for each model. A verdict decided there
-# assumes no take-off after N, which no test at N can see. Protocol 6's verdict is
-# kept beside it on the scorecard.
+# the gap: the later move's bound, growing at most at the ratio the seeds bound from
+# N/4 -> N/2 to N/2 -> N (undecided where a move is seen and no ratio bounds it), for
+# the gap and for each model that moves. A verdict decided there assumes no take-off
+# after N, which no test at N can see. Protocol 7's verdict is kept beside it on the
+# scorecard.
 
 # %%
 grades = key_findings.analysis.grade(run_frame, cfg)

@@ -80,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     lr.add_argument("chapter")
     lr.add_argument("--preset", default="deep_v2")
     lr.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"))
-    lr.add_argument("--minutes", type=float, required=True, help="the segment's training minutes (then it packs)")
+    lr.add_argument("--minutes", type=float, default=0.0, help="the segment's training minutes (then it packs)")
+    lr.add_argument("--pack-only", action="store_true", help="train nothing: restore the committed state and pack it "
+                                                             "again from the store (its segments kept)")
     lr.add_argument("--workers", type=int, default=2, help="one-thread processes (each takes whole trunks)")
     sl = sub.add_parser("slice", help="train chapters' slice preset as batches in one GPU call (penb.call.slice)")
     sl.add_argument("chapters", nargs="+")
@@ -190,10 +192,12 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "long-run":
             from penb import long_run
 
-            man = long_run.run(args.chapter, args.preset, _params(args.parameter, None), args.minutes, args.workers)
-            seg = man["segments"][-1]
-            print(f"segment of {args.chapter}/{args.preset}: {seg['minutes']} min on {seg['host']['cpu']}; reached "
-                  f"{sorted(set(man['reached'].values()))}; state in {len(man['parts'])} part(s)")
+            man = long_run.run(args.chapter, args.preset, _params(args.parameter, None), args.minutes, args.workers,
+                               pack_only=args.pack_only)
+            seg = (man.get("segments") or [{"minutes": 0, "host": {"cpu": "-"}}])[-1]
+            what = "packed" if args.pack_only else f"segment: {seg['minutes']} min on {seg['host']['cpu']}"
+            print(f"{args.chapter}/{args.preset} {what}; reached {sorted(set(man['reached'].values()))}; "
+                  f"state in {len(man['parts'])} part(s)")
         elif args.cmd == "archive":
             from penb.call import archive
 

@@ -97,7 +97,8 @@ def _members(configs: Sequence[dict], store: Path) -> list[tuple[str, Path]]:
 
 def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> dict:
     """Write the state of ``configs`` in ``store`` into ``folder`` (the parts and ``manifest.json``: their run keys,
-    the parts' sha256, the other fields from ``fields``); stale parts are removed. Returns the manifest."""
+    each run's budget, the update it reached and whether it finished, the parts' sha256, the other fields from
+    ``fields``); stale parts are removed. Returns the manifest."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
@@ -116,8 +117,11 @@ def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> di
     for stale in folder.glob("state.tar.xz.part-*"):
         if stale.name not in {p["file"] for p in parts}:
             stale.unlink()
-    manifest = {**fields, "keys": sorted({runs.key(c) for c in configs}), "parts": parts,
-                "state_sha256": hashlib.sha256(blob).hexdigest()}
+    at = reached(configs, store)
+    manifest = {**fields, "keys": sorted(at), "reached": at,
+                "runs": {runs.key(c): {"steps": c["steps"], "reached": at[runs.key(c)],
+                                       "done": (runs.run_dir(c, store) / "result.json").exists()} for c in configs},
+                "parts": parts, "state_sha256": hashlib.sha256(blob).hexdigest()}
     atomic.write_json(folder / MANIFEST, manifest)
     return manifest
 
@@ -229,7 +233,7 @@ def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int 
     seg = {"commit": commit, "host": host(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
            "minutes": round((time.time() - start) / 60, 1),
            "updates": {k: [before.get(k, v), v] for k, v in after.items() if v != before.get(k, v)}}
-    return pack(folder, configs, store, {**(fields or {}), "code_identity": identity, "reached": after,
+    return pack(folder, configs, store, {**(fields or {}), "code_identity": identity,
                                          "segments": [*old.get("segments", []), seg]})
 
 
@@ -245,13 +249,26 @@ def _held(manifest: dict, configs: Sequence[dict], store: Path) -> list[dict]:
     return out
 
 
+def repack(configs: Sequence[dict], folder: Path) -> dict:
+    """Restore ``folder`` into the run store and pack it again from there with this checkout's manifest fields, its
+    segments kept and none added (``python -m penb long-run ... --pack-only``): a format brought up to date, or the
+    state of a store trained here collected. Refused, as a continuation is, under another training code identity."""
+    store = runs.root()
+    identity = code_identity()
+    restore(folder, store, identity)
+    old = read_manifest(folder) or {}
+    configs = [*configs, *_held(old, configs, store)]
+    keep = {k: v for k, v in old.items() if k not in ("keys", "reached", "runs", "parts", "state_sha256")}
+    return pack(folder, configs, store, {**keep, "code_identity": identity, "segments": old.get("segments", [])})
+
+
 def folder_for(chapter: str, preset: str) -> Path:
     """Where a long run's state is committed: ``book/archived/<chapter>-<preset>-trunks``."""
     return paths.REPO / "book" / "archived" / f"{chapter}-{preset}-trunks"
 
 
 def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: int = 2,
-        folder: Optional[Path] = None) -> dict:
+        folder: Optional[Path] = None, pack_only: bool = False) -> dict:
     """``python -m penb long-run``: one segment of ``chapter``'s fixed-target ``preset`` with ``parameters`` (on the
     CPU; a cell subset such as ``gru_vocab=(256,)``, which the chapter's ``check`` accepts only within the preset's
     cells), from this checkout's clean commit. Returns the manifest."""
@@ -261,6 +278,10 @@ def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: in
     commit = source_commit("a long-run segment")
     cfg = presets.resolve(chapter, preset, **{"device": "cpu", **parameters})
     configs = plan.configs_for(chapter, cfg)
+    if pack_only:
+        return repack(configs, folder or folder_for(chapter, preset))
+    if not minutes > 0:
+        raise ValueError(f"a segment needs --minutes > 0 (got {minutes}); --pack-only packs without training")
     return segment(configs, folder or folder_for(chapter, preset), minutes, workers, commit=commit,
                    fields={"chapter": chapter, "preset": preset, "parameters": {"device": "cpu", **parameters},
                            "config_key": cfg.key(), "made_by": f"python -m penb long-run {chapter} --preset {preset}"})

@@ -5,6 +5,11 @@ doubling move); ``penb.presets`` re-exports them, and the chapters' presets cite
 """
 from __future__ import annotations
 
+# The protocol in force when DEEP_RULE (v1, v2) and FREQ_DEEP_RULE chose their fixed targets (2026-11-28/29): their
+# power tables hold its power (power_p7) and their choices read it; protocol 8 (2026-12-04) grades the runs they
+# sized, and a rule written under it adds its own column (issue 66: a new protocol adds a column, not a branch).
+SIZED_UNDER = 7
+
 # Which cells the quick preset trains (issue 41, item 3; written 2026-11-27, before the build that applies it). The
 # rule reads no verdict, no doubling move and no build's interval:
 # * seeds: every graded cell takes QUICK_SEEDS confirmation seeds. No count is chosen from a build's intervals, and

@@ -119,7 +119,11 @@ def test_no_gain_needs_both_models_still_and_no_half_budget_decides_nothing():
     moving = _ev([0.60, 0.62, 0.61], [0.60, 0.61, 0.62])            # both rose 0.10: the gap could open yet
     assert doubling.test("no_gain", {}, claims.REPRODUCED, flat, half, (1, 2), 0.02)["decided"]
     rec = doubling.test("no_gain", {}, claims.REPRODUCED, moving, half, (1, 2), 0.02)
-    assert not rec["decided"] and set(rec["moves"]) == {"PE", "vanilla"}
+    assert not rec["decided"] and set(rec["moves"]) == {"PE", "vanilla", "gap"}     # protocol 8 reads the gap too
+    # protocol 8 (issue 66): each model within +-0.02 a doubling, the gap moving 0.024: the gap holds it back
+    apart = _ev([0.512, 0.522, 0.512], [0.488, 0.488, 0.498])
+    rec = doubling.test("no_gain", {}, claims.REPRODUCED, apart, half, (1, 2), 0.02)
+    assert rec["moves"]["PE"]["holds"] and rec["moves"]["vanilla"]["holds"] and rec["held_by"] == ["gap"], rec["why"]
     g = claims.grade(key, flat)
     assert g.verdict in (claims.INCONCLUSIVE, claims.NOT_TESTED) and "half the budget" in g.reason
     # fewer than three seeds in both budgets decide nothing either

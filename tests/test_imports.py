@@ -73,9 +73,9 @@ LAYERS = [
     ["chapters", "report", "notebook"],                          # the chapters and their execution
     ["plan", "status", "power"],                                 # what a preset would train; the status page; what
                                                                  # would decide a figure (the deep preset's sizing)
-    ["call"],                                                    # GPU work in short calls, one package (issue 60):
+    ["call", "long_run"],                                        # GPU work in short calls, one package (issue 60):
                                                                  # limits, sizing, driver, slice, lease, device run,
-                                                                 # archive
+                                                                 # archive; a CPU long run in segments (issue 65)
     ["cli", "__main__", "penb"],                                 # the command line
 ]
 LEVEL = {unit: i for i, units in enumerate(LAYERS) for unit in units}

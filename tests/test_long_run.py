@@ -426,3 +426,19 @@ def test_a_packed_member_outside_the_store_is_refused(tmp_path):
     with pytest.raises(ValueError, match="unexpected member"):
         long_run.restore(folder, store)
     assert not outside.exists() and not store.exists()
+
+
+def test_the_manifest_says_how_far_each_run_went_and_a_repack_keeps_the_segments(tmp_path, monkeypatch, cut_store):
+    """Each run's budget, the update it reached and whether it finished are in the manifest (what the scorecard's
+    first paragraph reads); ``--pack-only`` on a fresh machine restores, packs again, adds no segment."""
+    store, configs = cut_store
+    folder = tmp_path / "committed"
+    man = long_run.pack(folder, configs, store, fields())
+    cut, done = configs[0], configs[-1]
+    assert man["runs"][runs.key(done)] == {"steps": 16, "reached": 16, "done": True}
+    got = man["runs"][runs.key(cut)]
+    assert got["steps"] == N and 0 < got["reached"] < N and not got["done"]
+    use_store(monkeypatch, tmp_path / "fresh")
+    again = long_run.repack(configs, folder)
+    assert again["segments"] == man["segments"] and again["runs"] == man["runs"]
+    assert again["state_sha256"] == man["state_sha256"]          # the same files, the same bytes

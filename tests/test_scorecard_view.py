@@ -214,3 +214,38 @@ def test_an_archives_doubling_moves_are_read_from_its_recorded_evidence():
     assert t.loc[("c.one", "gap"), "N/4 -> N/2"] == "" and t.loc[("c.one", "gap"), "N"] == "64,000"
     assert list(t["last move within the bound"]) == ["no", "yes"]
     assert archives.moves_table({"c.two": grades["c.two"]}) is None
+
+
+def test_at_a_glance_says_what_the_build_and_the_archives_decide_and_where_the_long_run_stands(tmp_path):
+    """Issue 66, item 6: plain words (one doubling, one verdict: no '8-8 doublings', no 'The 1 decided verdicts'),
+    what the archives add, where the long run stands (from its committed manifest), no stale plan."""
+    import json
+
+    from penb.claims.scorecard import at_a_glance
+
+    hz = {"doublings": 3, "decided": False}
+    move = {"mean": -0.03, "lo": -0.05, "hi": -0.01, "n": 5, "direction": "shrink", "holds": False, "kind": "gap"}
+    rec = {"budgets": [16_000, 32_000], "held_by": ["gap"], "moves": {"gap": move}, "decided": False, "sesoi": 0.02}
+    papers = [{"key": "a.decided", "verdict": "reproduced", "detail": {"horizon": {"decided": True}}},
+              {"key": "b.open", "verdict": "inconclusive", "detail": {"doubling": rec, "horizon": hz}},
+              {"key": "c.untested", "verdict": "not tested", "detail": {}}]
+    root = tmp_path / "archived"
+    (root / "key_findings-deep").mkdir(parents=True)
+    (root / "key_findings-deep" / "manifest.json").write_text(json.dumps(
+        {"chapter": "key_findings", "preset": "deep", "updates": {"gru": 32_000}, "commit": ["a" * 40]}))
+    (root / "key_findings-deep" / "key_findings.grades.json").write_text(json.dumps(
+        {"b.open": {"verdict": "inconclusive"}}))
+    (root / "key_findings-deep_v2-trunks").mkdir()
+    (root / "key_findings-deep_v2-trunks" / "manifest.json").write_text(json.dumps(
+        {"chapter": "key_findings", "preset": "deep_v2", "parameters": {"device": "cpu", "gru_vocab": [256]},
+         "segments": [{"minutes": 100.0}, {"minutes": 50.5}],
+         "runs": {"k1": {"steps": 128_000, "reached": 96_000, "done": False},
+                  "k2": {"steps": 32_000, "reached": 32_000, "done": True}}}))
+    text = at_a_glance(papers, root)
+    assert "decides 1 (a.decided)" in text and "1 are inconclusive and 1 not tested" in text
+    assert "3 doublings short" in text and "3-3" not in text
+    assert "The one decided verdict about trained models assumes" in text
+    assert "The archived execution (key_findings-deep;" in text and "they decide no claim" in text
+    assert "key_findings-deep_v2-trunks" in text and "96,000 updates over 2 segments (150 CPU-minutes)" in text
+    assert "1 of its 2 runs (budgets 32,000, 128,000) are finished" in text
+    assert "100 minutes" not in text

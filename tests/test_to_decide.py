@@ -111,3 +111,15 @@ def test_protocol_7_records_the_earlier_moves():
     out6 = composition.compose("better", {"min_agree": 0.8, "min_seeds": 3}, "trained", ev(n_a, n_b), ev(h_a, h_b),
                                (1000, 2000), 0.02, None, protocol=6, quarter=ev(q_a, q_b), horizon=300_000)
     assert "earlier_moves" not in out6[3]["doubling"]                       # protocol 6's records as they were
+
+
+def test_moves_of_opposite_sign_are_not_shown_to_shrink():
+    """The module's rule (issue 66): two moves of one sign that shrink give |later| / |earlier|; moves that changed
+    sign are not shown to shrink, r = 1 (not 0, which would project no further move at all)."""
+    from penb.claims import to_decide
+
+    def rec(early, late):
+        return {"earlier_moves": {"gap": {"mean": early}}, "moves": {"gap": {"mean": late}}}
+    assert to_decide.ratio("gap", rec(0.04, 0.01)) == 0.25
+    assert to_decide.ratio("gap", rec(0.01, 0.04)) == 1.0
+    assert to_decide.ratio("gap", rec(0.04, -0.01)) == 1.0 and to_decide.ratio("gap", rec(-0.02, 0.03)) == 1.0

@@ -225,10 +225,10 @@ def check_fixed_targets(cfg, n: int, seeds, vocab, rule: str) -> None:
     fixed-target preset may be trained in parts, by cell, issue 65; never a cell outside ``vocab``), in fp32: the
     budgets ``rule`` chose, the same on every host and device."""
     gru = settings(cfg, "gru")
+    have, want = (tuple(v) if isinstance(v, (tuple, list)) else (v,) for v in (cfg.gru_vocab, vocab))
     require(gru["steps"] == n and tuple(cfg.seeds) == tuple(seeds) and gru["amp"] == "none"
             and cfg.get("earlier") == 1 and cfg.get("schedule") == "wsd" and tuple(cfg.cores) == ("gru",)
-            and len(cfg.gru_vocab) >= 1 and set(cfg.gru_vocab) <= set(vocab)
-            and len(set(cfg.gru_vocab)) == len(cfg.gru_vocab),
+            and len(have) >= 1 and set(have) <= set(want) and len(set(have)) == len(have),
             f"the {cfg.preset} preset's budgets are fixed targets ({rule}): GRU N = {n:,} with N/2 and N/4 "
             f"(earlier=1, WSD), V {vocab} (or some of them), confirmation seeds {tuple(seeds)}, fp32, on every "
             f"host; got N = {gru['steps']:,}, V {cfg.gru_vocab}, seeds {tuple(cfg.seeds)}, amp {gru['amp']!r}, earlier "

@@ -15,10 +15,42 @@ DIRTY = (" **Its code is an uncommitted tree** that no reader can check out: rea
          "anyone can rerun (steps from such a tree are now refused).")
 
 
+LONG_RUN = "-trunks"             # a long run's committed state (penb.long_run), not an archived execution
+
+
 def folders(root: Optional[Path] = None) -> list[Path]:
-    """The archived executions under ``root`` (default ``book/archived``), sorted by name."""
+    """The archived executions under ``root`` (default ``book/archived``), sorted by name (a long run's state, a
+    folder ending in :data:`LONG_RUN`, is not one: :func:`long_runs`)."""
     root = Path(root) if root is not None else paths.REPO / "book" / "archived"
-    return sorted(p.parent for p in root.glob("*/manifest.json"))
+    return sorted(p.parent for p in root.glob("*/manifest.json") if not p.parent.name.endswith(LONG_RUN))
+
+
+def long_runs(root: Optional[Path] = None) -> list[dict]:
+    """The manifests of the long runs whose state is committed under ``root`` (``penb.long_run``: a fixed-target
+    preset trained in segments on the CPU), each with its folder's ``name``."""
+    root = Path(root) if root is not None else paths.REPO / "book" / "archived"
+    return [{**json.loads(p.read_text()), "name": p.parent.name}
+            for p in sorted(root.glob(f"*{LONG_RUN}/manifest.json"))]
+
+
+def long_run_line(root: Optional[Path] = None) -> str:
+    """Where each long run stands, in a sentence: its cells, how far its runs have gone toward their budgets, its
+    segments and their CPU-minutes ("" where none is committed)."""
+    out = []
+    for m in long_runs(root):
+        segs = m.get("segments") or []
+        minutes = sum(s.get("minutes", 0) for s in segs)
+        per = m.get("runs") or {}
+        top = max((r["reached"] for r in per.values()), default=max((m.get("reached") or {0: 0}).values()))
+        done = sum(bool(r.get("done")) for r in per.values())
+        budgets = sorted({r["steps"] for r in per.values()})
+        cells = ", ".join(f"{k} {v}" for k, v in (m.get("parameters") or {}).items() if k != "device")
+        out.append(f"the long run `{m['name']}` ({m.get('chapter')}, preset {m.get('preset')}"
+                   f"{', ' + cells if cells else ''}) has trained its deepest trunk to {top:,} updates over "
+                   f"{len(segs)} segment{'s' * (len(segs) != 1)} ({minutes:,.0f} CPU-minutes)"
+                   + (f"; {done} of its {len(per)} runs (budgets {', '.join(f'{b:,}' for b in budgets)}) are "
+                      f"finished" if per else ""))
+    return "; ".join(out)
 
 
 def of_chapter(chapter: str, root: Optional[Path] = None) -> list[Path]:

@@ -41,6 +41,8 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
         if protocol >= 7 and half is not None and quarter is not None and budgets and budgets[0]:
             rec["earlier_moves"] = _earlier_moves(kind, params, rule_verdict, half, quarter, budgets, sesoi,
                                                   protocol, detail.get("part"), resolution)
+        if protocol >= 8 and verdict in DECIDED:
+            rec = _levels_to_horizon(rec, quarter, horizon, budgets)
         detail = {**detail, "doubling": rec}
         if verdict in DECIDED and not rec["decided"]:
             detail = {**detail, "rule_verdict": verdict}
@@ -53,7 +55,7 @@ def compose(kind: str, params: dict, about: str, evidence: dict, half: Optional[
                 detail = {**detail, "rule_verdict": verdict}
                 verdict, reason = _beyond_horizon(verdict, reason, hz, rec)
             elif hz.get("assumes"):
-                reason = f"{reason}; it {hz['assumes']} (protocol 7)"
+                reason = f"{reason}; it {hz['assumes']} (protocol {protocol})"
     elif about == "doubling" and protocol >= 6 and verdict in DECIDED:
         verdict, reason, hz = _doubling_claim(verdict, reason, evidence, budgets, sesoi, horizon, resolution,
                                               protocol)
@@ -182,13 +184,29 @@ def _doubling_claim(verdict: str, reason: str, evidence: dict, budgets: tuple,
     if hz["decided"]:
         if protocol >= 7:
             hz["assumes"] = horizon_test.assumption(n)
-            reason = f"{reason}; it {hz['assumes']} (protocol 7)"
+            reason = f"{reason}; it {hz['assumes']} (protocol {protocol})"
         return verdict, reason, hz
     hz["why"] = (f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f} (growing)" if grows else
                  f"the gain per doubling went {m1['mean']:+.3f} then {m2['mean']:+.3f}; over {D} more doublings it "
                  f"could add {closable:.3f}, not below {sesoi or 0.02:g}")
     return INCONCLUSIVE, (f"{hz['why']} (protocol {protocol}'s horizon). The rule alone would say '{verdict}' "
                           f"({reason})"), hz
+
+
+def _levels_to_horizon(rec: dict, quarter: Optional[dict], horizon: Optional[int], budgets: tuple) -> dict:
+    """Protocol 8 (issue 66): a level that moved by more than the SESOI from N/2 to N is not held back by the doubling
+    test where the horizon bounds its doublings left (runs at N/4, below the text's budget): whether it stays on one side
+    of the text's level is what the horizon reads (``penb.claims.horizon``: the level's interval at N moved by all
+    that the doublings left could add). A level is read against the text's number, not against a move: the fixed
+    SESOI says nothing of which side of it the model ends on."""
+    n = int(budgets[1]) if budgets else 0
+    if rec["decided"] or quarter is None or not (n and horizon_test.doublings_left(horizon, n)):
+        return rec                       # at the text's budget the doubling test reads the level, as Sec. 4.1 does
+    held = rec["held_by"]
+    if not held or any(rec["moves"][k]["kind"] != doubling.LEVEL for k in held):
+        return rec
+    return {**rec, "decided": True, "held_by": [], "levels_to_horizon": held,
+            "why": f"{rec['why']}; the level's move is read by the horizon instead (protocol 8)"}
 
 
 def _earlier_moves(kind, params, verdict, half, quarter, budgets, sesoi, protocol, part, resolution) -> dict:

@@ -74,6 +74,8 @@ def reads(kind: str, params: dict, verdict: str, ev: dict, protocol: int = PROTO
             out[a_name] = (_per_seed(ev, a), STILL, MODEL)
             if not (ev.get("b_fixed") and p5):
                 out[b_name] = (_per_seed(ev, b), STILL, MODEL)
+                if protocol >= 8:            # two models moving apart by less than each's SESOI move the gap by more
+                    out["gap"] = (_per_seed(ev, a - b), STILL, GAP)
             return out
         out["gap"] = (_per_seed(ev, a - b), gap_dir, GAP)
         a_dir, b_dir = gap_dir, FLIP[gap_dir]

@@ -1,4 +1,10 @@
-"""Protocol 6's horizon (issue 49, item 1): would a verdict about trained models still hold at the text's budget?
+"""The horizon (protocols 6-8): would a verdict about trained models still hold at the text's budget?
+
+**Protocol 8** (issue 66; :func:`growth8`, :func:`carried8`, :func:`span_left`) reads each quantity's two moves for
+a bound on their growth: a ratio r (0-4) the later move is shown to stay under, charged geometrically over the span
+to the text's budget; undecided where a move is seen and no ratio bounds it; a quantity that has not moved
+measurably charged its later move's bound growing linearly over the span. Models that do not move are read through
+the gap or slope they move. What follows is protocol 6's design, which protocols 7 and 8 refine.
 
 Protocol 5's doubling test asks whether the last doubling (N/2 -> N) moved anything that could overturn a verdict by
 its smallest effect of interest (SESOI). A slow, steady creep passes it at every doubling and still adds up: 0.010
@@ -37,7 +43,7 @@ from typing import Optional
 
 import numpy as np
 
-from penb.claims import doubling
+from penb.claims import doubling, intervals
 from penb.claims.doubling import FLIP, GAP, GROW, LEVEL, MODEL, PART, SHOWN, SHRINK, STILL
 from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI, no_narrower, seed_interval
 from penb.claims.protocol import PROTOCOL
@@ -48,6 +54,14 @@ def doublings_left(horizon: Optional[int], n: int) -> int:
     if not horizon or not n or n >= horizon:
         return 0
     return int(math.ceil(math.log2(horizon / n) - 1e-12))
+
+
+def span_left(horizon: Optional[int], n: int) -> float:
+    """``log2(horizon / n)``: the doublings from ``n`` updates to the horizon, the last one in part (0 at or past it);
+    protocol 8 charges moves over this span, not over whole doublings past the horizon."""
+    if not horizon or not n or n >= horizon:
+        return 0.0
+    return math.log2(horizon / n)
 
 
 def bound(m: dict, direction: str) -> float:
@@ -86,7 +100,8 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
     n = int(budgets[1]) if budgets else 0
     D = doublings_left(horizon, n)
     rec = {"decided": False, "horizon": horizon, "doublings": D, "budgets": [n // 4, n // 2, n], "quantities": {},
-           "held_by": [], "why": "", "protocol": protocol}
+           "held_by": [], "why": "", "protocol": protocol,
+           **({"span": span_left(horizon, n)} if protocol >= 8 else {})}
     if protocol >= 7:
         unknown = unknown_budget(horizon, n)
         if unknown:                                   # fail closed: never D = 0 for want of a number
@@ -121,11 +136,13 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         s1, s2, b2 = toward(m1, direction), toward(m2, direction), bound(m2, direction)
         if protocol >= 7:
             per = [r.get(name, ({},))[0] for r in (at_quarter, at_half, at_n)]
-            closable, g = carried_either(per, m2, direction, res, D)
+            span = span_left(horizon, n) if protocol >= 8 else D
+            closable, g = carried_either(per, m2, direction, res, span, protocol)
             grows = not g["shown"]
             # the other side too: a slope's model at an x below the mean overturns it by moving the other way
-            flip = carried_either(per, m2, FLIP[direction], res, D)[0] if direction != STILL else closable
-            extra = {"growth": g, "closable_other_side": flip}
+            flip, g_other = carried_either(per, m2, FLIP[direction], res, span, protocol) if direction != STILL \
+                else (closable, g)
+            extra = {"growth": g, "closable_other_side": flip, "growth_other_side": g_other}
         else:
             grows = not (math.isfinite(s1) and math.isfinite(s2)) or (s2 > max(s1, 0.0) + res and shown(m2, direction))
             closable, extra = D * b2, {}
@@ -137,19 +154,24 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
     models = [k for k, v in q.items() if v["kind"] == MODEL and " (reference)" not in k
               and k not in (ev.get("held_models") or {})]
     weights = slope_weights(ev, params, models) if protocol >= 7 and kind == "trend" else {}
+    moving = {k for k in models if protocol < 8 or q[k]["growth"].get("moving")}
+    moving_other = {k for k in models if protocol < 8 or q[k].get("growth_other_side", {}).get("moving")}
     for name, v in q.items():
         values = at_n.get(name, ({},))[0]
         closable = v["closable"]
         if fold and v["kind"] == GAP and models:
-            closable = max(closable, sum(q[k]["closable"] for k in models))
+            closable = max(closable, sum(q[k]["closable"] for k in models if k in moving))
         if weights and v["kind"] == GAP:          # protocol 7: what the models at each x could move the slope by
             closable = max(closable, sum(abs(w) * q[k]["closable" if w > 0 else "closable_other_side"]
-                                         for k, w in weights.items()))
+                                         for k, w in weights.items() if k in (moving if w > 0 else moving_other)))
         v["closable"] = closable
         folded = through and (name in models or (kind == "gain_vs_reference" and " (reference)" in name))
         # ... its growth shows in the gap's, the slope's or the second part's own moves
         if protocol >= 7:          # every quantity's growth is charged into its own bound, models' into the gap's
             folded = (fold or bool(weights)) and name in models    # a reference's models: gated on their own
+            if protocol >= 8 and kind == "gain_vs_reference" and " (reference)" in name and \
+                    not v.get("growth", {}).get("moving"):          # ... unless not moving: read through the second
+                folded = True                                       # part it moves, as a gap's models are
             v["holds"] = math.isfinite(closable) and _clear(v, values, closable, params, sesoi, res, folded)
             continue
         v["holds"] = (folded or not v["grows"]) and math.isfinite(closable) and _clear(v, values, closable, params,
@@ -173,9 +195,10 @@ def unknown_budget(horizon: Optional[int], n: int) -> str:
 
 
 def assumption(n: int) -> str:
-    """What every verdict about trained models assumes and no test at ``n`` updates can see (protocol 7)."""
-    return (f"assumes no take-off after {n:,} updates: a curve flat up to N that rises later looks trained to any "
-            f"test at N")
+    """What every verdict about trained models assumes and no test at ``n`` updates can see (protocol 7; protocol
+    8's calibration adds a take-off under way whose moves sit below the noise: README, the power table)."""
+    return (f"assumes no take-off after {n:,} updates, nor one under way below the noise: a curve flat up to N that "
+            f"rises later looks trained to any test at N")
 
 
 GRID = np.linspace(0.0, 1.0, 101)        # the ratios a shrinking curve is shown to stay under (protocol 7)
@@ -225,14 +248,84 @@ def carried(b: float, g: dict, D: int) -> float:
     return float(D * b + g["charge"] * D * (D + 1) / 2)
 
 
-def carried_either(per: list, m2: dict, direction: str, res: float, D: int) -> tuple[float, dict]:
+def carried_either(per: list, m2: dict, direction: str, res: float, D: int, protocol: int = PROTOCOL
+                   ) -> tuple[float, dict]:
     """(what ``D`` doublings could move a quantity by, its :func:`growth`) in ``direction``; for a quantity that must
     stay still (STILL), the larger of its two sides."""
+    carry, grow = (carried8, growth8) if protocol >= 8 else (carried, growth)
     if direction == STILL:
-        sides = [(carried(bound(m2, d), g, D), g) for d in (GROW, SHRINK) for g in [growth(*per, d, res)]]
-        return max(sides, key=lambda cg: cg[0] if math.isfinite(cg[0]) else math.inf)
-    g = growth(*per, direction, res)
-    return carried(bound(m2, direction), g, D), g
+        sides = [(carry(bound(m2, d), g, D), g) for d in (GROW, SHRINK) for g in [grow(*per, d, res)]]
+        best = max(sides, key=lambda cg: cg[0] if math.isfinite(cg[0]) else math.inf)
+        return best[0], {**best[1], "moving": any(g.get("moving") for _, g in sides)}
+    g = grow(*per, direction, res)
+    return carry(bound(m2, direction), g, D), g
+
+
+# --- protocol 8 (issue 66): growth bounded by a ratio where the moves are seen, charged where they are not -------
+RATIOS = np.linspace(0.0, 4.0, 401)     # the growth ratios per doubling a quantity's moves are shown to stay under
+
+
+def growth8(quarter: dict, half: dict, full: dict, direction: str, res: float) -> dict:
+    """Protocol 8's reading of one quantity's two moves (per seed, at N/4, N/2 and N: {seed: value}) in the
+    direction that could overturn (GROW or SHRINK):
+
+    * ``ratio``: the smallest r in :data:`RATIOS` (0 to 4) for which the paired 95% interval of later - r x earlier
+      ends at most ``res`` (one interval, the correlation of the two moves included): the later move shown to be at
+      most r times the earlier, an upper bound on the growth per doubling (``shown`` where it is at most 1, as
+      protocol 7 reads it); None where no r up to 4 does;
+    * ``moving``: either move's 95% interval excludes 0 the overturning way (``earlier_lo``, ``later_lo`` > 0);
+    * ``charge``: the growth per doubling that cannot be excluded (protocol 7's, for a quantity not moving).
+
+    Every interval end is no narrower than ``res``."""
+    sign = 1.0 if direction == GROW else -1.0
+    seeds = sorted(set(quarter) & set(half) & set(full))
+    x = np.array([[quarter[s], half[s], full[s]] for s in seeds], float).reshape(-1, 3)
+    x = x[np.isfinite(x).all(axis=1)]
+    out = {"hi": math.nan, "later_hi": math.nan, "shown": False, "ratio": None, "charge": math.nan,
+           "moving": False, "n": int(len(x))}
+    if len(x) < 3:
+        return out
+    m1, m2 = sign * (x[:, 1] - x[:, 0]), sign * (x[:, 2] - x[:, 1])
+    t = intervals.t_quantile(len(x))                                                # the protocol's level
+    d = m2[None, :] - RATIOS[:, None] * m1[None, :]                                  # [ratios, seeds]
+    mean, half_width = d.mean(axis=1), t * d.std(axis=1, ddof=1) / math.sqrt(len(x))
+    upper = np.maximum(mean + half_width, mean + res)
+    ok = np.flatnonzero(upper <= res)
+    ends = {}
+    for name, v in (("earlier", m1), ("later", m2), ("growth", m2 - m1)):
+        mu, h = float(v.mean()), t * float(v.std(ddof=1)) / math.sqrt(len(x))
+        ends[name] = (min(mu - h, mu - res), max(mu + h, mu + res))
+    out.update(hi=ends["growth"][1], later_hi=ends["later"][1], earlier_lo=ends["earlier"][0],
+               later_lo=ends["later"][0], mean=float(np.mean(m2 - m1)))
+    out["moving"] = out["earlier_lo"] > 0 or out["later_lo"] > 0
+    if ok.size:
+        out["ratio"] = float(RATIOS[ok[0]])
+        out["shown"] = out["ratio"] <= 1.0
+    out["charge"] = max(0.0, min(out["hi"], out["later_hi"]))
+    return out
+
+
+def carried8(b: float, g: dict, span: float) -> float:
+    """What the doublings left could move a quantity by under protocol 8, from the later move's bound ``b``, its
+    :func:`growth8` ``g`` and the ``span`` of doublings to the horizon (:func:`span_left`, the last in part):
+
+    * a growth ratio bounded (``ratio`` r): the moves grow at most r a doubling: b r + b r^2 + ..., the last doubling
+      in part, never less than one more move of b (protocol 7's reading where r <= 1, now up to r = 4);
+    * no ratio bounds it while a move is seen (``moving``): the moves may grow without bound (inf: undecided);
+    * neither move seen: a quantity that has not moved measurably over two doublings; its move a doubling may grow
+      from b by the growth that cannot be excluded (``charge``), linearly over the span: span b + charge span^2 / 2
+      (the integral of b + charge t over t in [0, span])."""
+    if not math.isfinite(b) or not math.isfinite(g.get("charge", math.nan)):
+        return math.nan
+    if span <= 0:
+        return 0.0
+    if g.get("ratio") is not None:
+        r, whole = g["ratio"], int(math.floor(span))
+        total = sum(r ** j for j in range(1, whole + 1)) + (span - whole) * r ** (whole + 1)
+        return float(b * max(1.0, total))
+    if g.get("moving"):
+        return math.inf
+    return float(span * b + g["charge"] * span * span / 2)
 
 
 def slope_weights(ev: dict, params: dict, models: list) -> dict:
@@ -283,14 +376,21 @@ def words(rec: dict) -> str:
     for name, v in rec["quantities"].items():
         e, l = v["earlier"] or {}, v["later"] or {}
         g = v.get("growth")
-        state = ('growing' if v['grows'] else 'not growing') if g is None else (
-            f"later minus earlier up to {g['hi']:+.3f}: " + (f"shown not to grow, shrinking at most {g['ratio']:.2f}x"
-                                                             if g["shown"] else
-                                                             f"growth not excluded, {g['charge']:.3f} a doubling "
-                                                             f"charged"))
+        if g is not None and "moving" in g:               # protocol 8's reading (growth8)
+            state = (f"shown to grow at most {g['ratio']:.2f}x a doubling" if g.get("ratio") is not None else
+                     "a move shown and no ratio up to 4x a doubling bounding them" if g["moving"] else
+                     f"neither move shown; growth up to {g['charge']:.3f} a doubling charged")
+        else:
+            state = ('growing' if v['grows'] else 'not growing') if g is None else (
+                f"later minus earlier up to {g['hi']:+.3f}: " + (f"shown not to grow, shrinking at most "
+                                                                 f"{g['ratio']:.2f}x" if g["shown"] else
+                                                                 f"growth not excluded, {g['charge']:.3f} a "
+                                                                 f"doubling charged"))
+        span = (f"the {rec['span']:.1f} doublings left" if rec.get("span") is not None else
+                f"{rec['doublings']} more doublings")
+        could = "without bound" if v["closable"] == math.inf else f"{v['closable']:.3f}"
         parts.append(f"{name} moved {e.get('mean', math.nan):+.3f} then {l.get('mean', math.nan):+.3f} a doubling "
-                     f"({state}); over {rec['doublings']} more doublings it "
-                     f"could move {v['closable']:.3f} ({'clear' if v['holds'] else 'not clear'})")
+                     f"({state}); over {span} it could move {could} ({'clear' if v['holds'] else 'not clear'})")
     held = rec["held_by"]
     h = rec["horizon"]
     tail = f". At the text's {h:,} updates it could be overturned by: {', '.join(held)}" if held and h else ""

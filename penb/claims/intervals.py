@@ -39,20 +39,27 @@ def no_narrower(mean: float, lo: float, hi: float, resolution: Optional[float]) 
         return lo, hi
     return min(lo, mean - resolution), max(hi, mean + resolution)
 POWER, ALPHA = 0.8, 0.05         # what "the seeds needed" aims at
+LEVEL = 0.95                     # every seed-level interval's level (read at call time: the calibration's mutants)
 PRACTICAL_SEEDS = 30             # beyond this many seeds, a preset of larger scale has to decide
 
 
-def t_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
-    """(mean, lo, hi): the mean over seeds and its Student-t interval (``scipy.stats.t``, n - 1 degrees of
-    freedom). One seed, or identical values, gives (x, x, x); an empty input NaNs."""
+def t_quantile(n: int, confidence: Optional[float] = None) -> float:
+    """The two-sided Student-t quantile of a ``confidence`` (default :data:`LEVEL`) interval over ``n`` seeds."""
     from scipy import stats
 
+    return float(stats.t.ppf(0.5 + (LEVEL if confidence is None else confidence) / 2, n - 1))
+
+
+def t_interval(values: Sequence[float], confidence: Optional[float] = None) -> tuple[float, float, float]:
+    """(mean, lo, hi): the mean over seeds and its Student-t interval (``scipy.stats.t``, n - 1 degrees of
+    freedom) at ``confidence`` (default :data:`LEVEL`). One seed, or identical values, gives (x, x, x); an empty
+    input NaNs."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return math.nan, math.nan, math.nan
     if x.size == 1 or np.all(x == x[0]):
         return float(x.mean()), float(x.min()), float(x.max())
-    half = stats.t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+    half = t_quantile(x.size, confidence) * x.std(ddof=1) / math.sqrt(x.size)
     return float(x.mean()), float(x.mean() - half), float(x.mean() + half)
 
 
@@ -72,12 +79,12 @@ def bootstrap_interval(values: Sequence[float], confidence: float = 0.95, n_resa
     return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def seed_interval(values: Sequence[float], confidence: float = 0.95, seed: int = 0,
+def seed_interval(values: Sequence[float], confidence: Optional[float] = None, seed: int = 0,
                   protocol: int = PROTOCOL) -> tuple[float, float, float]:
     """(mean, lo, hi) over seeds under ``protocol``: Student-t (2) or percentile bootstrap (1). The chapters'
     descriptive bars call :func:`bootstrap_interval` themselves, with their ``bootstrap`` resamples."""
     if protocol == 1:
-        return bootstrap_interval(values, confidence, seed=seed)
+        return bootstrap_interval(values, LEVEL if confidence is None else confidence, seed=seed)
     return t_interval(values, confidence)
 
 

@@ -1,5 +1,5 @@
 """The grading protocol in force and its history (``penb.claims.grading``)."""
-PROTOCOL = 7                     # the grading protocol in force
+PROTOCOL = 8                     # the grading protocol in force
 PROTOCOLS = {
     1: "percentile bootstrap intervals over seeds; an effect not shown counted as absent (not reproduced)",
     2: "Student-t intervals over seeds; not reproduced only when the interval excludes the smallest effect of "
@@ -67,4 +67,22 @@ PROTOCOLS = {
        "models speeding up) and populations of mixed seeds judged against the population "
        "(tests/test_horizon_calibration.py). Adopted 2026-11-28, for every claim at once, after protocol 6's "
        "verdicts had been seen and before any deep confirmation run; protocol 6's verdicts are kept beside it",
+    8: "as 7, with its known faults fixed (issue 66's audit, at the resolution grade() reads, 0.001): (1) growth "
+       "bounded by a ratio where the moves are seen: for every quantity that could overturn a verdict, the smallest r "
+       "in [0, 4] for which the paired 95% interval of the later move minus r times the earlier ends at most the "
+       "resolution bounds the growth per doubling, and the moves left are charged b r + b r^2 + ... over the span to "
+       "the text's budget (log2(H / N), the last doubling in part); where no r up to 4 does while either move is "
+       "shown the overturning way, nothing bounds them and the verdict is undecided; where neither move is shown "
+       "(a quantity that has not moved measurably in two doublings), b a doubling growing by the growth not "
+       "excluded, integrated over the span (span b + g span^2 / 2); a model that is not moving is read through the "
+       "gap it moves, not summed on its own (protocol 7 summed two noise bounds); (2) a level is decided by the "
+       "horizon's bound on the side of the text's number it stays on, not held back by the doubling test's fixed "
+       "smallest effect (that SESOI stays for gaps and models, as the paper's test of 'trained'); (3) 'no gain' "
+       "reads the gap's moves as well as each model's; (4) the calibration runs at the resolution grade() reads, "
+       "from one place (penb.claims.intervals). Both models speeding up visibly before N settle falsely in at most "
+       "5% of draws (protocol 7: 22%), stopped models with a real gap decide in about 80% at 5 seeds (protocol 7: "
+       "34-42%); a take-off under way whose moves sit below the noise at 5 seeds settles falsely in 6-7% (published "
+       "beside the verdicts, with the late take-off no test at N sees). Adopted 2026-12-04, for every claim at "
+       "once, after protocol 7's verdicts had been seen and before any archive was graded under it; protocol 7's "
+       "verdicts are kept beside it",
 }

@@ -226,9 +226,12 @@ def doubling_line(table: list[dict]) -> str:
             f"read the gap alone, settled {p4} of the same claims." + line6 + not_doubled_words(table))
 
 
-def at_a_glance(papers: list[dict]) -> str:
-    """One plain paragraph (issue 59, item 6): how many of the texts' claims this build decides, why the rest are
-    not, and what would decide them, read off the rows' own records (no verdict word written here)."""
+def at_a_glance(papers: list[dict], root: Optional[Path] = None) -> str:
+    """One plain paragraph (issues 59 and 66): what this build decides and why the rest is open, what the archived
+    executions add, where the long run for Fig. 2's headline stands, and what would decide the rest, read off the
+    rows' own records and the committed archives (``root``: ``book/archived`` by default; no verdict word written
+    here)."""
+    from penb.claims import archives
     from penb.claims.outcomes import DECIDED
 
     decided = [r for r in papers if r["verdict"] in DECIDED]
@@ -240,20 +243,38 @@ def at_a_glance(papers: list[dict]) -> str:
     short = [(r["detail"].get("horizon") or {}) for r in trained]
     left = [h.get("doublings") for h in short if h.get("doublings")]
     budgets = sorted({(r["detail"]["doubling"].get("budgets") or [0, 0])[1] for r in trained} - {0})
-    why = ""
+    which = ", ".join(sorted(r["key"] for r in decided))
+    out = (f"**At a glance.** Of the {len(papers)} claims of the three texts counted here, this build decides "
+           f"{len(decided)}{f' ({which})' if decided else ''}; {len(open_)} are inconclusive and {untested} not "
+           f"tested.")
     if trained:
         span = (f"{budgets[0]:,}" if len(budgets) == 1 else f"{budgets[0]:,}-{budgets[-1]:,}") if budgets else "?"
-        gap = f", {min(left)}-{max(left)} doublings short of the texts' budgets," if left else ""
-        why = (f" {len(trained)} of the inconclusive ones are about trained models: the runs stop at {span} "
-               f"updates{gap} and in {moved} of them a compared model was still moving when the updates doubled.")
-    trained_decided = sum(bool((r.get("detail") or {}).get("horizon")) for r in decided)
-    assume = (f" The {trained_decided} decided verdicts about trained models assume no take-off after the budget they "
-              f"were read at: no test at N sees one." if trained_decided else "")
-    return (f"**At a glance.** Of the {len(papers)} claims of the three texts counted here, this build decides "
-            f"{len(decided)}; {len(open_)} are inconclusive and {untested} not tested.{why}{assume}"
-            f"{_to_decide_words(trained)} For Fig. 2, the key findings chapter's power analysis sizes the deep "
-            f"preset: its GRU at V 32-256 to 32,000 updates with N/2 and N/4 on 5 seeds, about 100 minutes of a "
-            f"2-core CPU.")
+        short_of = ("" if not left else f", {min(left)} doubling{'s' * (min(left) != 1)}" if min(left) == max(left)
+                    else f", {min(left)}-{max(left)} doublings")
+        out += (f" {len(trained)} of the inconclusive ones are about trained models: the runs stop at {span} "
+                f"updates{short_of + ' short of the texts' + chr(39) + ' budgets,' if left else ''} and in {moved} "
+                f"of them a compared model was still moving when the updates doubled.")
+    n_assume = sum(bool((r.get("detail") or {}).get("horizon")) for r in decided)
+    if n_assume:
+        out += (f" {'The one decided verdict' if n_assume == 1 else f'The {n_assume} decided verdicts'} about "
+                f"trained models assume{'s' * (n_assume == 1)} no take-off after the budget "
+                f"{'it was' if n_assume == 1 else 'they were'} read at: no test at N sees one.")
+    found = [archives.describe(f) for f in archives.folders(root)]
+    if found:
+        here = {r["key"]: r for r in papers}
+        said = archives.decided_line(found, here)
+        adds = ("they decide no claim: every verdict they recorded is inconclusive or not tested" if
+                said.startswith("The archives decided no claim") else
+                said.replace("**Decided by archives** (counted apart from this build's totals): ", "they decide ")
+                .rstrip("."))
+        n = len(found)
+        out += (f" {'The archived execution' if n == 1 else f'The {n} archived executions'} "
+                f"({', '.join(a['name'] for a in found)}; the largest budget {max(a['largest'] for a in found):,} "
+                f"updates) are counted apart: {adds}.")
+    line = archives.long_run_line(root)
+    if line:
+        out += f" For Fig. 2's headline, {line}."
+    return out + _to_decide_words(trained)
 
 
 def _to_decide_words(trained: list[dict]) -> str:

@@ -75,7 +75,7 @@ def ratio(name: str, rec: dict, horizon: Optional[dict] = None) -> Optional[floa
     if early is None or late is None:
         return None
     if late * early < 0:
-        return 0.0                                  # a move that changed sign is not growth in one direction
+        return 1.0                                  # changed sign: not shown to shrink (module docstring; issue 66)
     return 1.0 if early == 0 else min(abs(late) / abs(early), 1.0)
 
 

@@ -214,11 +214,9 @@ def analyse(table: pd.DataFrame, draws: int = DRAWS, protocols=(7, 6)) -> pd.Dat
 def choose(power_table: pd.DataFrame, protocol: Optional[int] = None) -> dict:
     """``penb.presets.DEEP_RULE`` applied to a power table (:func:`analyse`): {"N", "seeds", "power", "cpu_min",
     "reached": whether the power was reached, "why"}, read at the largest vocabulary (where morita.fig2.gru is read)
-    under ``protocol`` (default: the one in force)."""
+    under ``protocol`` (default: ``penb.sizing.SIZED_UNDER``, the one the rule was written under)."""
     from penb import sizing
-    from penb.claims.protocol import PROTOCOL
-
-    col = f"power_p{protocol or PROTOCOL}"
+    col = f"power_p{protocol or sizing.SIZED_UNDER}"
     t = power_table[power_table["vocab"] == power_table["vocab"].max()]
     return pick(t, col, sizing.DEEP_BUDGETS)
 

@@ -49,10 +49,8 @@ def choose(power_table: pd.DataFrame, protocol=None) -> dict:
     ``sizing.GPU_DEEP_BUDGETS`` with ``DEEP_POWER`` at the v2 seeds' count, within ``GPU_DEEP_MINUTES`` of one H100;
     else the largest that fits."""
     from penb import sizing
-    from penb.claims.protocol import PROTOCOL
-
     t = power_table[power_table["vocab"] == SPEC.vocab]
-    return core.pick(t, f"power_p{protocol or PROTOCOL}", sizing.GPU_DEEP_BUDGETS, cost="h100_min",
+    return core.pick(t, f"power_p{protocol or sizing.SIZED_UNDER}", sizing.GPU_DEEP_BUDGETS, cost="h100_min",
                      limit=sizing.GPU_DEEP_MINUTES, most_seeds=len(sizing.DEEP_V2_SEEDS))
 
 

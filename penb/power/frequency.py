@@ -106,11 +106,10 @@ def analyse(table: pd.DataFrame, draws: int = core.DRAWS, protocols=(7, 6)) -> p
 
 def choose(power_table: pd.DataFrame, protocol=None) -> dict:
     """``penb.sizing.FREQ_DEEP_RULE`` on a power table (:func:`analyse`): {"N", "seeds", "power", "cpu_min", "reached",
-    "why"}, read at ``DEEP_VOCAB`` under ``protocol`` (default: the one in force)."""
+    "why"}, read at ``DEEP_VOCAB`` under ``protocol`` (default: ``penb.sizing.SIZED_UNDER``, the one the rule was
+    written under)."""
     from penb import sizing
-    from penb.claims.protocol import PROTOCOL
-
-    col = f"power_p{protocol or PROTOCOL}"
+    col = f"power_p{protocol or sizing.SIZED_UNDER}"
     return core.pick(power_table[power_table["vocab"] == DEEP_VOCAB], col, sizing.FREQ_DEEP_BUDGETS)
 
 
