@@ -75,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     co.add_argument("--preset", default="deep")
     co.add_argument("--out", required=True, help="the folder to write (then: python -m penb archive --from it)")
     co.add_argument("--minutes", type=float, help="the training's wall-clock minutes, recorded in the manifest")
+    co.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                    help="the preset's parameters the runs were trained with (a part by cell: -p gru_vocab '(256,)')")
     lr = sub.add_parser("long-run", help="one segment of a fixed-target preset on the CPU, its state committed "
                                          "between segments (penb.long_run)")
     lr.add_argument("chapter")
@@ -185,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "collect":
             from penb.call import budgeted
 
-            man = budgeted.collect_preset(args.chapter, args.preset, args.out, minutes=args.minutes)
+            man = budgeted.collect_preset(args.chapter, args.preset, args.out, _params(args.parameter, None),
+                                          minutes=args.minutes)
             print(f"collected {man['finished']} of {man['runs']} runs of {args.chapter}/{args.preset} -> {args.out}"
                   + ("" if man["complete"] else ": not complete, train the rest first (run the same preset again)"))
             return 0 if man["complete"] else 3

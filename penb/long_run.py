@@ -112,7 +112,7 @@ def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> di
     parts = []
     for i, at in enumerate(range(0, max(len(blob), 1), PART_BYTES), 1):
         chunk = blob[at:at + PART_BYTES]
-        atomic.atomic_write(folder / PART.format(i), lambda tmp, chunk=chunk: Path(tmp).write_bytes(chunk))
+        atomic.write_bytes(folder / PART.format(i), chunk)
         parts.append({"file": PART.format(i), "bytes": len(chunk), "sha256": hashlib.sha256(chunk).hexdigest()})
     for stale in folder.glob("state.tar.xz.part-*"):
         if stale.name not in {p["file"] for p in parts}:
@@ -165,9 +165,7 @@ def restore(folder: Path, store: Path, identity: Optional[str] = None) -> int:
             run = Path(store) / Path(m.name).parts[0]
             if target.exists() or (run / "result.json").exists() and target.parent.name == "checkpoints":
                 continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            data = tar.extractfile(m).read()
-            atomic.atomic_write(target, lambda tmp, data=data: Path(tmp).write_bytes(data))
+            atomic.write_bytes(target, tar.extractfile(m).read())
             written += 1
     return written
 

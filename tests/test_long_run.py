@@ -442,3 +442,21 @@ def test_the_manifest_says_how_far_each_run_went_and_a_repack_keeps_the_segments
     again = long_run.repack(configs, folder)
     assert again["segments"] == man["segments"] and again["runs"] == man["runs"]
     assert again["state_sha256"] == man["state_sha256"]          # the same files, the same bytes
+
+
+def test_a_partial_archive_grades_only_the_claims_whose_cells_it_holds():
+    """Issue 65: a part of deep_v2 at V 256 reads Fig. 2's comparison, distance, level and extra-updates claims (all
+    read at the figure's largest V); the trend and the decline, which read every V, are "cells not yet trained". A
+    part without V 256 reads none of them; the whole figure, all of them; another preset, never this reason."""
+    from penb.chapters.key_findings import grading
+
+    at = lambda key, **p: grading.cells_not_trained(presets.resolve("key_findings", **p), key, "gru")  # noqa: E731
+    largest = ("morita.fig2.gru", "morita.fig2.distance.gru", "morita.fig2.level.gru", "morita.sec4_1.more_updates.gru")
+    every = ("morita.fig2.trend.gru", "morita.fig2.decline.gru")
+    part = dict(preset="deep_v2", device="cpu", gru_vocab=(256,))
+    assert all(at(k, **part) == "" for k in largest)
+    assert all(at(k, **part).startswith("cells not yet trained: the deep_v2 preset's V 32, 64, 128") for k in every)
+    low = dict(part, gru_vocab=(32, 64))
+    assert all("V 256 (this part holds V 32, 64" in at(k, **low) for k in largest)
+    assert all(at(k, preset="deep_v2", device="cpu") == "" for k in largest + every)
+    assert all(at(k, preset="quick") == "" for k in largest + every)

@@ -185,9 +185,7 @@ def _restore_part(tar_path: Path) -> int:
             dest = runs.root() / FOLDER / match.group(1) / match.group(2)
             if dest.exists():
                 continue
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            data = tar.extractfile(m).read()
-            atomic.atomic_write(dest, lambda tmp, data=data: Path(tmp).write_bytes(data))
+            atomic.write_bytes(dest, tar.extractfile(m).read())
             put += 1
     return put
 

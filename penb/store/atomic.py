@@ -51,6 +51,12 @@ def write_text(path: str | os.PathLike, text: str) -> Path:
     return atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
+def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Atomically write ``data`` to ``path``, making its folder first (a member extracted from a tar)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write(path, lambda tmp: Path(tmp).write_bytes(data))
+
+
 def write_json(path: str | os.PathLike, obj: Any) -> Path:
     """Write ``obj`` as indented JSON to ``path`` atomically."""
     return write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")

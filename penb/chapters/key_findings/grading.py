@@ -23,6 +23,7 @@ import pandas as pd
 
 from penb import claims
 from penb.chapters import rnn_common
+from penb.chapters.key_findings.presets import FIXED
 from penb.claims import evidence as evidence_table
 from penb.claims import training
 from penb.names import model_name, variant_label
@@ -235,6 +236,9 @@ def _grade(c: claims.Claim, frame: pd.DataFrame, cfg, half=None,
     missing = _missing(cfg, model)
     if missing:
         return claims.not_tested(c.key, f"not at this preset: {missing}", cfg)
+    untrained = cells_not_trained(cfg, c.key, model)
+    if untrained:
+        return claims.not_tested(c.key, untrained, cfg)
     vocabs = cfg[f"{model}_vocab"]
     if c.key in RESCUE:
         if _at_half(half, lambda *a: True, model) is None:
@@ -283,6 +287,27 @@ def _at_half(half: Optional[pd.DataFrame], of, model: str, *args):
     if half is None or not len(half) or not (half["model"] == model).any():
         return None
     return of(half, model, *args)
+
+
+def cells_not_trained(cfg, key: str, model: str) -> str:
+    """Why claim ``key`` cannot be read where a fixed-target preset is trained by cell
+    (issue 65: ``gru_vocab`` a part of the preset's cells, a long run's partial
+    archive): "cells not yet trained", naming them, where the claim reads a cell the
+    part lacks (the largest vocabulary for a comparison, a level or a gain from more
+    updates; every vocabulary for a trend or a decline); "" where the part holds what
+    the claim reads, or the preset has no fixed cells."""
+    if cfg.preset not in FIXED or model != "gru":
+        return ""
+    figure = tuple(FIXED[cfg.preset][2])
+    have = set(cfg.gru_vocab)
+    need = set(figure) if key in TREND or key in DECLINE else {max(figure)}
+    lacking = sorted(need - have)
+    if not lacking:
+        return ""
+    return (f"cells not yet trained: the {cfg.preset} preset's V "
+            f"{', '.join(map(str, lacking))} (this part holds V "
+            f"{', '.join(map(str, sorted(have)))}; a fixed-target preset trained by "
+            f"cell, penb.long_run)")
 
 
 def _missing(cfg, model: str) -> str:
