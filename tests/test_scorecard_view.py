@@ -238,7 +238,7 @@ def test_at_a_glance_says_what_the_build_and_the_archives_decide_and_where_the_l
     (root / "key_findings-deep_v2-trunks").mkdir()
     (root / "key_findings-deep_v2-trunks" / "manifest.json").write_text(json.dumps(
         {"chapter": "key_findings", "preset": "deep_v2", "parameters": {"device": "cpu", "gru_vocab": [256]},
-         "segments": [{"minutes": 100.0}, {"minutes": 50.5}],
+         "segments": [{"minutes": 100.0, "host": {"cores": 2}}, {"minutes": 50.5, "host": {"cores": 2}}],
          "runs": {"k1": {"steps": 128_000, "reached": 96_000, "done": False},
                   "k2": {"steps": 32_000, "reached": 32_000, "done": True}}}))
     text = at_a_glance(papers, root)
@@ -246,6 +246,6 @@ def test_at_a_glance_says_what_the_build_and_the_archives_decide_and_where_the_l
     assert "3 doublings short" in text and "3-3" not in text
     assert "The one decided verdict about trained models assumes" in text
     assert "The archived execution (key_findings-deep;" in text and "they decide no claim" in text
-    assert "key_findings-deep_v2-trunks" in text and "96,000 updates over 2 segments (150 CPU-minutes)" in text
+    assert "key_findings-deep_v2-trunks" in text and "96,000 updates over 2 segments (150 minutes of a 2-core CPU)" in text
     assert "1 of its 2 runs (budgets 32,000, 128,000) are finished" in text
     assert "100 minutes" not in text

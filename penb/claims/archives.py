@@ -47,7 +47,8 @@ def long_run_line(root: Optional[Path] = None) -> str:
         cells = ", ".join(f"{k} {v}" for k, v in (m.get("parameters") or {}).items() if k != "device")
         out.append(f"the long run `{m['name']}` ({m.get('chapter')}, preset {m.get('preset')}"
                    f"{', ' + cells if cells else ''}) has trained its deepest trunk to {top:,} updates over "
-                   f"{len(segs)} segment{'s' * (len(segs) != 1)} ({minutes:,.0f} CPU-minutes)"
+                   f"{len(segs)} segment{'s' * (len(segs) != 1)} ({minutes:,.0f} minutes of a "
+                   f"{'/'.join(sorted({str((x.get('host') or {}).get('cores', '?')) for x in segs})) or '?'}-core CPU)"
                    + (f"; {done} of its {len(per)} runs (budgets {', '.join(f'{b:,}' for b in budgets)}) are "
                       f"finished" if per else ""))
     return "; ".join(out)

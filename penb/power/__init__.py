@@ -39,7 +39,6 @@ ALTERNATIVE = 0.95                 # the text's level for the PE GRU (Sec. 4.1, 
 SESOI = 0.02                       # morita.fig2.gru's smallest effect of interest (the protocol's default)
 PARAMS = {"min_agree": 0.8, "min_seeds": 3, "baseline_margin": 0.02}   # rule "better" as morita.fig2.* read it
 DRAWS = 200
-TARGET = 0.8                       # the power a cell is sized for
 
 
 def load(path: Path = SEARCH) -> pd.DataFrame:
