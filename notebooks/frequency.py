@@ -67,7 +67,7 @@ from myst_nb import glue
 from penb import claims, presets, report
 from penb.claims import archives
 from penb.chapters import frequency
-from penb.power import frequency as fq_power
+from penb.power import fig3 as fq_power
 
 pd.set_option("display.max_colwidth", None)
 fq_keys = [c.key for c in claims.of_chapter("frequency")]
@@ -430,7 +430,7 @@ display(rnn_common.budget_view(run_frame, cfg))
 # **search seeds only**, at V 32 and the paper's 64 and at budgets 1,000-32,000, and
 # `scripts/power_analysis.py --chapter frequency` simulated the verdict of
 # `morita.fig3.pe_robust.gru` (the vanilla GRU harmed more by RARE disturbants than
-# the PE one) through the composition that grades it (`penb.power.frequency`): both
+# the PE one) through the composition that grades it (`penb.power.fig3`): both
 # variants' harm on their searched curves, with the seeds' offsets and the evaluation
 # noise measured there, at the text's 300,000 updates. Each row says how often the
 # protocol would settle the claim with that many seeds at that N (power; at the

@@ -140,10 +140,10 @@ def validate(name: str, params: dict[str, Any]) -> presets.Config:
     preset = params.get("preset", ast.literal_eval(declared["preset"]["default"]))
     overrides = {k: v for k, v in params.items() if k != "preset"}
     cfg = presets.resolve(name, preset, **overrides)
-    from penb import limits
+    from penb import preflight
 
-    limits.check_memory(name, cfg)
-    limits.check_store(paths.store_dir())
+    preflight.check_memory(name, cfg)
+    preflight.check_store(paths.store_dir())
     return cfg
 
 

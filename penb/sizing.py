@@ -80,7 +80,7 @@ DEEP_RULE = (f"penb.presets.DEEP_RULE (issue 58): Fig. 2's GRU over V 32-256, va
              f"fewest seeds from {DEEP_MIN_SEEDS} that reach it")
 
 # FREQ_DEEP_RULE (issue 58, 2026-11-29, written before frequency's deep search ran and before any of its deep
-# confirmation runs): the same rule for Fig. 3's GRU cell (penb.power.frequency), where
+# confirmation runs): the same rule for Fig. 3's GRU cell (penb.power.fig3), where
 # * the cell: the paper's GRU vocabulary of Fig. 3 (64 = 32 FREQUENT + 32 RARE tokens), vanilla and sinusoidal, at
 #   quick's shapes on the dual-frequency task (h64, L16, batch 64, lr 1e-2, WSD), N/4 and N/2 on each trunk;
 # * the claim that sizes it: morita.fig3.pe_robust.gru (the vanilla GRU harmed more by RARE disturbants than the PE

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Optional
 from penb import runner
 from penb import trunks
 from penb.executors import Executor, LocalExecutor, for_config
-from penb.limits import check_store
+from penb.preflight import check_store
 from penb.progress import emit
 from penb import runs
 from penb.runs import RunResult

@@ -2,7 +2,7 @@
 
 ``--chapter key_findings`` (default): ``penb.power`` on ``penb/chapters/key_findings/deep_search.csv`` (search seeds
 only; ``scripts/search_deep.py``), written to ``power_analysis.csv`` beside it, with the rule's choice
-(``penb.sizing.DEEP_RULE``). ``--chapter frequency``: ``penb.power.frequency`` on that chapter's search table
+(``penb.sizing.DEEP_RULE``). ``--chapter frequency``: ``penb.power.fig3`` on that chapter's search table
 (``penb.sizing.FREQ_DEEP_RULE``). ``--chapter key_findings_v2``: ``penb.power.fig2``, DEEP_RULE v2 on both variants'
 search tables. Each prints the table as Markdown.
 
@@ -20,7 +20,7 @@ def main(argv=None) -> int:
     ap.add_argument("--chapter", choices=("key_findings", "frequency", "key_findings_v2"), default="key_findings")
     a = ap.parse_args(argv)
     if a.chapter == "frequency":
-        from penb.power import frequency as module
+        from penb.power import fig3 as module
     elif a.chapter == "key_findings_v2":
         from penb.power import fig2 as module
     else:

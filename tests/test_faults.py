@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from penb import runner
-from penb import limits, train
+from penb import preflight, train
 from penb.store import paths
 from penb import runs
 from penb import sweeps
@@ -54,7 +54,7 @@ def test_sizes_that_cannot_fit_in_memory_are_refused_in_one_line(args, message, 
 def test_the_memory_estimate_is_a_lower_bound_of_the_logits_alone():
     # Independent count: one update's logits at V 16,384, batch 512, length 64 hold 512*64*16384 fp32 numbers.
     logits = 512 * 64 * 16384 * 4
-    est = limits.estimate_bytes({"vocab": 16384, "hidden": 512, "batch_size": 512, "length": 64})
+    est = preflight.estimate_bytes({"vocab": 16384, "hidden": 512, "batch_size": 512, "length": 64})
     assert logits < est < 4 * logits
 
 
@@ -62,16 +62,16 @@ def test_an_unwritable_store_is_refused(tmp_path, monkeypatch):
     def refuse(*a, **k):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(limits.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(preflight.tempfile, "mkstemp", refuse)
     with pytest.raises(ValueError, match="not writable"):
-        limits.check_store(tmp_path / "store")
+        preflight.check_store(tmp_path / "store")
 
 
 def test_a_full_disk_is_refused(tmp_path, monkeypatch):
     Usage = namedtuple("Usage", "total used free")
-    monkeypatch.setattr(limits.shutil, "disk_usage", lambda p: Usage(10**9, 10**9 - 1000, 1000))
+    monkeypatch.setattr(preflight.shutil, "disk_usage", lambda p: Usage(10**9, 10**9 - 1000, 1000))
     with pytest.raises(ValueError, match="full"):
-        limits.check_store(tmp_path / "store")
+        preflight.check_store(tmp_path / "store")
 
 
 def test_a_sweep_checks_its_store_before_any_run(tmp_path):

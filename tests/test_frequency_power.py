@@ -1,4 +1,4 @@
-"""Frequency's deep power analysis (issue 58, penb.power.frequency), checked against computations made
+"""Frequency's deep power analysis (issue 58, penb.power.fig3), checked against computations made
 here: the budgets read by steps whichever trunk they came from, the noise and offsets read back from curves drawn
 with them, the noncentral t's power where nothing is left to the horizon, the CPU rate and minutes by hand, and the
 rule's choice on hand-made tables."""
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from penb import sizing
-from penb.power import frequency as power
+from penb.power import fig3 as power
 
 
 def _search(noise=0.004, offset=0.02, seeds=40, rng=None):

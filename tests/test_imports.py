@@ -60,7 +60,7 @@ def test_no_circle_in_the_import_graph():
 # unit is penb's top-level module or package (penb.store.identity: "store"; penb.chapters.x.y: "chapters").
 LAYERS = [
     ["store"],                                                   # paths, atomic writes, the hash, a run folder
-    ["device", "names", "registry", "sizing", "config_checks", "limits", "progress", "plotting",
+    ["device", "names", "registry", "sizing", "config_checks", "preflight", "progress", "plotting",
      "encodings", "s4d", "transformer", "tokenizer", "corpus", "recurrence", "stacked"],   # leaves: devices, words, data
     ["tasks", "models", "metrics", "presets"],                   # what a run trains and is scored by; the presets
     ["run_config"],                                              # a configuration settled once
@@ -133,3 +133,17 @@ def test_contributing_lists_every_module():
                if p.name != "__init__.py" and p.name not in block
                and not ("chapters" in p.parts and p.parent.name not in ("chapters", "appendix"))]
     assert missing == []
+
+
+def test_no_two_modules_outside_the_chapters_share_a_file_name():
+    """Issue 67: one name per idea. Left, named here until a later session renames them: ``base.py`` (each package's
+    own base classes) and ``sizing.py`` (``penb.sizing``, the preset rules, beside ``penb.call.sizing``, a device
+    call's sizing)."""
+    from collections import Counter
+
+    from penb.store import paths
+
+    names = Counter(p.name for p in (paths.REPO / "penb").rglob("*.py")
+                    if "chapters" not in p.relative_to(paths.REPO / "penb").parts)
+    twins = {n for n, k in names.items() if k > 1} - {"__init__.py", "__main__.py"}
+    assert twins == {"base.py", "sizing.py"}, twins

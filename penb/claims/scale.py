@@ -29,7 +29,7 @@ def _core(key: str) -> Optional[str]:
 
 def _from_values(values: Mapping[str, Any], key: str) -> dict:
     """Scale fields read from a chapter's values: per core where the claim names one."""
-    from penb.limits import largest
+    from penb.preflight import largest
 
     core = _core(key)
     vocab = values.get(f"{core}_vocab") if core else None

@@ -1,5 +1,5 @@
 """The power analysis that sizes the deep preset (issue 58): what would decide each cell of Fig. 2, and its cost.
-(:mod:`penb.power.frequency`: the same for Fig. 3's GRU cell, reusing :func:`simulate`.)
+(:mod:`penb.power.fig3`: the same for Fig. 3's GRU cell, reusing :func:`simulate`.)
 
 It reads the model behind's curve on **search seeds** only (``scripts/search_deep.py`` writes
 ``penb/chapters/key_findings/deep_search.csv``: the vanilla GRU at quick's shapes, WSD budgets N/4, N/2 and N for

@@ -2,7 +2,7 @@
 read by rule ``better`` ("a above b") measured on their own curves, never a confirmation seed.
 
 A :class:`Spec` names the claim, the per-seed column, the two sides (encodings), the budgets read and the cell the
-rule sizes; :mod:`penb.power.frequency` (Fig. 3's GRU, the harm of RARE disturbants) and :mod:`penb.power.fig2`
+rule sizes; :mod:`penb.power.fig3` (Fig. 3's GRU, the harm of RARE disturbants) and :mod:`penb.power.fig2`
 (Fig. 2's GRU under DEEP_RULE v2, token accuracy) are two such specs.
 
 * **Each side's curve** at N/4, N/2 and N (:func:`curve`): the search's per-seed values at those budgets (a WSD run at a

@@ -142,7 +142,7 @@ SLICE = dict(
 
 # Fig. 3's GRU cell where the protocol can decide (issue 58): the paper's GRU vocabulary (64 = 32 + 32) at quick's
 # shapes, trained to a fixed budget N with its N/2 and N/4 on each run's trunk, on the confirmation seeds the power
-# analysis names. The rule is penb.sizing.FREQ_DEEP_RULE; penb.power.frequency reads both variants' harm on search
+# analysis names. The rule is penb.sizing.FREQ_DEEP_RULE; penb.power.fig3 reads both variants' harm on search
 # seeds (deep_search.csv beside this module, scripts/search_deep.py --chapter frequency) and writes
 # power_analysis.csv beside it, landed before any deep confirmation run. The CPU trains it through the one batched
 # trainer over both cores (``python -m penb run frequency --preset deep``); a kill loses at most checkpoint_every
