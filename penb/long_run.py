@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from penb import runs, trunks
+from penb import runs, sizing, trunks
 from penb.call.limits import PART_BYTES
 from penb.store import atomic, paths
 from penb.store.paths import checkpoints
@@ -208,16 +208,16 @@ def _drive_share(share: list, deadline: float) -> dict:
 
 
 def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int = 2,
-            fields: Optional[dict] = None, commit: str = "") -> dict:
-    """One segment: restore ``folder`` into the run store (``penb.runs.root()``), train
-    ``configs`` for at most ``minutes`` on ``workers`` one-thread processes, then pack the state back into
-    ``folder`` with this segment appended to its manifest. Returns the manifest."""
+            fields: Optional[dict] = None, commit: str = "", sources: Sequence[Path] = ()) -> dict:
+    """One segment: restore ``sources`` (the folders of the presets whose trunks these runs continue) and ``folder``
+    into the run store (``penb.runs.root()``), train ``configs`` for at most ``minutes`` on ``workers`` one-thread
+    processes, then pack the state back into ``folder`` with this segment appended to its manifest. Returns the
+    manifest."""
     import concurrent.futures as cf
     import multiprocessing as mp
 
     store = runs.root()
-    identity = code_identity()
-    restore(folder, store, identity)
+    identity = _restored([*sources, folder], store)
     before = reached(configs, store)
     start = time.time()
     deadline = start + 60 * minutes
@@ -247,13 +247,22 @@ def _held(manifest: dict, configs: Sequence[dict], store: Path) -> list[dict]:
     return out
 
 
-def repack(configs: Sequence[dict], folder: Path) -> dict:
-    """Restore ``folder`` into the run store and pack it again from there with this checkout's manifest fields, its
-    segments kept and none added (``python -m penb long-run ... --pack-only``): a format brought up to date, or the
-    state of a store trained here collected. Refused, as a continuation is, under another training code identity."""
-    store = runs.root()
+def _restored(folders: Sequence[Path], store: Path) -> str:
+    """Restore each of ``folders`` into ``store`` in order, under this checkout's training code identity (refused
+    under another); returns that identity."""
     identity = code_identity()
-    restore(folder, store, identity)
+    for f in folders:
+        restore(f, store, identity)
+    return identity
+
+
+def repack(configs: Sequence[dict], folder: Path, sources: Sequence[Path] = ()) -> dict:
+    """Restore ``sources`` and ``folder`` into the run store and pack ``folder`` again from there with this
+    checkout's manifest fields, its segments kept and none added (``python -m penb long-run ... --pack-only``): a
+    format brought up to date, or the state of a store trained here collected. Refused, as a continuation is, under
+    another training code identity."""
+    store = runs.root()
+    identity = _restored([*sources, folder], store)
     old = read_manifest(folder) or {}
     configs = [*configs, *_held(old, configs, store)]
     keep = {k: v for k, v in old.items() if k not in ("keys", "reached", "runs", "parts", "state_sha256")}
@@ -263,6 +272,19 @@ def repack(configs: Sequence[dict], folder: Path) -> dict:
 def folder_for(chapter: str, preset: str) -> Path:
     """Where a long run's state is committed: ``book/archived/<chapter>-<preset>-trunks``."""
     return paths.REPO / "book" / "archived" / f"{chapter}-{preset}-trunks"
+
+
+# {preset: the preset whose long-run trunks its runs continue} (penb.sizing: DEEP_RULE v3 continues v2's trunks)
+CONTINUES = {"deep_v3": sizing.DEEP_V3_CONTINUES}
+
+
+def sources_for(chapter: str, preset: str) -> list[Path]:
+    """The folders restored before ``preset``'s own: those of the presets it continues, oldest first."""
+    out, at = [], CONTINUES.get(preset)
+    while at:
+        out.insert(0, folder_for(chapter, at))
+        at = CONTINUES.get(at)
+    return out
 
 
 def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: int = 2,
@@ -276,10 +298,11 @@ def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: in
     commit = source_commit("a long-run segment")
     cfg = presets.resolve(chapter, preset, **{"device": "cpu", **parameters})
     configs = plan.configs_for(chapter, cfg)
+    sources = sources_for(chapter, preset)
     if pack_only:
-        return repack(configs, folder or folder_for(chapter, preset))
+        return repack(configs, folder or folder_for(chapter, preset), sources)
     if not minutes > 0:
         raise ValueError(f"a segment needs --minutes > 0 (got {minutes}); --pack-only packs without training")
-    return segment(configs, folder or folder_for(chapter, preset), minutes, workers, commit=commit,
+    return segment(configs, folder or folder_for(chapter, preset), minutes, workers, commit=commit, sources=sources,
                    fields={"chapter": chapter, "preset": preset, "parameters": {"device": "cpu", **parameters},
                            "config_key": cfg.key(), "made_by": f"python -m penb long-run {chapter} --preset {preset}"})

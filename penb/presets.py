@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 from penb.config_checks import cross_check, require, require_finite  # noqa: F401 (re-exported)
 
-PRESETS = ("smoke", "quick", "deep", "deep_v2", "slice", "gpu", "lease", "paper")
+PRESETS = ("smoke", "quick", "deep", "deep_v2", "deep_v3", "slice", "gpu", "lease", "paper")
 # ``gpu`` (paper-sized models on a shortened schedule, about a GPU-hour a chapter) exists only for the chapters
 # that define ``GPU``; it refuses a machine without CUDA unless ``device="cpu"`` is given explicitly. ``lease``
 # (the headline comparisons at paper size in one short GPU lease, ``python -m penb lease``) exists only for the
@@ -32,9 +32,11 @@ PRESETS = ("smoke", "quick", "deep", "deep_v2", "slice", "gpu", "lease", "paper"
 # (issue 58: a figure's cells at fixed budgets where the protocol can decide, ``penb.sizing.DEEP_RULE``) exists only for
 # the chapters that define ``DEEP``; the CPU trains it (estimated 80 minutes on the 2-core AVX-512 AMD host;
 # measured 99 on a 2-core Intel host, book/archived/key_findings-deep) or GPU calls continue it. ``deep_v2`` (the same
-# figure under DEEP_RULE v2, ``penb.sizing``: N = 128,000, about 5.4 CPU-hours) is a GPU's, so it is in GPU_ONLY.
-OPTIONAL = ("deep", "deep_v2", "slice", "gpu", "lease")
-GPU_ONLY = ("deep_v2", "slice", "gpu", "lease")
+# figure under DEEP_RULE v2, ``penb.sizing``: N = 128,000, about 5.4 CPU-hours) and ``deep_v3`` (its V 256 trunks
+# continued to the text's 300,000, DEEP_RULE v3, about 4 CPU-hours left) are trained on the CPU only by the long run
+# (``python -m penb long-run``, ``device="cpu"`` given) or by GPU calls, so both are in GPU_ONLY.
+OPTIONAL = ("deep", "deep_v2", "deep_v3", "slice", "gpu", "lease")
+GPU_ONLY = ("deep_v2", "deep_v3", "slice", "gpu", "lease")
 
 # Seeds (the grading protocol, DESIGN.md). Three disjoint sets (a test checks they never meet):
 # * SEARCH_SEEDS: regime searches (every seed in a chapter's search_log.csv or in

@@ -128,3 +128,35 @@ GPU_DEEP_MINUTES = 30.0          # device minutes a part may take over its calls
 # penb.power.fig2 reads both searches (scripts/power_analysis.py --chapter key_findings_v2, power_analysis_v2.csv);
 # DEEP_RULE (v1) stands for the archived run it sized.
 DEEP_V2_SEEDS = (2006, 2007, 2008, 2009, 2010)
+
+# DEEP_RULE v3 for Fig. 2's headline (issue 65, written 2026-12-04, after v2's V 256 part was archived at 128,000 and
+# before any trunk went past what 128,000 needs, the stable trunk's 102,400 updates): what is trained and graded at
+# the text's budget, and the power that design has. Nothing in it is chosen from a verdict: the issue fixed the cells
+# and the budget before the 128,000-update verdicts were read.
+# * cells: v2's V 256 runs (GRU, vanilla and sinusoidal, at quick's shapes, DEEP_V2_SEEDS), their own WSD trunks
+#   continued (DEEP_V3_CONTINUES: one set of runs per seed) to DEEP_V3_N, the text's 300,000 updates (Morita, Sec.
+#   3.3), with N/2 = 150,000 and N/4 = 75,000. The other vocabularies stay at v2's 128,000 (the trend and the decline
+#   read them there);
+# * seeds: those five. The confirmation pool's ten are all read (2001-2005 by v1 at 32,000, 2006-2010 by v2), and
+#   the power below gains little from more (ten seeds: at most 34% in any scenario), so none is added;
+# * graded at 300,000: morita.fig2.gru, fig2.distance.gru, fig2.level.gru and sec4_1.more_updates.gru at V 256,
+#   under the protocol in force. There, at the text's budget, the horizon carries nothing: a level is read from its
+#   own interval (at 128,000 fig2.level.gru's "not reproduced" assumed no take-off over the 1.23 doublings left;
+#   at 300,000 it assumes nothing), and the extra-updates claim is read from 150,000 to 300,000, the pair the text's
+#   sentence speaks of. fig2.gru still needs the doubling test: the vanilla GRU must have stopped gaining, which the
+#   text says of its own vanilla models (Sec. 4.1) and which 128,000 did not show (+0.023 [+0.004, +0.041]);
+# * power (penb.power.fig2_v3, power_analysis_v3.csv; both sides' per-seed curves at 32,000-128,000 in
+#   book/archived/key_findings-deep_v2, offset and noise pooled from them, under protocol 8): morita.fig2.gru at
+#   five seeds settles "reproduced" in 0% of draws with both sides' last moves held, 3.5% with them slowing as v2
+#   extrapolated, 6.5% with both stopped at 128,000's levels (gap +0.026), 0% at the SESOI: underpowered in every
+#   scenario, and said so beside its verdict. What the run can decide is the level at the text's budget and
+#   whether the vanilla GRU stops gaining there (the extra-updates claim, and fig2.gru's premise);
+# * cost: 251,400 run-updates a trunk (the stable trunk from 102,400 to 240,000, three decays, the N/4 branch from
+#   51,200), about 246 CPU-minutes on the 2-core host at the first segment's rate: two or three segments.
+DEEP_V3_N = 300_000
+DEEP_V3_VOCAB = (256,)
+DEEP_V3_SEEDS = DEEP_V2_SEEDS
+DEEP_V3_CONTINUES = "deep_v2"       # the preset whose long-run trunks v3's runs continue
+DEEP_RULE_V3 = (f"penb.sizing, DEEP_RULE v3 (issue 65): Fig. 2's V 256 GRU cells of DEEP_RULE v2, their trunks "
+                f"continued to the text's {DEEP_V3_N:,} updates with N/2 and N/4 on seeds "
+                f"{DEEP_V3_SEEDS[0]}-{DEEP_V3_SEEDS[-1]}; underpowered for morita.fig2.gru (penb.power.fig2_v3)")

@@ -4,7 +4,8 @@
 only; ``scripts/search_deep.py``), written to ``power_analysis.csv`` beside it, with the rule's choice
 (``penb.sizing.DEEP_RULE``). ``--chapter frequency``: ``penb.power.fig3`` on that chapter's search table
 (``penb.sizing.FREQ_DEEP_RULE``). ``--chapter key_findings_v2``: ``penb.power.fig2``, DEEP_RULE v2 on both variants'
-search tables. Each prints the table as Markdown.
+search tables. ``--chapter key_findings_v3``: ``penb.power.fig2_v3``, DEEP_RULE v3's power at 300,000 from v2's
+archived V 256 curves (issue 65). Each prints the table as Markdown.
 
     .venv/bin/python scripts/power_analysis.py                       # about two minutes on one core
     .venv/bin/python scripts/power_analysis.py --chapter frequency
@@ -17,8 +18,13 @@ from penb import power
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--chapter", choices=("key_findings", "frequency", "key_findings_v2"), default="key_findings")
+    ap.add_argument("--chapter", choices=("key_findings", "frequency", "key_findings_v2", "key_findings_v3"), default="key_findings")
     a = ap.parse_args(argv)
+    if a.chapter == "key_findings_v3":
+        from penb.power import fig2_v3
+        fig2_v3.analyse().to_csv(fig2_v3.TABLE, index=False)
+        print(fig2_v3.view().to_markdown(), fig2_v3.choice_text(), sep="\n\n")
+        return 0
     if a.chapter == "frequency":
         from penb.power import fig3 as module
     elif a.chapter == "key_findings_v2":

@@ -299,6 +299,10 @@ def cells_not_trained(cfg, key: str, model: str) -> str:
     if cfg.preset not in FIXED or model != "gru":
         return ""
     figure = tuple(FIXED[cfg.preset][2])
+    if (key in TREND or key in DECLINE) and len(figure) < TREND_MIN_VOCABS:
+        return (f"not at this preset: {FIXED[cfg.preset][3]} trains V "
+                f"{', '.join(map(str, figure))} alone (the trend and the decline are "
+                f"read over V 32-256 at deep_v2's budget)")
     have = set(cfg.gru_vocab)
     need = set(figure) if key in TREND or key in DECLINE else {max(figure)}
     lacking = sorted(need - have)

@@ -31,7 +31,7 @@ from penb.chapters import rnn_common
 from penb.device import QUICK_AMP
 from penb.presets import (CONFIRMATION_SEEDS, QUICK_SEEDS, SLICE_SEEDS, confirmation,
                           require)
-from penb.sizing import DEEP_V2_SEEDS
+from penb.sizing import DEEP_V2_SEEDS, DEEP_V3_N, DEEP_V3_SEEDS, DEEP_V3_VOCAB
 
 PAPER = dict(
     device="auto",                      # auto: CUDA when present, else the CPU
@@ -287,6 +287,18 @@ DEEP_V2 = dict(
     checkpoint_every=8000,              # a cut call loses at most ~30 s of a batch
 )
 
+# Fig. 2's headline at the text's budget, under DEEP_RULE v3 (penb.sizing, issue 65):
+# deep_v2's V 256 runs, their WSD trunks continued from 102,400 updates (the long
+# run's state of deep_v2, penb.sizing.DEEP_V3_CONTINUES) to 300,000 with 150,000 and
+# 75,000 on them; archived as book/archived/key_findings-deep_v3.
+DEEP_V3 = dict(
+    DEEP_V2,                            # v2's shapes, regime, seeds and trunks, then:
+    seeds=DEEP_V3_SEEDS,                # v2's five: one set of runs per seed
+    gru_vocab=DEEP_V3_VOCAB,            # the headline's cell, V 256 (the rest stay
+                                        # at v2's 128,000)
+    per_core={"gru": {"batch_size": 64, "steps": DEEP_V3_N}},  # the text's budget
+)
+
 # Exercises every cell in seconds; its numbers mean nothing.
 SMOKE = dict(
     device="cpu",                       # the tests run on the CPU
@@ -312,7 +324,9 @@ SMOKE = dict(
 FIXED = {"deep": (DEEP_N, confirmation(DEEP_SEEDS), FIGURE_VOCAB,
                   "penb.sizing.DEEP_RULE"),
          "deep_v2": (DEEP_V2_N, DEEP_V2_SEEDS, FIGURE_VOCAB,
-                     "penb.sizing, DEEP_RULE v2")}
+                     "penb.sizing, DEEP_RULE v2"),
+         "deep_v3": (DEEP_V3_N, DEEP_V3_SEEDS, DEEP_V3_VOCAB,
+                     "penb.sizing, DEEP_RULE v3")}
 
 
 def check(cfg):

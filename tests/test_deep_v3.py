@@ -1,0 +1,146 @@
+"""DEEP_RULE v3 (issue 65): v2's V 256 trunks continued to the text's 300,000 updates.
+
+Checked: the preset is v2's V 256 cell on v2's seeds and trunks at 300,000 with 150,000 and 75,000, and refuses
+anything else; its power module reads the archived curves as a hand computation does, counts a trunk's remaining
+work as the trunks module branches it, and the rule's written powers are the committed table's; the protocol holds a
+comparison back at the text's budget while the model behind still gains (why v3 is underpowered), and settles a
+stopped, clear gap there; a later preset's runs continue an earlier preset's packed trunks and store what they store
+trained alone, bit for bit (fp64).
+"""
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from penb import long_run, plan, presets, runs, sizing, trunks
+from penb.chapters.key_findings import presets as kf
+from penb.power import fig2_v3
+from penb.run_config import decay_start
+
+from tests.test_long_run import TINY, Ticks, same_result, trunk_configs, use_store
+
+
+def test_the_v3_preset_continues_v2s_v256_trunks_to_the_texts_budget():
+    v3 = plan.configs_for("key_findings", presets.resolve("key_findings", "deep_v3", device="cpu"))
+    v2 = plan.configs_for("key_findings", presets.resolve("key_findings", "deep_v2", device="cpu", gru_vocab=(256,)))
+    assert {c["steps"] for c in v3} == {300_000, 150_000, 75_000} and len(v3) == 2 * 5 * 3
+    assert {c["vocab_size"] for c in v3} == {256} and {c["seed"] for c in v3} == set(sizing.DEEP_V2_SEEDS)
+    assert {trunks.trunk_key(c) for c in v3} == {trunks.trunk_key(c) for c in v2}    # one set of runs per seed
+    assert not {runs.key(c) for c in v3} & {runs.key(c) for c in v2}
+    assert long_run.sources_for("key_findings", "deep_v3") == [long_run.folder_for("key_findings", "deep_v2")]
+
+
+@pytest.mark.parametrize("override", [{"gru_vocab": (128,)}, {"gru_vocab": (128, 256)},
+                                      {"per_core": {"gru": {"batch_size": 64, "steps": 128_000}}},
+                                      {"seeds": presets.confirmation(5)}, {"amp": "bf16"}])
+def test_the_v3_preset_refuses_other_targets(override):
+    with pytest.raises(ValueError, match="deep_v3 preset's budgets are fixed targets"):
+        presets.resolve("key_findings", "deep_v3", device="cpu", **override)
+
+
+def test_the_power_module_reads_the_archive_as_a_hand_count_does():
+    res = json.loads((fig2_v3.ARCHIVE / "results.json").read_text())
+    by = {}
+    for r in res.values():
+        c = r["config"]
+        if c["vocab_size"] == 256 and r["status"] == "done":
+            by.setdefault(c["encoding"], {}).setdefault(c["steps"], []).append(r["metrics"]["token_accuracy"])
+    x = fig2_v3.measured()
+    for enc in ("sinusoidal", "none"):
+        m = [np.mean(by[enc][n]) for n in (32_000, 64_000, 128_000)]
+        assert np.allclose(x[enc].mean(axis=0), m)
+        # 75,000 on the line between 64,000 and 128,000 in log2 N; 300,000 1.23 doublings on at the last move
+        move = m[2] - m[1]
+        held = fig2_v3.means(x[enc], "held")
+        assert held[0] == pytest.approx(m[1] + math.log2(75 / 64) * move)
+        assert held[2] == pytest.approx(m[2] + math.log2(300 / 128) * move)
+        assert np.allclose(fig2_v3.means(x[enc], "stopped")[1:], m[2])
+
+
+def test_a_trunks_remaining_work_is_counted_as_the_trunks_branch():
+    # v2's trunk holds 25,600, 51,200 and 102,400: the stable part to 240,000 (137,600), the decays of 300,000,
+    # 150,000 and 75,000 (60,000, 30,000, 15,000) and 75,000's stretch from 51,200 to its decay at 60,000 (8,800)
+    assert fig2_v3.V2_POINTS == (25_600, 51_200, 102_400)
+    assert fig2_v3.updates_left(300_000, fig2_v3.V2_POINTS) == 137_600 + 60_000 + 30_000 + 15_000 + 8_800
+    assert fig2_v3.updates_left(300_000) == 240_000 + 60_000 + 30_000 + 15_000
+    assert fig2_v3.updates_left(128_000) == 102_400 + 25_600 + 12_800 + 6_400
+
+
+def test_the_rules_written_powers_are_the_committed_tables():
+    t = pd.read_csv(fig2_v3.TABLE)
+    assert set(t["scenario"]) == set(fig2_v3.SCENARIOS) and set(t["seeds"]) == set(fig2_v3.SEED_COUNTS)
+    p = fig2_v3.design_power()
+    text = " ".join(line.lstrip("# ") for line in open(sizing.__file__).read().splitlines())
+    said = re.search(r"settles \"reproduced\" in ([\d.]+)% of draws with both sides' last moves held, ([\d.]+)% with "
+                     r"them slowing as v2 extrapolated, ([\d.]+)% with both stopped .*?, ([\d.]+)% at the SESOI", text)
+    assert said, "the rule's sentence on the power is missing"
+    assert [float(v) / 100 for v in said.groups()] == [p[s] for s in ("held", "slowing", "stopped", "sesoi")]
+    assert max(t["power_p8"]) < 0.8                                           # underpowered, as the rule says
+
+
+def test_at_the_texts_budget_a_gap_is_held_back_while_the_model_behind_gains_and_settled_once_stopped():
+    """The protocol's doubling test at N = horizon: vanilla gaining 0.05 a doubling holds a clear gap back at any
+    seed count; both stopped, the same gap at ten seeds settles as reproduced in nearly every draw."""
+    from penb.power import searched
+
+    van_moving = np.array([0.10, 0.15, 0.20])
+    pe_moving = van_moving + 0.3
+    held = searched.power(fig2_v3.SPEC, pe_moving, van_moving, 10, 0.01, 0.005, 300_000, 8, draws=40, horizon=300_000)
+    stopped = searched.power(fig2_v3.SPEC, np.full(3, 0.5), np.full(3, 0.2), 10, 0.01, 0.005, 300_000, 8, draws=40,
+                             horizon=300_000)
+    assert held == 0.0 and stopped >= 0.9
+
+
+def test_a_later_presets_runs_continue_an_earlier_presets_packed_trunks_bit_for_bit(tmp_path, monkeypatch):
+    """v2 trains N = 128 with 64 and 32 and is packed; on a new machine v3's budgets 150, 75 and 37 on the same trunk
+    restore v2's folder first (``sources``) and go on from its branch points: they take fewer updates than the same
+    runs from nothing (a fake clock that ticks once an update counts them) and store what they store trained alone,
+    bit for bit; v2's folder is left as it was; a segment with sources packs v3's runs into v3's folder."""
+    from penb import runner
+    from penb.call import budgeted
+
+    early = trunk_configs(encodings=("none",), n=128)
+    late = trunk_configs(encodings=("none",), n=150)
+    assert {trunks.trunk_key(c) for c in early} == {trunks.trunk_key(c) for c in late}
+    store = use_store(monkeypatch, tmp_path / "m1")
+    v2 = tmp_path / "v2"
+    long_run.segment(early, v2, minutes=30, workers=1, commit="v2")
+    before = {p.name: p.read_bytes() for p in v2.iterdir()}
+    points = {int(p.stem.split("-")[1]) for p in trunks.trunk_dir(early[0], store).glob("step-*.pt")}
+    assert points == {decay_start(n, TINY["decay"]) for n in (128, 64, 32)}
+
+    def ticks_to_finish(machine, sources):
+        store = use_store(monkeypatch, tmp_path / machine)
+        long_run._restored(sources, store)
+        clock = Ticks()
+        budgeted.drive(budgeted.groups(late, batched=True, width=3), 10 ** 9, clock, fit=False)
+        assert all(runs.status(c, store) == "done" for c in late)
+        return clock.t, store
+
+    scratch, _ = ticks_to_finish("m2", [])
+    continued, store = ticks_to_finish("m3", [v2])
+    # from nothing: the trunk to D(150) = 75 and the decays 75 + 38 + 18 (206); continued from 64, 32 and 16: 11 of
+    # trunk, the same decays and the short stretches 32 -> 38 and 16 -> 19 (151)
+    assert 50 <= scratch - continued, (scratch, continued)
+    assert {p.name: p.read_bytes() for p in v2.iterdir()} == before
+    for c in late:
+        want = tmp_path / "alone" / runs.key(c)
+        runner.train_one(c, want)
+        same_result(c, store, want)
+
+    use_store(monkeypatch, tmp_path / "m4")
+    man = long_run.segment(late, tmp_path / "v3", minutes=30, workers=1, commit="v3", sources=[v2])
+    assert man["reached"] == {runs.key(c): c["steps"] for c in late} and man["keys"] == sorted(runs.key(c) for c in late)
+
+
+def test_the_v3_archive_reads_the_headlines_four_claims_and_leaves_the_trend_to_v2():
+    from penb.chapters.key_findings import grading
+
+    cfg = presets.resolve("key_findings", "deep_v3", device="cpu")
+    largest = ("morita.fig2.gru", "morita.fig2.distance.gru", "morita.fig2.level.gru", "morita.sec4_1.more_updates.gru")
+    assert all(grading.cells_not_trained(cfg, k, "gru") == "" for k in largest)
+    for k in ("morita.fig2.trend.gru", "morita.fig2.decline.gru"):
+        assert "DEEP_RULE v3 trains V 256 alone" in grading.cells_not_trained(cfg, k, "gru")
