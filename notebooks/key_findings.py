@@ -56,8 +56,9 @@ import pandas as pd
 from myst_nb import glue
 
 from penb import claims, power, presets, report
-from penb.power import fig2 as fig2_power
+from penb.power import fig2 as fig2_power, fig2_v3
 from penb.chapters import key_findings, rnn_common
+from penb.chapters.key_findings import headline
 
 pd.set_option("display.max_colwidth", None)
 kf_claims = [c.key for c in claims.of_chapter("key_findings")]
@@ -92,7 +93,7 @@ glue("kf_betas_code", str(paper_setting["betas_official_code"]), display=False)
 # %% tags=["parameters"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick, deep, deep_v2, slice, gpu, lease or paper
+preset: str = "quick"  # smoke, quick, deep, deep_v2, deep_v3, slice, gpu, lease or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed, e.g. (1001, 1002)
 core_seeds: Optional[dict] = None  # seeds (the first n) per model, e.g. {"s4d": 3}
@@ -391,6 +392,41 @@ print(power.choice_text())
 with pd.option_context("display.max_rows", None, "display.width", 250):
     display(fig2_power.view())
 print(fig2_power.choice_text())
+
+# %% [markdown]
+# ### The long run toward the text's 300,000 updates
+#
+# No GPU was lent, so the CPU trains the headline cell (V 256) itself, in segments a
+# few hours long whose state is committed between them (`penb.long_run`). The V 256
+# runs of `deep_v2` reached 128,000 updates first. DEEP_RULE v3 (`penb.sizing`) was
+# written after that archive and before any trunk went further. It carries the same
+# trunks, on the same five seeds, to the text's 300,000 updates, with 150,000 and
+# 75,000 on them (preset `deep_v3`). Its power comes from the archived curves
+# (`penb.power.fig2_v3`). Even at the text's budget, the comparison needs the vanilla
+# GRU to have stopped gaining. It had not stopped at 128,000, so five seeds are
+# underpowered for it in every scenario below. The level and the extra-updates claim
+# are read at the text's budget with no extrapolation.
+
+# %% tags=["hide-input"]
+display(fig2_v3.view())
+print(fig2_v3.choice_text())
+
+# %% [markdown]
+# The V 256 cell as the long run's archives hold it. Lines: each seed's training-batch
+# accuracy, from 1,000 updates. Points: held-out accuracy at each budget, one per
+# seed, with a bar at the mean. Dotted lines: the budgets. The box gives each
+# archive's verdicts on the four claims this cell decides, with the protocol that
+# graded them.
+
+# %% tags=["hide-input"]
+long_run_dirs = headline.folders()
+if long_run_dirs:
+    fig = headline.figure(long_run_dirs)
+    display(fig)
+    plt.close(fig)
+    display(headline.verdicts(long_run_dirs).set_index(["archive", "claim"]))
+else:
+    print("No long-run archive yet (book/archived/key_findings-deep_v2, -deep_v3).")
 
 # %% [markdown]
 # ## Archived executions

@@ -144,3 +144,59 @@ def test_the_v3_archive_reads_the_headlines_four_claims_and_leaves_the_trend_to_
     assert all(grading.cells_not_trained(cfg, k, "gru") == "" for k in largest)
     for k in ("morita.fig2.trend.gru", "morita.fig2.decline.gru"):
         assert "DEEP_RULE v3 trains V 256 alone" in grading.cells_not_trained(cfg, k, "gru")
+
+
+def test_an_archive_keeps_each_curve_on_a_log_grid_from_1000_updates():
+    """A history logged every 100 updates to 128,000 keeps, by hand: 1,000, then the first entry at or past each
+    1,000 x 2^(j/8) (1,090.5 -> 1,100, 1,189.2 -> 1,200, ..., 2,000, ... 128,000: 57 entries), and always the last;
+    nothing before 1,000."""
+    from penb.call.archive import committed, thinned
+
+    h = [{"step": s, "accuracy": s / 1e6} for s in range(100, 128_001, 100)]
+    grid = [1000 * 2 ** (j / 8) for j in range(57)]
+    want = [min(s for s in range(100, 128_001, 100) if s >= g) for g in grid]
+    got = [e["step"] for e in thinned(h)]
+    assert got == want and got[:9] == [1000, 1100, 1200, 1300, 1500, 1600, 1700, 1900, 2000] and got[-1] == 128_000
+    assert thinned(h[:5]) == [h[4]]                                      # a run shorter than 1,000: its last entry
+    assert committed({"k": {"history": h, "x": 1}, "other": {}}, {"k"}) == {"k": {"history": thinned(h), "x": 1}}
+
+
+def test_the_headline_view_reads_each_archives_longest_curves_budgets_and_verdicts(tmp_path):
+    """Two fake archives (v2 to 128, v3 to 300 on the same seeds): the curves are each archive's longest run per
+    encoding and seed, the budgets every run's held-out accuracy, the verdicts the four claims as recorded; another
+    V or a diverged run is left out."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from penb.chapters.key_findings import headline
+
+    def run(enc, seed, steps, acc, v=256, status="done"):
+        return {"config": {"core": "gru", "vocab_size": v, "encoding": enc, "seed": seed, "steps": steps},
+                "status": status, "metrics": {"token_accuracy": acc},
+                "history": [{"step": s, "accuracy": acc * s / steps, "loss": 1.0} for s in (steps // 2, steps)]}
+
+    for name, n in (("key_findings-deep_v2", 128), ("key_findings-deep_v3", 300)):
+        d = tmp_path / name
+        d.mkdir()
+        rs = [run(e, s, b, 0.1 + 0.01 * s + (e == "sinusoidal") * 0.05)
+              for e in ("none", "sinusoidal") for s in (1, 2) for b in (n, n // 2)]
+        rs += [run("none", 1, n, 0.9, v=128), run("none", 3, n, 0.9, status="diverged")]
+        (d / "results.json").write_text(json.dumps({str(i): r for i, r in enumerate(rs)}))
+        (d / "key_findings.grades.json").write_text(json.dumps(
+            {"morita.fig2.gru": {"scale": {"updates": n}, "protocol": 8, "verdict": f"v{n}", "ours": "x"},
+             "morita.fig2.trend.gru": {"verdict": "not tested"}}))
+        (d / "manifest.json").write_text(json.dumps({"preset": name[13:], "device": "cpu", "seeds": [1, 2],
+                                                     "updates": {"gru": n}, "runs_commit": ["abcdef0123"]}))
+    dirs = headline.folders(tmp_path)
+    assert [d.name for d in dirs] == ["key_findings-deep_v2", "key_findings-deep_v3"]
+    c = headline.curves(dirs)
+    assert sorted(set(zip(c["archive"], c["step"]))) == [("key_findings-deep_v2", 64), ("key_findings-deep_v2", 128),
+                                                          ("key_findings-deep_v3", 150), ("key_findings-deep_v3", 300)]
+    assert len(c) == 2 * 2 * 2 * 2
+    b = headline.budgets(dirs)
+    assert len(b) == 16 and set(b["steps"]) == {64, 128, 150, 300}
+    assert b[(b.encoding == "sinusoidal") & (b.seed == 2) & (b.steps == 300)]["token_accuracy"].item() == \
+        pytest.approx(0.17)
+    v = headline.verdicts(dirs)
+    assert list(v["verdict"]) == ["v128", "v300"] and list(v["updates"]) == [128, 300]
+    assert "seeds 1-2" in headline.provenance(dirs)
+    headline.figure(dirs)

@@ -237,11 +237,27 @@ def check_runs(chapter: str, man: dict, results: dict) -> None:
                          f"commit that made it ({', '.join(man.get('commit') or ['unknown'])})")
 
 
+CURVE_FROM = 1_000          # the first update an archived curve shows (the chapter's long-run curves, issue 65)
+CURVE_PER_DOUBLING = 8      # points kept per doubling of updates past it
+
+
+def thinned(history: list, start: int = CURVE_FROM, per_doubling: int = CURVE_PER_DOUBLING) -> list:
+    """``history`` (entries with a ``step``, in order) on a log grid: for each grid value ``start * 2**(j /
+    per_doubling)`` the first entry at or past it, and the last entry; nothing before ``start``."""
+    out, j = [], 0
+    for i, h in enumerate(history):
+        if h["step"] >= start * 2 ** (j / per_doubling) or i == len(history) - 1:
+            out.append(h)
+            while h["step"] >= start * 2 ** (j / per_doubling):
+                j += 1
+    return out
+
+
 def committed(results: dict, keys: set) -> dict:
-    """The runs of ``keys`` as an archive commits them: each result's per-update ``history`` cut to its last entry
-    (the page reads configs, metrics and status; a deep preset's 120 histories alone exceed the 2 MB a tracked file
-    may hold). The collected folder keeps the whole histories."""
-    return {k: {**r, "history": list(r.get("history") or [])[-1:]} for k, r in results.items() if k in keys}
+    """The runs of ``keys`` as an archive commits them: each result's per-update ``history`` on a log grid from
+    1,000 updates (:func:`thinned`, about 70 entries a run of 300,000; the whole histories of a deep preset's 120 runs
+    exceed the 2 MB a tracked file may hold). The collected folder keeps the whole histories."""
+    return {k: {**r, "history": thinned(list(r.get("history") or []))} for k, r in results.items() if k in keys}
 
 
 def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
