@@ -282,6 +282,7 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
         raise ValueError(f"{source} names the commit {bad[0] or 'none'!r}, a tree no reader can check out: archive "
                          f"only runs made from a clean commit")
     results = json.loads((source / "results.json").read_text())
+    made_from = identity.git_commit()                # before this archive rewrites a tracked folder ("+dirty")
     dest = Path(dest) if dest is not None else paths.REPO / "book" / "archived" / f"{chapter}-{man['preset']}"
     if dest.exists() and any(dest.iterdir()) and not (dest / "manifest.json").exists():
         raise ValueError(f"{dest} is not empty and holds no archived execution: choose another --dest")
@@ -297,7 +298,7 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
                 shutil.copy2(f, dest / f.name)
     mine = set(man.get("keys") or results)           # a slice's chapter: its own runs only
     atomic.write_json(dest / "results.json", committed(results, mine))
-    man["archived"] = {"date": now(), "commit": identity.git_commit(), "by": f"python -m penb archive {chapter}"}
+    man["archived"] = {"date": now(), "commit": made_from, "by": f"python -m penb archive {chapter}"}
     man.pop("keys", None)
     atomic.write_json(dest / "manifest.json", man)
     return dest
