@@ -413,10 +413,12 @@ print(fig2_v3.choice_text())
 
 # %% [markdown]
 # The V 256 cell as the long run's archives hold it. Lines: each seed's training-batch
-# accuracy, from 1,000 updates. Points: held-out accuracy at each budget, one per
-# seed, with a bar at the mean. Dotted lines: the budgets. The box gives each
-# archive's verdicts on the four claims this cell decides, with the protocol that
-# graded them.
+# accuracy on its longest run, from 1,000 updates. That run holds the peak learning rate
+# until its decay starts at 0.8 N, where the line turns up. Points: held-out accuracy at
+# each budget, one per seed, with a bar at the mean. The points at N/4 and N/2 come from
+# decayed branches, so they sit above the line at those updates. Dotted lines: the
+# budgets. The box gives each archive's verdicts on the four claims this cell decides,
+# with the protocol that graded them.
 
 # %% tags=["hide-input"]
 long_run_dirs = headline.folders()
