@@ -16,6 +16,9 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Iterable, Optional
 
+from penb import trunks
+from penb.executors import cost
+
 # chapter -> the functions (module, name, *extra arguments after cfg) that list its run configs, where they are not
 # the chapter's ``analysis.run_configs``
 LISTS = {
@@ -86,40 +89,8 @@ def configs_for(chapter: str, cfg) -> list[dict]:
     return runs.settle(full if chapter in OWN_HALF or not full else all_budgets(full, cfg))
 
 
-def _trunks(configs: list[dict]) -> tuple[list[dict], list[list[dict]]]:
-    """(the runs that share no trunk, the WSD runs grouped by trunk)."""
-    from penb.trunks import shares_trunk, trunk_key
-
-    alone, groups = [], {}
-    for c in configs:
-        if shares_trunk(c):
-            groups.setdefault(trunk_key(c), []).append(c)
-        else:
-            alone.append(c)
-    return alone, list(groups.values())
-
-
-def _trunk_updates(group: list[dict]) -> int:
-    """A trunk's longest budget in full, plus the decay branch of each shorter budget (``penb.trunks``)."""
-    from penb.trunks import trunk_updates
-
-    return trunk_updates(group)
-
-
-def updates(configs: Iterable[dict]) -> int:
-    """The updates ``configs`` train: each group of WSD budgets as one trunk (:func:`_trunk_updates`), any other
-    run in full."""
-    alone, groups = _trunks(list(configs))
-    return sum(c["steps"] for c in alone) + sum(_trunk_updates(g) for g in groups)
-
-
-def gpu_hours(configs: Iterable[dict]) -> float:
-    """:func:`updates`, each at its run's estimated H100 step time (``penb.executors.cost.step_seconds``)."""
-    from penb.executors.cost import step_seconds
-
-    alone, groups = _trunks(list(configs))
-    seconds = sum(c["steps"] * step_seconds(c) for c in alone)
-    return (seconds + sum(_trunk_updates(g) * step_seconds(g[0]) for g in groups)) / 3600
+updates = trunks.updates           # the updates a plan trains, each trunk once (one home: penb.trunks)
+gpu_hours = cost.gpu_hours         # their estimated H100 hours, each trunk once (one home: penb.executors.cost)
 
 
 def batched_hours(configs: Iterable[dict], max_runs: int = 64) -> float:

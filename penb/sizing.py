@@ -10,6 +10,15 @@ from __future__ import annotations
 # sized, and a rule written under it adds its own column (issue 66: a new protocol adds a column, not a branch).
 SIZED_UNDER = 7
 
+# The power every rule aims at: a deep rule's budget and seeds (below), and the protocol's "seeds needed" beside an
+# inconclusive verdict (penb.claims.intervals.seeds_needed, penb.claims.to_decide).
+POWER = 0.8
+
+# The presets whose budgets, seeds and cells are fixed targets written by a rule below (DEEP_RULE v1-v3,
+# FREQ_DEEP_RULE): refused at any other value on every host (each chapter's presets.check), trained by cell by the long
+# run (penb.long_run) and toward their targets, depth first, by device calls that continue each other (penb.call).
+FIXED_TARGETS = ("deep", "deep_v2", "deep_v3")
+
 # Which cells the quick preset trains (issue 41, item 3; written 2026-11-27, before the build that applies it). The
 # rule reads no verdict, no doubling move and no build's interval:
 # * seeds: every graded cell takes QUICK_SEEDS confirmation seeds. No count is chosen from a build's intervals, and
@@ -63,19 +72,18 @@ SLICE_S4D = ("the S4D is not trained by the batched trainer and its GPU rate is 
 #   figure's CPU time to cells the paper does not have;
 # * the alternative: the text's own effect (DESIGN.md): the PE GRU above 95% (morita.fig2.level.gru), stopped there,
 #   against vanilla on its searched curve; the power at the smallest effect of interest is shown beside it;
-# * budget N: the smallest of DEEP_BUDGETS at which morita.fig2.gru (read at the largest V) reaches DEEP_POWER with
+# * budget N: the smallest of DEEP_BUDGETS at which morita.fig2.gru (read at the largest V) reaches POWER with
 #   at most DEEP_MAX_SEEDS seeds under the protocol in force, among the budgets whose figure fits DEEP_CPU_MIN on the
 #   2-core AVX-512 host at the rates measured by the search; where none does, the largest budget that fits;
-# * seeds: the fewest from DEEP_MIN_SEEDS up that reach DEEP_POWER at that N (at most DEEP_MAX_SEEDS), else the
+# * seeds: the fewest from DEEP_MIN_SEEDS up that reach POWER at that N (at most DEEP_MAX_SEEDS), else the
 #   most that fit the CPU budget, and the chapter says the cell is underpowered;
 # * fixed: the same N and seeds on every host and device (penb.chapters.key_findings.presets.check refuses others).
 DEEP_BUDGETS = (32_000, 64_000)
-DEEP_POWER = 0.8
 DEEP_MIN_SEEDS = 5
 DEEP_MAX_SEEDS = 10
 DEEP_CPU_MIN = 90.0
 DEEP_RULE = (f"penb.presets.DEEP_RULE (issue 58): Fig. 2's GRU over V 32-256, vanilla and sinusoidal, N the smallest "
-             f"of {', '.join(f'{n:,}' for n in DEEP_BUDGETS)} with {DEEP_POWER:.0%} power for morita.fig2.gru at "
+             f"of {', '.join(f'{n:,}' for n in DEEP_BUDGETS)} with {POWER:.0%} power for morita.fig2.gru at "
              f"<= {DEEP_MAX_SEEDS} seeds (penb.power, search seeds only) within {DEEP_CPU_MIN:g} CPU-minutes, the "
              f"fewest seeds from {DEEP_MIN_SEEDS} that reach it")
 
@@ -87,12 +95,12 @@ DEEP_RULE = (f"penb.presets.DEEP_RULE (issue 58): Fig. 2's GRU over V 32-256, va
 #   one), the chapter's comparison of trained models;
 # * the alternative: the effect measured on the search seeds (both variants searched there, never graded), because
 #   Fig. 2's deep run showed the text's level far from this scale; the SESOI's power beside it;
-# * N: the smallest of FREQ_DEEP_BUDGETS with DEEP_POWER at <= DEEP_MAX_SEEDS seeds under the protocol in force,
+# * N: the smallest of FREQ_DEEP_BUDGETS with POWER at <= DEEP_MAX_SEEDS seeds under the protocol in force,
 #   among those whose figure fits DEEP_CPU_MIN at the rate the search measured; else the largest that fits;
 # * seeds: the fewest from DEEP_MIN_SEEDS that reach it, else the most that fit; fixed on every host.
 FREQ_DEEP_BUDGETS = (8_000, 16_000, 32_000, 64_000)
 FREQ_DEEP_RULE = (f"penb.sizing.FREQ_DEEP_RULE (issue 58): Fig. 3's GRU at V 64, vanilla and sinusoidal, N the "
-                  f"smallest of {', '.join(f'{n:,}' for n in FREQ_DEEP_BUDGETS)} with {DEEP_POWER:.0%} power for "
+                  f"smallest of {', '.join(f'{n:,}' for n in FREQ_DEEP_BUDGETS)} with {POWER:.0%} power for "
                   f"morita.fig3.pe_robust.gru at the effect searched on search seeds, at <= {DEEP_MAX_SEEDS} seeds, "
                   f"within {DEEP_CPU_MIN:g} CPU-minutes, the fewest seeds from {DEEP_MIN_SEEDS} that reach it")
 
@@ -105,7 +113,7 @@ FREQ_DEEP_RULE = (f"penb.sizing.FREQ_DEEP_RULE (issue 58): Fig. 3's GRU at V 64,
 #   N/4-N of trunks 4,000 and 32,000: ``scripts/search_deep.py --core lstm --vocab 256 512 1024 2048 --encodings none
 #   sinusoidal --budgets 4000 32000 --device cuda`` (the S4D alike), its table beside key findings' presets
 #   (deep_search_lstm.csv, deep_search_s4d.csv);
-# * N: the smallest of GPU_DEEP_BUDGETS with DEEP_POWER for morita.fig2.lstm / .s4d at <= DEEP_MAX_SEEDS seeds under
+# * N: the smallest of GPU_DEEP_BUDGETS with POWER for morita.fig2.lstm / .s4d at <= DEEP_MAX_SEEDS seeds under
 #   the protocol in force, within GPU_DEEP_MINUTES of device calls at the measured batched rates; else the largest
 #   that fits, said underpowered; seeds the fewest from DEEP_MIN_SEEDS;
 # * fixed targets, trained by device calls that continue each other (penb.call, DEVICE_PRESET=deep).
@@ -123,7 +131,7 @@ GPU_DEEP_MINUTES = 30.0          # device minutes a part may take over its calls
 #   128,000 too), so the alternative is both variants' searched curves; the figure itself keeps all four V;
 # * seeds: the five confirmation seeds after the first deep run's (2006-2010), so no seed whose verdict was read
 #   confirms the new budget; five is all the confirmation seeds hold, so the power is read at five;
-# * N: the smallest of GPU_DEEP_BUDGETS with DEEP_POWER for morita.fig2.gru at those seeds, within GPU_DEEP_MINUTES of
+# * N: the smallest of GPU_DEEP_BUDGETS with POWER for morita.fig2.gru at those seeds, within GPU_DEEP_MINUTES of
 #   one H100 (the CPU's 90 minutes reach 32,000 only); where none does, the largest that fits, said underpowered.
 # penb.power.fig2 reads both searches (scripts/power_analysis.py --chapter key_findings_v2, power_analysis_v2.csv);
 # DEEP_RULE (v1) stands for the archived run it sized.

@@ -111,3 +111,21 @@ def trunk_updates(group) -> int:
     """The updates one WSD trunk costs: its longest budget in full, plus the decay branch of each shorter one."""
     top = max(c["steps"] for c in group)
     return top + sum(to_go(c, branch=True) for c in group if c["steps"] != top)
+
+
+def split(configs) -> tuple[list, list[list]]:
+    """(the runs of ``configs`` that share no trunk, the WSD runs grouped by trunk, in order of their first run)."""
+    alone, groups = [], {}
+    for c in configs:
+        if shares_trunk(c):
+            groups.setdefault(trunk_key(c), []).append(c)
+        else:
+            alone.append(c)
+    return alone, list(groups.values())
+
+
+def updates(configs) -> int:
+    """The updates ``configs`` train: each group of WSD budgets as one trunk (:func:`trunk_updates`), any other run
+    in full."""
+    alone, groups = split(list(configs))
+    return sum(c["steps"] for c in alone) + sum(trunk_updates(g) for g in groups)

@@ -144,7 +144,7 @@ def test_two_calls_rehearsed_on_the_cpu_continue_each_other(tmp_path):
     import json
 
     from tests.test_device_run import git_copy
-    from penb.call.archive import archive
+    from penb.call.archive import archive, manifest
 
     repo = git_copy(tmp_path)
     device_run.pack(repo, shared=tmp_path / "no-shared")
@@ -154,19 +154,27 @@ def test_two_calls_rehearsed_on_the_cpu_continue_each_other(tmp_path):
     one = _call(repo, tmp_path / "one", tmp_path / "store-1", block, "key_findings")
     assert [s["step"] for s in one["steps"]] == ["preflight", "tree", "slice"]
     first = one["steps"][-1]
-    assert first["status"] == "passed" and first["trained"] and first["fallbacks"] == []
+    # the calls stop at a wall-clock budget (the sizing's rate is fixed, the machine's load is not): a loaded machine
+    # may leave runs for the next call, which is what FROM is for; what is checked is that the calls continue each other
+    assert (first["status"] == "passed" or first["status"].endswith("runs left")) and first["trained"]
+    assert first["fallbacks"] == []
     device_run.check_out(tmp_path / "one" / "run")
     kept = set(json.loads((tmp_path / "one" / "run" / "results.json").read_text()))
     two = _call(repo, tmp_path / "two", tmp_path / "store-2", block, "key_findings,frequency",
                 str(tmp_path / "one" / "run"))
     second = two["steps"][-1]
-    assert second["status"] == "passed" and second["trained"]
+    assert (second["status"] == "passed" or second["status"].endswith("runs left")) and second["trained"]
     assert not set(second["trained"]) & kept                                 # the first call's runs: restored
     assert kept <= set(json.loads((tmp_path / "two" / "run" / "results.json").read_text()))
     device_run.check_out(tmp_path / "two" / "run")
     os.environ.pop("PENB_COMMIT", None)
     for chapter, folder in (("key_findings", "one"), ("key_findings", "two"), ("frequency", "two")):
-        assert (archive(chapter, tmp_path / folder / "run", tmp_path / "archived" / f"{chapter}-{folder}")).is_dir()
+        src, dest = tmp_path / folder / "run", tmp_path / "archived" / f"{chapter}-{folder}"
+        if manifest(src, chapter)["complete"]:
+            assert archive(chapter, src, dest).is_dir()
+        else:                                           # a call cut by its budget: the archive waits for the rest
+            with pytest.raises(ValueError, match="train the rest first"):
+                archive(chapter, src, dest)
 
 
 @pytest.mark.parametrize("factor", [0.5, 2.0])

@@ -36,13 +36,12 @@ import time
 from typing import Callable, Optional
 
 from penb import presets
+from penb.sizing import FIXED_TARGETS   # presets of fixed targets: a call trains toward them, depth first, and the next continues
 from penb.executors.cost import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S   # 120 s a compiled batch
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
 RULE_VERSION = 3
 MEASURE_UPDATES = 5           # timed uncompiled updates per batch shape, after one untimed
-FIXED_TARGETS = ("deep", "deep_v2", "deep_v3")  # fixed targets (penb.sizing.DEEP_RULE v1-v3): a call trains toward
-                              # them, depth first, as many batches as fit, and the next call continues (issue 60)
 FIGURE_BATCH = 1024           # ... with a figure's runs of one shape in one batch (the slice's batch_runs, issue 48):
                               # the deep GRU figure is 3 batches (N, then the N/2 and N/4 decays) of 40 runs
 

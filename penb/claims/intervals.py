@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from penb.claims.protocol import PROTOCOL
+from penb.sizing import POWER
 
 DEFAULT_SESOI = 0.02             # the smallest effect of interest where a text states no gap (claim's unit)
 # protocol 5: the step below which the book tells no two values of a trained model's measure apart, where neither
@@ -38,7 +39,7 @@ def no_narrower(mean: float, lo: float, hi: float, resolution: Optional[float]) 
     if not resolution:
         return lo, hi
     return min(lo, mean - resolution), max(hi, mean + resolution)
-POWER, ALPHA = 0.8, 0.05         # what "the seeds needed" aims at
+ALPHA = 0.05                      # the intervals' level (95%); POWER: what "the seeds needed" aims at (penb.sizing)
 LEVEL = 0.95                     # every seed-level interval's level (read at call time: the calibration's mutants)
 PRACTICAL_SEEDS = 30             # beyond this many seeds, a preset of larger scale has to decide
 

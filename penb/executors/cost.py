@@ -8,6 +8,7 @@ import os
 
 import torch
 
+from penb import trunks
 from penb.trainer.policy import compiles
 
 # Step times of one update at paper size (h512, batch 512, L64) on one H100 in fp32, as measured
@@ -40,15 +41,12 @@ def flat(items) -> list:
 
 
 def gpu_hours(configs) -> float:
-    """A rough GPU-hour estimate of run configs (dicts with core, steps, batch_size, length, hidden and,
-    optionally, vocab_size), one run at a time (:func:`step_seconds`); trunk groups count each budget in full,
-    an upper bound of what they train."""
-    total = 0.0
-    for c in flat(configs):
-        if not isinstance(c, dict) or "steps" not in c:
-            continue
-        total += c["steps"] * step_seconds(c)
-    return total / 3600
+    """A rough H100-hour estimate of run configs (dicts with core, steps, batch_size, length, hidden and,
+    optionally, vocab_size; or a sweep's items, trunk groups as tuples), one run at a time (:func:`step_seconds`),
+    each WSD trunk once: its longest budget in full and each shorter budget's decay branch (``penb.trunks``)."""
+    alone, groups = trunks.split([c for c in flat(configs) if isinstance(c, dict) and "steps" in c])
+    seconds = sum(c["steps"] * step_seconds(c) for c in alone)
+    return (seconds + sum(trunks.trunk_updates(g) * step_seconds(g[0]) for g in groups)) / 3600
 
 
 # Many small runs as one stacked batch (penb.trainer's "stacked" kernel, eager: what a batch too short to pay for its

@@ -224,7 +224,7 @@ def pick(t: pd.DataFrame, col: str, budgets, cost: str = "cpu_min", limit: Optio
          most_seeds: Optional[int] = None) -> dict:
     """The deep rules' choice on the rows ``t`` of one cell: among ``budgets`` whose figure fits ``limit`` (column
     ``cost``; default ``sizing.DEEP_CPU_MIN`` CPU-minutes) at ``DEEP_MIN_SEEDS``-``most_seeds`` seeds (default
-    ``DEEP_MAX_SEEDS``), the smallest N whose power (column ``col``) reaches ``DEEP_POWER`` with the fewest seeds;
+    ``DEEP_MAX_SEEDS``), the smallest N whose power (column ``col``) reaches ``POWER`` with the fewest seeds;
     where none does, the largest N that fits with the most seeds that fit."""
     from penb import sizing
 
@@ -233,7 +233,7 @@ def pick(t: pd.DataFrame, col: str, budgets, cost: str = "cpu_min", limit: Optio
              & (t["seeds"] >= sizing.DEEP_MIN_SEEDS) & (t["seeds"] <= (most_seeds or sizing.DEEP_MAX_SEEDS))]
     if fits.empty:
         raise ValueError("no deep budget fits the budget at the fewest seeds")
-    good = fits[fits[col] >= sizing.DEEP_POWER].sort_values(["N", "seeds"])
+    good = fits[fits[col] >= sizing.POWER].sort_values(["N", "seeds"])
     if len(good):
         r = good.iloc[0]
         why = f"{r[col]:.0%} power at N = {int(r['N']):,} with {int(r['seeds'])} seeds"
@@ -242,7 +242,7 @@ def pick(t: pd.DataFrame, col: str, budgets, cost: str = "cpu_min", limit: Optio
     n = int(fits["N"].max())
     r = fits[fits["N"] == n].sort_values("seeds").iloc[-1]
     unit = "CPU-minutes" if cost == "cpu_min" else "H100-minutes"
-    why = (f"no budget within {limit:g} {unit} reaches {sizing.DEEP_POWER:.0%}: the largest "
+    why = (f"no budget within {limit:g} {unit} reaches {sizing.POWER:.0%}: the largest "
            f"that fits, N = {n:,} with {int(r['seeds'])} seeds, has {r[col]:.0%}")
     return dict(N=n, seeds=int(r["seeds"]), power=float(r[col]), cpu_min=float(r["cpu_min"]), reached=False, why=why)
 

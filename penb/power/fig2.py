@@ -46,7 +46,7 @@ def analyse(table: pd.DataFrame, draws: int = core.DRAWS, protocols=(7, 6)) -> p
 
 def choose(power_table: pd.DataFrame, protocol=None) -> dict:
     """DEEP_RULE v2 on a power table (:func:`analyse`), read at the largest V: the smallest N of
-    ``sizing.GPU_DEEP_BUDGETS`` with ``DEEP_POWER`` at the v2 seeds' count, within ``GPU_DEEP_MINUTES`` of one H100;
+    ``sizing.GPU_DEEP_BUDGETS`` with ``POWER`` at the v2 seeds' count, within ``GPU_DEEP_MINUTES`` of one H100;
     else the largest that fits."""
     from penb import sizing
     t = power_table[power_table["vocab"] == SPEC.vocab]
