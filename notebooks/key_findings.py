@@ -55,8 +55,8 @@
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, power, presets, report
-from penb.power import fig2 as fig2_power, fig2_v3
+from penb import claims, presets, report
+from penb.power import fig2 as fig2_power, fig2_v1, fig2_v3
 from penb.chapters import key_findings, rnn_common
 from penb.chapters.key_findings import headline
 
@@ -363,7 +363,7 @@ display(rnn_common.budget_view(run_frame, cfg))
 # (the vanilla GRU) at quick's shapes on **search seeds only**, at V 32-256 and at
 # budgets 500-2,000 and 8,000-32,000, and `scripts/power_analysis.py` simulated the
 # verdict of "PE above vanilla" at the largest vocabulary through the composition that
-# grades it (`penb.power`): vanilla on its searched curve, with the seeds' offsets and
+# grades it (`penb.power.fig2_v1`): vanilla on its searched curve, with the seeds' offsets and
 # the evaluation noise measured there, against the text's own effect (the PE GRU above
 # 95%, stopped), at the text's 300,000 updates. Each row says how often the protocol
 # would settle the claim with that many seeds at that N (power), and what the whole
@@ -374,8 +374,8 @@ display(rnn_common.budget_view(run_frame, cfg))
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_rows", None, "display.width", 250):
-    display(power.view())
-print(power.choice_text())
+    display(fig2_v1.view())
+print(fig2_v1.choice_text())
 
 # %% [markdown]
 # The deep run sized by that table decided no comparison of the figure, and the PE GRU

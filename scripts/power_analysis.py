@@ -1,6 +1,6 @@
 """The deep presets' power analyses (issue 58), written beside each chapter from its search table.
 
-``--chapter key_findings`` (default): ``penb.power`` on ``penb/chapters/key_findings/deep_search.csv`` (search seeds
+``--chapter key_findings`` (default): ``penb.power.fig2_v1`` on ``penb/chapters/key_findings/deep_search.csv`` (search seeds
 only; ``scripts/search_deep.py``), written to ``power_analysis.csv`` beside it, with the rule's choice
 (``penb.sizing.DEEP_RULE``). ``--chapter frequency``: ``penb.power.fig3`` on that chapter's search table
 (``penb.sizing.FREQ_DEEP_RULE``). ``--chapter key_findings_v2``: ``penb.power.fig2``, DEEP_RULE v2 on both variants'
@@ -13,7 +13,7 @@ archived V 256 curves (issue 65). Each prints the table as Markdown.
 import argparse
 import sys
 
-from penb import power
+from penb.power import fig2_v1
 
 
 def main(argv=None) -> int:
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     elif a.chapter == "key_findings_v2":
         from penb.power import fig2 as module
     else:
-        module = power
+        module = fig2_v1
     table = module.load()
     out = module.analyse(table)
     out.to_csv(module.TABLE, index=False)

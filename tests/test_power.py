@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from penb import power, sizing
+from penb import power as core, sizing
+from penb.power import fig2_v1 as power
 from penb.chapters.key_findings import presets as kf
 
 
@@ -16,10 +17,10 @@ def test_power_at_the_texts_budget_is_the_noncentral_t_power(monkeypatch):
     """N at the horizon (no doubling left) and every model still (no noise between budgets): the verdict is the rule's
     alone, "PE above vanilla" when the Student-t interval of the paired gap lies above 0. The gap's per-seed sd is
     sqrt 2 x the offset's, so the power is P(T_{n-1}(delta sqrt(n) / s) > t_0.975), the noncentral t's."""
-    monkeypatch.setattr(power, "PARAMS", {"min_agree": 0.0, "min_seeds": 3})
+    monkeypatch.setattr(core, "PARAMS", {"min_agree": 0.0, "min_seeds": 3})
     n, offset, gap = 5, 0.01, 0.012
     van = np.full(3, 0.5)
-    monkeypatch.setattr(power, "SESOI", gap)
+    monkeypatch.setattr(core, "SESOI", gap)
     got = power.power(van, n, offset, 0.0, 32_000, 7, alternative="sesoi", draws=2000, horizon=32_000)
     s = offset * math.sqrt(2)
     expect = 1 - stats.nct.cdf(stats.t.ppf(0.975, n - 1), n - 1, gap * math.sqrt(n) / s)
@@ -28,10 +29,10 @@ def test_power_at_the_texts_budget_is_the_noncentral_t_power(monkeypatch):
 
 
 def test_the_figures_cpu_minutes_by_hand():
-    minutes = power.cpu_minutes([32, 256], 1000, 1)
+    minutes = core.cpu_minutes([32, 256], 1000, 1)
     hand = (2 * 1.15 * 1000 / 245 + 2 * 1.15 * 1000 / 135) / 2 / 60
     assert minutes == pytest.approx(hand)
-    assert power.cpu_minutes([32, 64, 128, 256], 32_000, 5) == pytest.approx(80.7, abs=0.1)   # the issue's ~80
+    assert core.cpu_minutes([32, 64, 128, 256], 32_000, 5) == pytest.approx(80.7, abs=0.1)   # the issue's ~80
 
 
 def test_the_noise_and_offsets_are_read_back_from_curves_drawn_with_them():
