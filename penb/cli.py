@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     sl.add_argument("--plan", action="store_true", help="print the plan and its estimate; train nothing")
     sl.add_argument("--quiet", action="store_true", help="no progress line")
     sl.add_argument("--sized", action="store_true", help="budgets from this device's measured rates "
-                                                          "(penb.call.sizing), not the preset's")
+                                                          "(penb.call.fit), not the preset's")
     sub.add_parser("device-pack", help="write .device/ (the commit's file hashes, the corpus) for a GPU call")
     dr = sub.add_parser("device-run", help="one GPU call: preflight, tree check, slice, CUDA tests (penb.call.device_run)")
     dr.add_argument("--out", required=True, help="folder handed back: at most 8 files of 16 MiB, 64 MiB in all")

@@ -73,7 +73,7 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
     at least one batch; where it is not the rule's first choice, every step down is recorded with why; a plan that
     does not fit is one batch, cut by the deadline."""
     from penb.call import slice as slicing
-    from penb.call import sizing as slice_sizing
+    from penb.call import fit as call_fit
     from penb.executors.cost import batch_update_seconds
     from penb.executors import cost as policy
 
@@ -88,7 +88,7 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
         return factor * batch_update_seconds(configs[0], len(configs))[0]
 
     minutes = call_limits.CALL_BUDGET_S / 60 - 1
-    s = slice_sizing.size(["key_findings"], "slice", {"device": "cpu"}, minutes, slicing.plan, slicing.OVERHEAD_S,
+    s = call_fit.size(["key_findings"], "slice", {"device": "cpu"}, minutes, slicing.plan, slicing.OVERHEAD_S,
                           timer=timer, clock=lambda: 0.0)
     batches = s["plan"]["batches"]
     assert batches and sum(b["updates"] for b in batches) > 0
@@ -185,13 +185,13 @@ def test_a_call_trains_the_deep_figure_toward_its_fixed_targets(tmp_path, monkey
     and where the call is short it trains the first batches (the trunks to N) and leaves the branches for the next
     call."""
     from penb.call import slice as slicing
-    from penb.call import sizing as slice_sizing
+    from penb.call import fit as call_fit
     from penb.executors.cost import batch_update_seconds
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
-    params = slice_sizing.call_overrides(preset, None, "cpu")
-    assert params["batch_runs"] == slice_sizing.FIGURE_BATCH
-    s = slice_sizing.size(["key_findings"], preset, params, 8.0, slicing.plan, slicing.OVERHEAD_S,
+    params = call_fit.call_overrides(preset, None, "cpu")
+    assert params["batch_runs"] == call_fit.FIGURE_BATCH
+    s = call_fit.size(["key_findings"], preset, params, 8.0, slicing.plan, slicing.OVERHEAD_S,
                           timer=lambda c: factor * batch_update_seconds(c[0], len(c))[0], clock=lambda: 0.0,
                           charge_device="cuda")
     steps = {c["steps"] for b in s["plan"]["batches"] for c in b["configs"]}

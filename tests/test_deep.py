@@ -171,9 +171,9 @@ def test_the_v2_preset_is_what_v2s_rule_reads_off_the_committed_table():
 
 
 def test_a_device_call_trains_the_v2_figure_toward_its_targets_in_one_batch_per_shape():
-    from penb.call import sizing as call_sizing
+    from penb.call import fit as call_fit
 
-    assert "deep_v2" in call_sizing.FIXED_TARGETS
-    params = call_sizing.call_overrides("deep_v2", None, "cuda")
+    assert "deep_v2" in call_fit.FIXED_TARGETS
+    params = call_fit.call_overrides("deep_v2", None, "cuda")
     cfg = presets.resolve("key_findings", "deep_v2", device="cpu", **params)
     assert cfg.batch_runs >= 40 and rnn_common.settings(cfg, "gru")["steps"] == kf.DEEP_V2_N

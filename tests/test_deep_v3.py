@@ -204,10 +204,10 @@ def test_the_headline_view_reads_each_archives_longest_curves_budgets_and_verdic
 
 @pytest.mark.parametrize("preset", sizing.FIXED_TARGETS)
 def test_every_fixed_target_preset_is_one_that_key_findings_refuses_to_change(preset):
-    """penb.sizing.FIXED_TARGETS is the one list (penb.call.sizing reads it): each of its presets refuses another
+    """penb.sizing.FIXED_TARGETS is the one list (penb.call.fit reads it): each of its presets refuses another
     budget in key findings, and key findings fixes no preset outside it."""
-    from penb.call import sizing as call_sizing
+    from penb.call import fit as call_fit
 
-    assert call_sizing.FIXED_TARGETS is sizing.FIXED_TARGETS and set(kf.FIXED) == set(sizing.FIXED_TARGETS)
+    assert call_fit.FIXED_TARGETS is sizing.FIXED_TARGETS and set(kf.FIXED) == set(sizing.FIXED_TARGETS)
     with pytest.raises(ValueError, match="fixed targets"):
         presets.resolve("key_findings", preset, device="cpu", per_core={"gru": {"batch_size": 64, "steps": 1000}})

@@ -159,32 +159,32 @@ def test_device_run_refuses_a_machine_without_cuda_and_a_tree_without_its_pack(t
 
 
 def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
-    """penb.call.sizing on a fake device: a measured rate picks the largest base N x 2^j that fits; a faster
+    """penb.call.fit on a fake device: a measured rate picks the largest base N x 2^j that fits; a faster
     device a larger j; the manifest records the rates, j and the estimate; too slow a device trains less and says
     why (issue 60: never refused)."""
     from penb.call import slice as slicing
-    from penb.call import sizing as slice_sizing
+    from penb.call import fit as call_fit
 
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     monkeypatch.setenv("PENB_COMMIT", "0123456789abcdef0123456789abcdef01234567")
     ov = {"cores": ("gru",)}
-    base = slice_sizing.base_budgets("key_findings", "smoke", ov)
+    base = call_fit.base_budgets("key_findings", "smoke", ov)
     assert base == {"gru": 20}
 
     def chosen(seconds_per_update, minutes=2.0):
-        return slice_sizing.size(["key_findings"], "smoke", ov, minutes, slicing.plan, slicing.OVERHEAD_S,
+        return call_fit.size(["key_findings"], "smoke", ov, minutes, slicing.plan, slicing.OVERHEAD_S,
                                  timer=lambda c: seconds_per_update, clock=lambda: 0.0)
 
     # 2 minutes - 60 s overhead = 60 s; trunk N plus the N/2 and N/4 branches (0.1 N and 0.05 N): about 1.15 N updates
     slow, fast = chosen(0.2), chosen(0.05)
-    assert slow["j"] < fast["j"] <= slice_sizing.J_MAX
+    assert slow["j"] < fast["j"] <= call_fit.J_MAX
     for s, rate in ((slow, 0.2), (fast, 0.05)):
         n = 20 * 2 ** s["j"]
         assert {c["steps"] for b in s["plan"]["batches"] for c in b["configs"]} <= {n, n // 2, n // 4}
         assert s["estimate_s"] + slicing.OVERHEAD_S <= 120                     # it fits ...
-        bigger = slice_sizing.overrides_at("key_findings", "smoke", s["j"] + 1, ov)
+        bigger = call_fit.overrides_at("key_findings", "smoke", s["j"] + 1, ov)
         more = sum(b["updates"] for b in slicing.plan(["key_findings"], "smoke", bigger)["batches"]) * rate
-        assert s["j"] == slice_sizing.J_MAX or more + slicing.OVERHEAD_S > 120  # ... and the next j would not
+        assert s["j"] == call_fit.J_MAX or more + slicing.OVERHEAD_S > 120  # ... and the next j would not
     crawl = chosen(10.0)                                 # 10 s an update: not even N = 20 fits 60 s
     assert crawl["fallbacks"] and crawl["plan"]["batches"] and crawl["j"] == 0
     assert "not even j = 0 fits" in crawl["fallbacks"][0]["why"]
@@ -199,12 +199,12 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     """penb.trainer.loop.compiles: on CUDA a stacked batch with 2,000 updates or more to go (the H200's 85-92 s
     compile against a 2x faster update), never the one-run module, never the CPU (batch_pays: a GRU batch of 4 runs
     and 200 updates to go, eager); PENB_COMPILE overrides "auto" and a bad value is
-    refused; penb.call.sizing.estimate charges an eager batch its measured seconds and a compiled one 120 s plus its
+    refused; penb.call.fit.estimate charges an eager batch its measured seconds and a compiled one 120 s plus its
     eager seconds over the speed-up measured at its K (10.6x at 10, 2x at 1,024, log-linear between), and a batch
     compiles only where that is below its eager seconds (issue 60), unless PENB_COMPILE=always forces it."""
     import torch
 
-    from penb.call import sizing as slice_sizing
+    from penb.call import fit as call_fit
     from penb.trainer import loop
 
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
@@ -228,20 +228,20 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
         loop.compiles(cpu, "stacked", 2, 5)
     monkeypatch.delenv("PENB_COMPILE")
     gpu_batch = [{"device": "cuda"}] * 30
-    assert slice_sizing.estimate(gpu_batch, 1000, 0.02) == pytest.approx(20.0)
+    assert call_fit.estimate(gpu_batch, 1000, 0.02) == pytest.approx(20.0)
     import math
     between = math.exp(math.log(10.6) + math.log(30 / 10) / math.log(1024 / 10) * math.log(2.0 / 10.6))
     # 4,000 updates of 20 ms: 80 s eager; compiled, 120 s plus the rest over the speed-up: more, so eager
     assert 120.0 + 80.0 / between > 80.0
-    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(80.0)
-    assert slice_sizing.compile_for(gpu_batch, 4000, 0.02) == "never"
+    assert call_fit.estimate(gpu_batch, 4000, 0.02) == pytest.approx(80.0)
+    assert call_fit.compile_for(gpu_batch, 4000, 0.02) == "never"
     # 40,000 updates: 800 s eager against 120 + 800 / speed-up: compiled
-    assert slice_sizing.estimate(gpu_batch, 40_000, 0.02) == pytest.approx(120.0 + 800.0 / between)
-    assert slice_sizing.compile_for(gpu_batch, 40_000, 0.02) == "always"
-    assert slice_sizing.estimate(gpu_batch[:5], 40_000, 0.02) == pytest.approx(120.0 + 800.0 / 10.6)  # flat below 10
-    assert slice_sizing.estimate([{"device": "cuda"}] * 4096, 40_000, 0.02) == pytest.approx(120.0 + 400.0)
-    assert slice_sizing.estimate([{"device": "cpu"}] * 4, 4000, 0.02) == pytest.approx(80.0)
-    assert slice_sizing.compile_for([{"device": "cpu"}] * 4, 40_000, 0.02) == "never"
+    assert call_fit.estimate(gpu_batch, 40_000, 0.02) == pytest.approx(120.0 + 800.0 / between)
+    assert call_fit.compile_for(gpu_batch, 40_000, 0.02) == "always"
+    assert call_fit.estimate(gpu_batch[:5], 40_000, 0.02) == pytest.approx(120.0 + 800.0 / 10.6)  # flat below 10
+    assert call_fit.estimate([{"device": "cuda"}] * 4096, 40_000, 0.02) == pytest.approx(120.0 + 400.0)
+    assert call_fit.estimate([{"device": "cpu"}] * 4, 4000, 0.02) == pytest.approx(80.0)
+    assert call_fit.compile_for([{"device": "cpu"}] * 4, 40_000, 0.02) == "never"
     monkeypatch.setenv("PENB_COMPILE", "always")                              # forced: charged as compiled
-    assert slice_sizing.estimate(gpu_batch, 4000, 0.02) == pytest.approx(120.0 + 80.0 / between)
-    assert slice_sizing.compile_for(gpu_batch, 4000, 0.02) == "always"
+    assert call_fit.estimate(gpu_batch, 4000, 0.02) == pytest.approx(120.0 + 80.0 / between)
+    assert call_fit.compile_for(gpu_batch, 4000, 0.02) == "always"

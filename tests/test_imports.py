@@ -137,8 +137,7 @@ def test_contributing_lists_every_module():
 
 def test_no_two_modules_outside_the_chapters_share_a_file_name():
     """Issue 67: one name per idea. Left, named here until a later session renames them: ``base.py`` (each package's
-    own base classes) and ``sizing.py`` (``penb.sizing``, the preset rules, beside ``penb.call.sizing``, a device
-    call's sizing)."""
+    own base classes). (``penb.call.sizing`` became ``penb.call.fit``, beside ``penb.sizing``'s preset rules.)"""
     from collections import Counter
 
     from penb.store import paths
@@ -146,4 +145,4 @@ def test_no_two_modules_outside_the_chapters_share_a_file_name():
     names = Counter(p.name for p in (paths.REPO / "penb").rglob("*.py")
                     if "chapters" not in p.relative_to(paths.REPO / "penb").parts)
     twins = {n for n, k in names.items() if k > 1} - {"__init__.py", "__main__.py"}
-    assert twins == {"base.py", "sizing.py"}, twins
+    assert twins == {"base.py"}, twins

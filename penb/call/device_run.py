@@ -13,7 +13,7 @@ not travel). :func:`run` then does, in order, inside one wall-clock budget:
 2. **the tree**: every file of ``tree.json`` hashed as git hashes a blob and compared; a missing or changed file is
    refused in one line, before anything trains, and the verified commit is what the archive names (``PENB_COMMIT``);
 3. **the slice** (``penb.call.slice.run``) of ``--chapters``, with the budget left less what the tests keep, its budgets
-   sized on this device (``penb.call.sizing``: the largest base N x 2^j that the measured rates fit);
+   sized on this device (``penb.call.fit``: the largest base N x 2^j that the measured rates fit);
 4. **the CUDA tests** (``pytest`` on :data:`TESTS`) in whatever time the slice leaves.
 
 ``--out`` gets at most 8 files of at most 16 MiB, 64 MiB in all (``penb.call.limits``): the slice's
@@ -147,7 +147,7 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
     step("tree", "passed", t)
     t = clock()
     minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
-    from penb.call.sizing import call_overrides
+    from penb.call.fit import call_overrides
 
     params = call_overrides(preset, overrides, device)
     rate = os.environ.get(REHEARSAL_RATE) if device == "cpu" else None   # the rehearsal's fixed rate: a sizing
@@ -179,19 +179,19 @@ DRY_FACTORS = (0.5, 1.0, 2.0)       # the table's rates, halved and doubled: wha
 
 def dry_run(chapters: list[str], budget_s: float = BUDGET_S, preset: str = "slice", overrides: Optional[dict] = None,
             factors=DRY_FACTORS, tests: bool = True) -> list[dict]:
-    """What a call would train, sized here with no device (issue 60): ``penb.call.sizing.size`` at the table's
+    """What a call would train, sized here with no device (issue 60): ``penb.call.fit.size`` at the table's
     batched rates (``penb.executors.cost.batch_update_seconds``) times each of ``factors``, charged as CUDA charges
     (a compiled batch its allowance), in the minutes ``budget_s`` leaves the slice. One row per factor: {"factor",
     "j", "runs", "batches", "updates", "estimate_min", "fits", "fallbacks"}."""
     from penb.call import slice as slicing
-    from penb.call import sizing as slice_sizing
+    from penb.call import fit as call_fit
     from penb.executors.cost import batch_update_seconds
 
     minutes = min(slicing.MAX_MINUTES, (budget_s - (TEST_RESERVE_S if tests else 0)) / 60)
-    params = slice_sizing.call_overrides(preset, overrides, "cpu")   # planned here; charged as on CUDA
+    params = call_fit.call_overrides(preset, overrides, "cpu")   # planned here; charged as on CUDA
     rows = []
     for f in factors:
-        s = slice_sizing.size(chapters, preset, params, minutes, slicing.plan, slicing.OVERHEAD_S,
+        s = call_fit.size(chapters, preset, params, minutes, slicing.plan, slicing.OVERHEAD_S,
                               timer=lambda configs, f=f: f * batch_update_seconds(configs[0], len(configs))[0],
                               clock=lambda: 0.0, charge_device="cuda")
         batches = s["plan"]["batches"]

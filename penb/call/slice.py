@@ -75,7 +75,7 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
 
 def _targets(source: Optional[Path]) -> Optional[dict]:
     """The overrides an earlier sized call trained toward (``source``'s manifest), which a call given it keeps
-    (``penb.call.sizing.size``'s ``fixed``); None without one."""
+    (``penb.call.fit.size``'s ``fixed``); None without one."""
     import json
 
     man = Path(source) / "manifest.json" if source is not None else None
@@ -87,7 +87,7 @@ def _targets(source: Optional[Path]) -> Optional[dict]:
 
 def check(p: dict, minutes: float, sized: bool = False) -> None:
     """``ValueError`` (one line) for a slice that cannot fit ``minutes`` on one GPU, or whose output would not fit
-    the files a GPU machine hands back. A ``sized`` plan (``penb.call.sizing``: it has already trained less where
+    the files a GPU machine hands back. A ``sized`` plan (``penb.call.fit``: it has already trained less where
     the call is short, and says so) is not refused for its minutes."""
     if not 0 < minutes <= MAX_MINUTES:
         raise ValueError(f"--minutes must be in (0, {MAX_MINUTES:g}] (a GPU command's 10 minutes, less the "
@@ -125,7 +125,7 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     :func:`penb.call.budgeted.drive`). The finished runs ``out`` already holds (an earlier call's) and those of
     ``source`` (``--from``) go into the store first, so a call on a fresh machine trains only the rest and never
     hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one.
-    ``sized``: the budgets come from this device's measured rates (``penb.call.sizing``, ``timer`` its measurement)
+    ``sized``: the budgets come from this device's measured rates (``penb.call.fit``, ``timer`` its measurement)
     instead of the preset's, and the manifest records the sizing."""
     from penb.progress import watching
 
@@ -135,9 +135,9 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
         restore(folder)                              # an earlier call's runs (a fresh machine has no store)
     sizing = None
     if sized:
-        from penb.call import sizing as slice_sizing
+        from penb.call import fit as call_fit
 
-        sizing = slice_sizing.size(chapters, preset, overrides, minutes, plan, OVERHEAD_S,
+        sizing = call_fit.size(chapters, preset, overrides, minutes, plan, OVERHEAD_S,
                                    **({"timer": timer} if timer else {}), clock=clock, fixed=_targets(source))
         p = sizing.pop("plan")
         p["seconds"], p["measured"] = sizing["estimate_s"] + sizing["measure_s"], True

@@ -127,7 +127,7 @@ def batch_seconds(configs, updates: int) -> float:
 CUDA_COMPILE_ALLOWANCE_S = 120.0   # what a plan charges a compiled batch for inductor and CUDA-graph capture: 85-92 s a
                                    # shape on an H200, 88-114 s at the quick sizes on an H100 (165 s at hidden 256)
 # The compiled update's speed-up over the eager stacked batch at K runs, each pair measured on one device at one commit
-# (benchmarks/results/h100-2026-11-27.txt, h200-2026-11-27.txt). The slice's sizing (penb.call.sizing) and the plan's
+# (benchmarks/results/h100-2026-11-27.txt, h200-2026-11-27.txt). The slice's sizing (penb.call.fit) and the plan's
 # batched hours (penb.executors.cost.batch_seconds) read it, log-linear in K between the points and flat beyond them:
 # the smaller the batch, the more of its eager update is launches.
 CUDA_COMPILED_SPEEDUPS = ((10, 10.6),      # H100: quick LSTM at V 512 (key findings' cell), 4,240 against 399 run-upd/s

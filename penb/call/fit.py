@@ -55,7 +55,7 @@ def call_overrides(preset: str, overrides: Optional[dict], device: str) -> dict:
     return out
 
 
-RULE = (f"penb.call.sizing.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each "
+RULE = (f"penb.call.fit.RULE v{RULE_VERSION} (issues 50 and 60): the slice preset's cells and seeds, each "
         f"model's N = base N x 2^j for the largest j in [{J_MIN}, {J_MAX}] whose batches fit the call at this device's "
         f"measured (uncompiled) seconds per update (a compiled batch: {COMPILE_ALLOWANCE_S:g} s plus its eager seconds "
         f"over the compiled speed-up measured at its number of runs); where none fits, less (j = 0, then N and N/2 "
