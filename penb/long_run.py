@@ -225,8 +225,7 @@ def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int 
     if any(shares):
         with cf.ProcessPoolExecutor(len(shares), mp_context=mp.get_context("spawn")) as pool:
             list(pool.map(_drive_share, shares, [deadline] * len(shares)))
-    old = read_manifest(folder) or {}
-    configs = [*configs, *_held(old, configs, store)]           # the folder's other cells are packed back too
+    old, configs = _with_held(folder, configs, store)           # the folder's other cells are packed back too
     after = reached(configs, store)
     seg = {"commit": commit, "host": host(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
            "minutes": round((time.time() - start) / 60, 1),
@@ -235,16 +234,14 @@ def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int 
                                          "segments": [*old.get("segments", []), seg]})
 
 
-def _held(manifest: dict, configs: Sequence[dict], store: Path) -> list[dict]:
-    """The configs of the runs a folder's ``manifest`` holds beyond ``configs`` (another cell trained by an earlier
-    segment), read back from their restored ``config.json``."""
+def _with_held(folder: Path, configs: Sequence[dict], store: Path) -> tuple[dict, list[dict]]:
+    """(``folder``'s manifest, ``configs`` and the runs it holds beyond them: another cell trained by an earlier
+    segment, read back from their restored ``config.json``, so that a pack keeps them)."""
+    old = read_manifest(folder) or {}
     have = {runs.key(c) for c in configs}
-    out = []
-    for k in manifest.get("keys", []):
-        f = Path(store) / k / "config.json"
-        if k not in have and f.exists():
-            out.append(json.loads(f.read_text()))
-    return out
+    held = [json.loads((Path(store) / k / "config.json").read_text()) for k in old.get("keys", [])
+            if k not in have and (Path(store) / k / "config.json").exists()]
+    return old, [*configs, *held]
 
 
 def _restored(folders: Sequence[Path], store: Path) -> str:
@@ -263,8 +260,7 @@ def repack(configs: Sequence[dict], folder: Path, sources: Sequence[Path] = ()) 
     another training code identity."""
     store = runs.root()
     identity = _restored([*sources, folder], store)
-    old = read_manifest(folder) or {}
-    configs = [*configs, *_held(old, configs, store)]
+    old, configs = _with_held(folder, configs, store)
     keep = {k: v for k, v in old.items() if k not in ("keys", "reached", "runs", "parts", "state_sha256")}
     return pack(folder, configs, store, {**keep, "code_identity": identity, "segments": old.get("segments", [])})
 
