@@ -15,17 +15,30 @@ LIMITS = [n.targets[0].id for n in ast.parse(Path(call_limits.__file__).read_tex
 
 
 def test_each_call_limit_is_defined_once():
-    """No module of penb (nor a script) assigns a limit's name to a value of its own: it imports it."""
+    """Every module of penb that holds a limit's name holds the very object penb.call.limits defines (it imported
+    it, rather than writing a value of its own); a script that is not a module assigns none of them."""
+    import importlib
+    import pkgutil
+
+    import penb
+
     assert {"CALL_BUDGET_S", "MAX_FILES", "FILE_BYTES", "PART_BYTES", "CARRY_BYTES", "OVERHEAD_S"} <= set(LIMITS)
-    found = []
-    for f in list((REPO / "penb").rglob("*.py")) + list((REPO / "scripts").glob("*.py")):
-        if f == Path(call_limits.__file__):
+    own, seen = [], 0
+    for info in pkgutil.walk_packages(penb.__path__, "penb."):
+        if info.name.endswith("__main__"):
             continue
+        m = importlib.import_module(info.name)
+        for name in LIMITS:
+            if m is not call_limits and hasattr(m, name):
+                seen += 1
+                if getattr(m, name) is not getattr(call_limits, name):
+                    own.append((info.name, name))
+    assert seen >= 3 and not own, own                 # the limits are read elsewhere, and always as imported
+    for f in (REPO / "scripts").glob("*.py"):
         for node in ast.parse(f.read_text()).body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                found += [(f.name, t.id) for t in targets if isinstance(t, ast.Name) and t.id in LIMITS]
-    assert not found, found
+                assert not [t.id for t in targets if isinstance(t, ast.Name) and t.id in LIMITS], f.name
     script = (REPO / "scripts" / "device_call.sh").read_text()
     assert "penb.call.limits" in script and "560" not in script and "540" not in script
     # the device tool's own limits, written out here (not read from the module under test)
@@ -202,14 +215,29 @@ def test_a_call_trains_the_deep_figure_toward_its_fixed_targets(tmp_path, monkey
         assert "fixed targets" in s["fallbacks"][0]["tried"]
 
 
-def test_updates_to_go_are_computed_in_one_place():
-    """penb.trunks.to_go / trunk_updates, read by the plan, the call's driver and the batched executor (none of them
-    reads a decay start itself); a trunk of N = 1,000 with its N/2 and N/4 (decay 0.2) costs 1,000 + 100 + 50."""
-    from penb import trunks
+def test_updates_to_go_are_computed_in_one_place(tmp_path, monkeypatch):
+    """penb.trunks.to_go (and trunk_updates on it) is what the plan, the call's driver and the batched executor read:
+    with to_go made to charge one update more, each of them counts one more per run it asks about (behaviour, not
+    source text); a trunk of N = 1,000 with its N/2 and N/4 (decay 0.2) costs 1,000 + 100 + 50."""
+    from penb import plan, trunks
+    from penb.call import budgeted
+    from penb.executors import batched as executor
+    from penb.run_config import normalize
 
-    for name in ("plan.py", "call/budgeted.py", "executors/batched.py"):
-        source = (REPO / "penb" / name).read_text()
-        assert "decay_start" not in source and ("to_go" in source or "trunk_updates" in source), name
     group = [{"steps": n, "decay": 0.2} for n in (1000, 500, 250)]
     assert trunks.trunk_updates(group) == 1000 + 100 + 50
     assert trunks.to_go(group[1], branch=True) == 100 and trunks.to_go(group[1], branch=False, start=300) == 200
+    monkeypatch.setenv("PENB_STORE", str(tmp_path))
+    tiny = dict(task="reverse", vocab_size=8, length=4, hidden=8, batch_size=4, warmup=4, lr=1e-2, held_out=8,
+                core="gru", schedule="wsd", decay=0.2, device="cpu", seed=2001, encoding="none")
+    configs = [normalize({**tiny, "steps": n}) for n in (1000, 500, 250)]
+
+    def counted():
+        return (plan.updates(configs), [n for _, n in executor.groups(configs, 8)],
+                [g["updates"] for g in budgeted.groups(configs, batched=True, width=8)])
+    before = counted()
+    real = trunks.to_go
+    monkeypatch.setattr(trunks, "to_go", lambda c, branch, start=0: real(c, branch, start) + 1)
+    after = counted()
+    assert before[0] == 1000 + 100 + 50 and after[0] == before[0] + 2            # the two branches, through to_go
+    assert after[1] == [n + 1 for n in before[1]] and after[2] == [n + 1 for n in before[2]]
