@@ -11,10 +11,17 @@ def test_every_chapter_has_three_presets_derived_from_paper():
         assert all(set(t[p]) == set(t["paper"]) for p in t)          # same keys: overrides only
 
 
-def test_each_chapter_presets_pass_their_own_check():
+def test_each_chapter_presets_pass_their_own_check_and_the_check_is_live():
+    """Every preset of every chapter resolves to a config named after it whose values are the table's; the same
+    preset with a device no machine has is refused in one line (the checks run at every preset)."""
     for chapter in presets.chapters():
-        for p in presets.table(chapter):
-            presets.resolve(chapter, p, **({"device": "cpu"} if p in presets.GPU_ONLY else {}))
+        table = presets.table(chapter)
+        for p in table:
+            cfg = presets.resolve(chapter, p, **({"device": "cpu"} if p in presets.GPU_ONLY else {}))
+            assert cfg.preset == p and len(cfg.key()) == 16
+            assert all(cfg[k] == v for k, v in table[p].items() if k != "device" and not isinstance(v, (list, dict)))
+            with pytest.raises(ValueError, match="device"):
+                presets.resolve(chapter, p, device="tpu")
 
 
 def test_unknown_preset_lists_valid_ones():
