@@ -402,10 +402,13 @@ print(fig2_power.choice_text())
 # written after that archive and before any trunk went further. It carries the same
 # trunks, on the same five seeds, to the text's 300,000 updates, with 150,000 and
 # 75,000 on them (preset `deep_v3`). Its power comes from the archived curves
-# (`penb.power.fig2_v3`). Even at the text's budget, the comparison needs the vanilla
-# GRU to have stopped gaining. It had not stopped at 128,000, so five seeds are
-# underpowered for it in every scenario below. The level and the extra-updates claim
-# are read at the text's budget with no extrapolation.
+# (`penb.power.fig2_v3`). Five seeds are underpowered for the comparison in every
+# scenario below, for two reasons. Even at the text's budget, the comparison needs the
+# vanilla GRU to have stopped gaining, and it had not stopped at 128,000. Even where
+# both models stop, a gap of about 0.03 is small beside the seeds' spread (per-seed
+# offset sd 0.022, noise sd 0.011). The level and the extra-updates claim are read at
+# the text's budget with no extrapolation. Each power is a share of 200 draws, so it is
+# uncertain by about 2 points.
 
 # %% tags=["hide-input"]
 display(fig2_v3.view())

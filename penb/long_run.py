@@ -283,6 +283,19 @@ def sources_for(chapter: str, preset: str) -> list[Path]:
     return out
 
 
+def restore_for(chapters: Sequence[str], preset: str, store: Optional[Path] = None) -> dict:
+    """Put the committed long-run state of each of ``chapters`` at ``preset`` (the presets it continues first) into
+    ``store`` (default: the run store), so that a device call continues these trunks instead of starting others
+    (``penb.call.device_run``); {folder name: files written} for each folder there is."""
+    store = Path(store) if store is not None else runs.root()
+    identity, out = code_identity(), {}
+    for chapter in chapters:
+        for f in [*sources_for(chapter, preset), folder_for(chapter, preset)]:
+            if read_manifest(f) is not None:
+                out[f.name] = restore(f, store, identity)
+    return out
+
+
 def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: int = 2,
         folder: Optional[Path] = None, pack_only: bool = False) -> dict:
     """``python -m penb long-run``: one segment of ``chapter``'s fixed-target ``preset`` with ``parameters`` (on the

@@ -65,7 +65,7 @@ SLICE_S4D = ("the S4D is not trained by the batched trainer and its GPU rate is 
 
 # How the deep preset is sized (issue 58; written 2026-11-28 before any deep confirmation run, reading only the
 # vanilla GRU's curves on search seeds, scripts/search_deep.py -> penb/chapters/key_findings/deep_search.csv, through
-# penb.power; never a confirmation seed, a gap seen or a verdict):
+# penb.power.fig2_v1; never a confirmation seed, a gap seen or a verdict):
 # * cells: Fig. 2's GRU over the paper's whole range, V 32, 64, 128 and 256 (no vocabulary dropped for the verdict it
 #   is expected to give), vanilla and sinusoidal, at quick's shapes (h64, L16, batch 64, lr 1e-2, WSD), N/4 and N/2
 #   on each run's trunk (earlier=1). Quick's V 8 and 16 are left out: at 32,000 updates they would add half the
@@ -160,7 +160,8 @@ DEEP_V2_SEEDS = (2006, 2007, 2008, 2009, 2010)
 #   scenario, and said so beside its verdict. What the run can decide is the level at the text's budget and
 #   whether the vanilla GRU stops gaining there (the extra-updates claim, and fig2.gru's premise);
 # * cost: 251,400 run-updates a trunk (the stable trunk from 102,400 to 240,000, three decays, the N/4 branch from
-#   51,200), about 246 CPU-minutes on the 2-core host at the first segment's rate: two or three segments.
+#   51,200), about 246 CPU-minutes for all ten trunks on the 2-core host at the first segment's rate: two or three
+#   segments. Each power is a share of 200 draws (about 2 points of Monte Carlo uncertainty at these rates).
 DEEP_V3_N = 300_000
 DEEP_V3_VOCAB = (256,)
 DEEP_V3_SEEDS = DEEP_V2_SEEDS

@@ -3,7 +3,7 @@
 Written before any deep confirmation run it sizes. It trains a figure's models at the quick shapes of their chapter
 (key findings: hidden 64, length 16, batch 64, lr 1e-2, WSD; frequency: the same on the dual-frequency task), on
 search seeds only (``penb.presets.SEARCH_SEEDS``), at trunks whose N/4, N/2 and N the power analysis reads (for key
-findings quick's N = 2,000 and the deep N = 32,000). ``penb.power`` reads the table this writes (``deep_search.csv``
+findings quick's N = 2,000 and the deep N = 32,000). ``penb.power.fig2_v1`` reads the table this writes (``deep_search.csv``
 beside the chapter's presets) and nothing of a confirmation seed.
 
 * ``--chapter key_findings`` (Fig. 2): vanilla only by default, one row per run with its token accuracy.

@@ -16,7 +16,8 @@ LIMITS = [n.targets[0].id for n in ast.parse(Path(call_limits.__file__).read_tex
 
 def test_each_call_limit_is_defined_once():
     """Every module of penb that holds a limit's name holds the very object penb.call.limits defines (it imported
-    it, rather than writing a value of its own); a script that is not a module assigns none of them."""
+    it, rather than writing a value of its own); since Python shares small ints, no module or script assigns one of
+    those names itself either."""
     import importlib
     import pkgutil
 
@@ -34,7 +35,8 @@ def test_each_call_limit_is_defined_once():
                 if getattr(m, name) is not getattr(call_limits, name):
                     own.append((info.name, name))
     assert seen >= 3 and not own, own                 # the limits are read elsewhere, and always as imported
-    for f in (REPO / "scripts").glob("*.py"):
+    for f in [*(REPO / "scripts").glob("*.py"), *(p for p in (REPO / "penb").rglob("*.py")
+                                                   if p != Path(call_limits.__file__))]:
         for node in ast.parse(f.read_text()).body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -151,9 +153,10 @@ def _call(repo: Path, out: Path, store: Path, block: Path, chapters: str, source
 @pytest.mark.slow
 def test_two_calls_rehearsed_on_the_cpu_continue_each_other(tmp_path):
     """scripts/device_call.sh on the CPU at smoke (the GRU), with the packages the device image lacks blocked: the
-    tree checked first; the first call's folder accepted by penb archive; a second call on a fresh store, given
-    that folder (FROM) and one more chapter, restores the first's runs and trains only the new chapter's; its
-    folder accepted too; both within what a call hands back."""
+    tree checked first; a second call on a fresh store, given the first's folder (FROM) and one more chapter,
+    restores the first's finished runs and trains none of them again; each folder within what a call hands back,
+    and accepted by penb archive where its chapter is complete (on a loaded machine the wall-clock budget may leave
+    runs for a next call: the archive then refuses in one line)."""
     import json
 
     from tests.test_device_run import git_copy

@@ -79,10 +79,13 @@ run.Run.save = dying_save
 """
 
 
-def killed_and_rerun(tmp_path, k: int):
+def killed_and_rerun(tmp_path, monkeypatch, k: int):
     """The sweep in a process that kills itself (SIGKILL) right after its ``k``-th run checkpoint is written (the
     first batch of four runs writes four at update 20), then rerun here: (the rerun's results, the one uninterrupted
-    sweep's). The kill's moment is the process's own, not a race with this one."""
+    sweep's). The kill's moment is the process's own, not a race with this one. The rerun resumes exactly the ``k``
+    runs the killed process checkpointed, each from update 20 (``Run.resume`` watched)."""
+    import penb.trainer.run as run_module
+
     straight = sweeps.sweep(configs(), batched.BatchedExecutor(4), store=tmp_path / "straight", progress=False)
     killed = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
@@ -93,7 +96,16 @@ def killed_and_rerun(tmp_path, k: int):
     p = subprocess.run([sys.executable, "-c", code, str(killed)], env=env, timeout=600)
     assert p.returncode == -signal.SIGKILL
     assert len(list(killed.rglob("checkpoints/step-*.pt"))) == k
+    resumed, resume = [], run_module.Run.resume
+
+    def watched(self, run_dir, trunk=False):
+        ok = resume(self, run_dir, trunk)
+        if ok and not trunk:
+            resumed.append(self.step)
+        return ok
+    monkeypatch.setattr(run_module.Run, "resume", watched)
     again = sweeps.sweep(configs(), batched.BatchedExecutor(4), store=killed, progress=False)
+    assert resumed == [20] * k
     assert [r.key for r in again] == [r.key for r in straight]
     return again, straight
 
@@ -106,7 +118,7 @@ def test_a_deep_sweep_killed_after_a_batchs_checkpoints_resumes_to_what_one_unin
     from penb.trainer import loop
 
     monkeypatch.setattr(loop, "batch_pays", lambda cs, to_go, when="auto": len(cs) > 1)
-    again, straight = killed_and_rerun(tmp_path, 4)
+    again, straight = killed_and_rerun(tmp_path, monkeypatch, 4)
     for a, b in zip(again, straight):
         assert a.history == b.history
         pa, pb = (np.load(r.path / "predictions.npz") for r in (a, b))
@@ -122,7 +134,7 @@ def test_a_deep_sweep_killed_between_a_batchs_checkpoints_loses_nothing_and_agre
     from penb.trainer import loop
 
     monkeypatch.setattr(loop, "batch_pays", lambda cs, to_go, when="auto": len(cs) > 1)
-    again, straight = killed_and_rerun(tmp_path, 3)
+    again, straight = killed_and_rerun(tmp_path, monkeypatch, 3)
     for a, b in zip(again, straight):
         assert [h["step"] for h in a.history] == [h["step"] for h in b.history]
         assert np.allclose([h["loss"] for h in a.history], [h["loss"] for h in b.history], rtol=1e-6, atol=0)

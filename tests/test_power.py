@@ -1,4 +1,4 @@
-"""The power analysis behind the deep preset (issue 58, penb.power), checked against computations made here: the
+"""The power analysis behind the deep preset (issue 58, penb.power.fig2_v1 on penb.power), checked against computations made here: the
 noncentral t's power of the rule's interval where nothing is left to the horizon, the figure's CPU minutes by hand,
 the noise read back from curves drawn with a known noise, and the rule's choice on hand-made tables."""
 import math

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from penb.call.limits import CALL_BUDGET_S as BUDGET_S, CARRY_BYTES, FILE_BYTES, MAX_FILES, TEST_RESERVE_S
+from penb import long_run
 from penb.store import atomic, paths
 
 PACK = ".device"                    # beside the repository root; ignored by git, carried to the device
@@ -145,6 +146,10 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
         os.environ.setdefault("PENB_WIKITEXT_DIR", str(data))
     record["commit"] = commit
     step("tree", "passed", t)
+    t = clock()
+    restored = long_run.restore_for(chapters, preset)           # the long run's trunks, where it has any (issue 65)
+    if restored:
+        step("long run", "restored", t, files=restored)
     t = clock()
     minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
     from penb.call.fit import call_overrides

@@ -1,6 +1,6 @@
 """DEEP_RULE v2's power analysis for Fig. 2's GRU (issue 58, ``penb.sizing``): the alternative searched, not the text's.
 
-The deep run at 32,000 updates (``book/archived/key_findings-deep``, sized by :mod:`penb.power` under DEEP_RULE v1)
+The deep run at 32,000 updates (``book/archived/key_findings-deep``, sized by :mod:`penb.power.fig2_v1` under DEEP_RULE v1)
 left every comparison inconclusive; v1 had assumed the text's PE GRU (above 95%, stopped), and the measured one sat at
 0.137 at V 256, still rising. v2 reads both variants searched on the same **search seeds** 0-2 at quick's shapes:
 vanilla in ``deep_search.csv`` (v1's search), the PE GRU in ``deep_search_pe.csv`` (``scripts/search_deep.py

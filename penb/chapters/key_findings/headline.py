@@ -62,7 +62,8 @@ def verdicts(dirs: Sequence[Path]) -> pd.DataFrame:
     """One row per (archive, claim of :data:`CLAIMS`): the updates it was read at, protocol, verdict and ours."""
     rows = []
     for f in dirs:
-        grades = json.loads(next(f.glob("*.grades.json")).read_text())
+        found = sorted(f.glob("*.grades.json"))
+        grades = json.loads(found[0].read_text()) if found else {}
         for k in CLAIMS:
             g = grades.get(k)
             if g:
@@ -76,7 +77,7 @@ def provenance(dirs: Sequence[Path]) -> str:
     out = []
     for f in dirs:
         m = json.loads((f / "manifest.json").read_text())
-        seeds = m.get("seeds") or []
+        seeds = m.get("seeds") or ["?"]
         out.append(f"{f.name}: preset {m.get('preset')}, {m.get('device')}, seeds {seeds[0]}-{seeds[-1]}, "
                    f"{(m.get('updates') or {}).get('gru', 0):,} updates, runs of {', '.join(c[:7] for c in m.get('runs_commit') or [])}, "
                    f"archived {(m.get('archived') or {}).get('date', '?')[:10]}")
@@ -103,7 +104,7 @@ def figure(dirs: Sequence[Path], width: float = 10.0):
     ax.plot([], [], color="0.4", lw=0.7, label="training batches, per seed (line)")
     ax.legend(loc="upper left", fontsize=8)
     if len(v):
-        text = "\n".join(f"{r.claim.removeprefix('morita.')} @ {r.updates:,}: {r.verdict} (p{r.protocol})"
+        text = "\n".join(f"{r.claim.removeprefix('morita.')} @ {r.updates or 0:,}: {r.verdict} (p{r.protocol})"
                          for r in v.itertuples())
         ax.text(1.02, 0.5, text, transform=ax.transAxes, fontsize=8, va="center", family="monospace")
     fig.text(0.01, -0.02, provenance(dirs), fontsize=7, va="top", color="0.3")
