@@ -21,9 +21,11 @@ be the run one uninterrupted process would have made (``tests/test_long_run.py``
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
 import hashlib
 import io
 import json
+import multiprocessing as mp
 import os
 import platform
 import tarfile
@@ -31,7 +33,11 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from penb import runs, sizing, trunks
+import torch
+
+from penb import plan, presets, runs, sizing, trunks
+from penb.call import budgeted
+from penb.call.archive import source_commit
 from penb.call.limits import PART_BYTES
 from penb.store import atomic, paths
 from penb.store.paths import checkpoints
@@ -60,8 +66,6 @@ def code_identity(root: Optional[Path] = None) -> str:
 
 def host() -> dict:
     """The CPU a segment ran on: its model name and the vector ISA it offers (AMX, AVX-512, AVX2), torch's version."""
-    import torch
-
     model, flags = platform.processor() or platform.machine(), set()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -199,10 +203,6 @@ def _drive_share(share: list, deadline: float) -> dict:
     """In a one-thread worker: train ``share`` (one or more WSD trunks) in the run store (``penb.runs.root()``, the
     parent's ``PENB_STORE``) until ``deadline`` (epoch seconds), its runs as one batch per budget
     (``penb.call.budgeted``)."""
-    import torch
-
-    from penb.call import budgeted
-
     torch.set_num_threads(1)
     return budgeted.drive(budgeted.groups(share, batched=True, width=len(share)), deadline, time.time, fit=False)
 
@@ -213,9 +213,6 @@ def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int 
     into the run store (``penb.runs.root()``), train ``configs`` for at most ``minutes`` on ``workers`` one-thread
     processes, then pack the state back into ``folder`` with this segment appended to its manifest. Returns the
     manifest."""
-    import concurrent.futures as cf
-    import multiprocessing as mp
-
     store = runs.root()
     identity = _restored([*sources, folder], store)
     before = reached(configs, store)
@@ -301,9 +298,6 @@ def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: in
     """``python -m penb long-run``: one segment of ``chapter``'s fixed-target ``preset`` with ``parameters`` (on the
     CPU; a cell subset such as ``gru_vocab=(256,)``, which the chapter's ``check`` accepts only within the preset's
     cells), from this checkout's clean commit. Returns the manifest."""
-    from penb import plan, presets
-    from penb.call.archive import source_commit
-
     commit = source_commit("a long-run segment")
     cfg = presets.resolve(chapter, preset, **{"device": "cpu", **parameters})
     configs = plan.configs_for(chapter, cfg)
