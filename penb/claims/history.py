@@ -1,0 +1,95 @@
+"""The verdicts of every protocol, as they were recorded (issue 66): one committed table, so that the code can hold
+only the protocol in force.
+
+Each row is one claim graded under one protocol by one execution: its ``source`` (an archived execution's folder
+under ``book/archived``, or ``quick``, the book built at its default preset), chapter, preset, claim, protocol,
+verdict, and ``commit``, the commit whose code graded it. A recorded grade holds the verdict of the protocol in
+force when it was graded and, beside it, each earlier protocol's (``previous``, written by ``penb.claims.grade``
+while the code still held them); both go into the table as they were written, nothing graded again. A claim recorded
+"not tested" has no earlier verdicts: it is one row.
+
+``scripts/protocol_history.py`` writes :data:`TABLE` from the archives and, given a built book's executed folder,
+its quick verdicts; a new protocol adds rows under its number, never a branch in the code.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import json
+from pathlib import Path
+from typing import Iterable, Optional
+
+from penb.store import atomic, paths
+
+TABLE = paths.REPO / "penb" / "claims" / "protocol_history.csv"
+COLUMNS = ("source", "chapter", "preset", "claim", "protocol", "verdict", "commit")
+
+
+def _previous(grade: dict) -> dict:
+    """A recorded grade's earlier verdicts: {protocol: verdict} (an archive may hold ``previous`` as its repr)."""
+    p = grade.get("previous") or {}
+    p = ast.literal_eval(p) if isinstance(p, str) else p
+    return {int(k): v["verdict"] for k, v in p.items()}
+
+
+def rows_of(grades: dict, source: str, commit: str) -> list[dict]:
+    """The table's rows for one execution's recorded ``grades`` ({claim: grade}), graded by ``commit``."""
+    out = []
+    for claim, g in sorted(grades.items()):
+        base = {"source": source, "chapter": g.get("chapter", ""), "preset": g.get("preset", ""), "claim": claim,
+                "commit": commit}
+        verdicts = {**_previous(g), int(g["protocol"]): g["verdict"]}
+        out += [{**base, "protocol": p, "verdict": v} for p, v in sorted(verdicts.items())]
+    return out
+
+
+def from_archives(root: Optional[Path] = None) -> list[dict]:
+    """The rows of every archived execution under ``root`` (default ``book/archived``; long-run state skipped)."""
+    from penb.claims import archives
+
+    out = []
+    for folder in archives.folders(root):
+        man = json.loads((folder / "manifest.json").read_text())
+        for f in sorted(folder.glob("*.grades.json")):
+            out += rows_of(json.loads(f.read_text()), folder.name, (man.get("archived") or {}).get("commit", ""))
+    return out
+
+
+def from_build(records: Iterable[dict], commit: str, source: str = "quick") -> list[dict]:
+    """The rows of a built book's recorded grades (``penb.claims.scorecard.rows``: one dict a claim with ``key``)."""
+    return rows_of({r["key"]: r for r in records}, source, commit)
+
+
+def write(rows: list[dict], path: Path = TABLE) -> Path:
+    """Write ``rows`` (sorted by source, claim, protocol) as CSV, atomically."""
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(sorted(rows, key=lambda r: (r["source"], r["claim"], int(r["protocol"]))))
+    return atomic.write_text(path, buf.getvalue())
+
+
+def merged(old: list[dict], new: list[dict]) -> list[dict]:
+    """``old`` with ``new`` laid over it, row by (source, claim, protocol): a verdict recorded once stays in the
+    table when a later execution of the same source no longer records that protocol (after its branch is gone)."""
+    def key(r):
+        return r["source"], r["claim"], int(r["protocol"])
+    return list({**{key(r): r for r in old}, **{key(r): r for r in new}}.values())
+
+
+def read(path: Path = TABLE) -> list[dict]:
+    """The committed table's rows (protocol as an int); [] where it is not there."""
+    if not Path(path).exists():
+        return []
+    with open(path, newline="") as f:
+        return [{**r, "protocol": int(r["protocol"])} for r in csv.DictReader(f)]
+
+
+def verdict(rows: list[dict], source: str, claim: str, protocol: int) -> Optional[str]:
+    """The verdict recorded for ``claim`` by ``source`` under ``protocol`` (None where none is)."""
+    for r in rows:
+        if r["source"] == source and r["claim"] == claim and r["protocol"] == protocol:
+            return r["verdict"]
+    return None
