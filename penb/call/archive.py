@@ -33,6 +33,7 @@ from typing import Iterator, Optional
 from penb.store import atomic, paths
 
 from penb import runs
+from penb.claims import history
 from penb.call.limits import PART_BYTES     # a part: under the 16 MiB a device call hands back per file
 from penb.store.identity import CLEAN_COMMIT as COMMIT
 
@@ -301,4 +302,8 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     man["archived"] = {"date": now(), "commit": made_from, "by": f"python -m penb archive {chapter}"}
     man.pop("keys", None)
     atomic.write_json(dest / "manifest.json", man)
+    if dest.parent == paths.REPO / "book" / "archived":   # the book's own: its verdicts join every protocol's table
+        for f in dest.glob("*.grades.json"):
+            history.write(history.merged(history.read(), history.rows_of(json.loads(f.read_text()), dest.name,
+                                                                         made_from)))
     return dest

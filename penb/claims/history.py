@@ -60,15 +60,15 @@ def from_build(records: Iterable[dict], commit: str, source: str = "quick") -> l
     return rows_of({r["key"]: r for r in records}, source, commit)
 
 
-def write(rows: list[dict], path: Path = TABLE) -> Path:
-    """Write ``rows`` (sorted by source, claim, protocol) as CSV, atomically."""
+def write(rows: list[dict], path: Optional[Path] = None) -> Path:
+    """Write ``rows`` (sorted by source, claim, protocol) as CSV, atomically, to ``path`` (default :data:`TABLE`)."""
     import io
 
     buf = io.StringIO()
     w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
     w.writeheader()
     w.writerows(sorted(rows, key=lambda r: (r["source"], r["claim"], int(r["protocol"]))))
-    return atomic.write_text(path, buf.getvalue())
+    return atomic.write_text(path or TABLE, buf.getvalue())
 
 
 def merged(old: list[dict], new: list[dict]) -> list[dict]:
@@ -79,8 +79,9 @@ def merged(old: list[dict], new: list[dict]) -> list[dict]:
     return list({**{key(r): r for r in old}, **{key(r): r for r in new}}.values())
 
 
-def read(path: Path = TABLE) -> list[dict]:
+def read(path: Optional[Path] = None) -> list[dict]:
     """The committed table's rows (protocol as an int); [] where it is not there."""
+    path = path or TABLE
     if not Path(path).exists():
         return []
     with open(path, newline="") as f:
