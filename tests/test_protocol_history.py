@@ -39,3 +39,20 @@ def test_the_committed_table_holds_every_archives_recorded_verdicts():
         assert {r["commit"] for r in mine} == {man["archived"]["commit"]}
         for claim, g in grades.items():
             assert history.verdict(table, folder.name, claim, int(g["protocol"])) == g["verdict"]
+
+
+def test_the_scorecard_counts_each_archives_verdicts_under_each_protocol():
+    from penb.claims import scorecard
+
+    rows = [{"source": "a-deep", "claim": c, "protocol": p, "verdict": v}
+            for c, p, v in (("x", 7, "inconclusive"), ("x", 8, "not reproduced"), ("y", 8, "inconclusive"),
+                            ("z", 8, "not tested"))] + [{"source": "quick", "claim": "x", "protocol": 8,
+                                                        "verdict": "reproduced"}]
+    lines = scorecard.archived_history(rows)
+    got = {line.split("|")[1].strip() + "/" + line.split("|")[2].strip(): [c.strip() for c in line.split("|")[3:-1]]
+           for line in lines if line.startswith("| a-deep")}
+    order = list(scorecard.SHORT)
+    want7 = ["1" if v == "inconclusive" else "0" for v in order]
+    want8 = ["1" if v in ("not reproduced", "inconclusive", "not tested") else "0" for v in order]
+    assert got == {"a-deep/7": want7, "a-deep/8": want8}
+    assert scorecard.archived_history([rows[-1]]) == []

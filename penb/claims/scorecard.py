@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
+from penb.claims import history
 from penb.store import atomic, paths
 from penb.claims.recorded import collect, grades_file, provenance_words, scale_words  # noqa: F401
 
@@ -370,8 +371,11 @@ def _protocol_section(table: list[dict]) -> list[str]:
     from penb.claims.grading import PROTOCOL, PROTOCOLS
     from penb.claims.sources import BEYOND
 
+    recorded = history.read()                   # every protocol's verdicts as committed (issue 66)
+
     def earlier(r, v):
-        return (r.get("previous") or {}).get(str(v), {}).get("verdict", r["verdict"])
+        return history.verdict(recorded, "quick", r["key"], v) or \
+            (r.get("previous") or {}).get(str(v), {}).get("verdict", r["verdict"])
 
     lines = ["## Grading protocol", "", f"This build grades under **protocol {PROTOCOL}**.", "",
              doubling_line(headline(table)), "", training_line(headline(table)), "", "History:", ""]
@@ -382,6 +386,7 @@ def _protocol_section(table: list[dict]) -> list[str]:
             counts = Counter(earlier(r, v) for r in papers)
             lines += ["", f"The same runs under protocol {v}: " +
                       "; ".join(f"{counts.get(w, 0)} {w}" for w in VERDICTS) + f" ({len(papers)} claims)."]
+    lines += archived_history(recorded)
     lines += ["", "<details><summary>Every claim's verdict under each protocol</summary>", "",
               "Short forms, so that every protocol fits the page: " + "; ".join(f"{a} {v}" for v, a in SHORT.items())
               + ".", "",
@@ -391,6 +396,22 @@ def _protocol_section(table: list[dict]) -> list[str]:
         cells = [SHORT[earlier(r, v) if v != PROTOCOL else r["verdict"]] for v in sorted(PROTOCOLS)]
         lines.append(f"| {r['key']} | " + " | ".join(cells) + " |")
     return lines + ["", "</details>", ""]
+
+
+def archived_history(recorded: list[dict]) -> list[str]:
+    """Each archived execution's verdicts under each protocol it recorded, counted (``penb.claims.history``)."""
+    sources = sorted({r["source"] for r in recorded if r["source"] != "quick"})
+    if not sources:
+        return []
+    lines = ["", "The archived executions' verdicts under each protocol they recorded "
+             "(`penb/claims/protocol_history.csv`, the commit that graded each beside it there):", "",
+             "| archive | protocol | " + " | ".join(SHORT) + " |", "|---|---|" + "---|" * len(SHORT)]
+    for src in sources:
+        mine = [r for r in recorded if r["source"] == src]
+        for p in sorted({r["protocol"] for r in mine}):
+            counts = Counter(r["verdict"] for r in mine if r["protocol"] == p)
+            lines.append(f"| {src} | {p} | " + " | ".join(str(counts.get(v, 0)) for v in SHORT) + " |")
+    return lines
 
 
 def write_page(out_dir: Optional[Path] = None) -> Path:
