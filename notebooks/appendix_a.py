@@ -53,7 +53,7 @@ glue("a_add_steps", f"{fig7['steps']:,}", display=False)
 glue("a_sort_length", claims.get("morita.fig8.lstm").extra["length"], display=False)
 claims.overview(c.key for c in CLAIMS)
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick, gpu or paper
@@ -81,17 +81,10 @@ earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not ye
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
 held_out: Optional[int] = None  # test sequences per trial, never trained on
-checkpoint_every: Optional[int] = None  # updates between kept checkpoints
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
-amp: Optional[str] = None  # none (fp32), or bf16 autocast (CUDA or an AMX CPU)
-workers: Optional[int] = None  # runs at a time; on the CPU one process, one thread
-executor: Optional[str] = None  # auto, local, process, submitit (job per run), batched
-cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
-partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
-gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
-time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
-array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
-batch_runs: Optional[int] = None  # executor batched: runs per batched model
+execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
+#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
 
 # %%
 from penb import presets

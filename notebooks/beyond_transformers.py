@@ -46,7 +46,7 @@ pd.set_option("display.max_colwidth", None)
 display(claims.overview(
     c.key for c in claims.of_chapter("beyond_transformers")))
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick or paper (no gpu preset: run-all uses quick)
@@ -70,14 +70,9 @@ lr: Optional[float] = None  # peak learning rate of Adam
 warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 held_out: Optional[int] = None  # test sequences per trial (also at the longer length)
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
-workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
-executor: Optional[str] = None  # auto, local, process, submitit (job per run), batched
-cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
-partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
-gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
-time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
-array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
-batch_runs: Optional[int] = None  # executor batched: runs per batched model
+execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers (python -m penb
+#   params lists them; each also works alone, as -p executor ...)
 
 # %%
 import matplotlib.pyplot as plt

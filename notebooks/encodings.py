@@ -58,7 +58,7 @@ glue("enc_blog_n", claims.get("hansen.setup").value["length"], display=False)
 # %%
 display(claims.overview(c.key for c in claims.of_chapter("encodings")))
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick or paper

@@ -86,7 +86,7 @@ glue("fq_paper_per_cell", fq_harm.extra["test_sequences_per_condition_position"]
 glue("fq_paper_tests", f"{4 * fq_paper.length * fq_paper.per_cell:,}", display=False)
 glue("fq_paper_seeds", claims.get("morita.settings").value["seeds"], display=False)
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick, gpu or paper
@@ -109,18 +109,11 @@ earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not ye
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
-checkpoint_every: Optional[int] = None  # updates between kept checkpoints (Fig. 5)
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
-amp: Optional[str] = None  # none (fp32), or bf16 autocast (CUDA or an AMX CPU)
-workers: Optional[int] = None  # runs at a time; on the CPU one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
-executor: Optional[str] = None  # auto, local, process, submitit (job per run), batched
-cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
-partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
-gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
-time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
-array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
-batch_runs: Optional[int] = None  # executor batched: runs per batched model
+execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
+#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
 
 # %%
 from penb.chapters import rnn_common

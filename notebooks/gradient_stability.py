@@ -98,7 +98,7 @@ glue("gs_paper_s4d_steps",
 # the official code; the claims are graded on the reading `method` names, and every
 # reading is computed below, so the others can be compared.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick, gpu or paper
@@ -121,10 +121,7 @@ earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not ye
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
-checkpoint_every: Optional[int] = None  # updates between kept checkpoints (curves)
 bootstrap: Optional[int] = None  # bootstrap resamples of each interval over seeds
-amp: Optional[str] = None  # none (fp32), or bf16 autocast (CUDA or an AMX CPU)
-workers: Optional[int] = None  # runs (and scorings) at a time; CPU: one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 pairs: Optional[int] = None  # sequence pairs per checkpoint, a multiple of 4
 pair_seed: Optional[int] = None  # seed of the pairs (the same at every checkpoint)
@@ -133,13 +130,9 @@ engine: Optional[str] = None  # GRU/LSTM Jacobians: chain (fast) or func (vmap)
 lstm_output: Optional[str] = None  # LSTM output: h (Fig. 4) or hc
 s4d_output: Optional[str] = None  # S4D output: output, or ssm (a control)
 s4d_target: Optional[int] = None  # S4D target step t from 1; None: 23 of 64 scaled
-executor: Optional[str] = None  # auto, local, process, submitit (job per run), batched
-cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
-partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
-gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
-time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
-array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
-batch_runs: Optional[int] = None  # executor batched: runs per batched model
+execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
+#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
 
 # %%
 from penb.chapters import rnn_common

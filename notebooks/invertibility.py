@@ -53,7 +53,7 @@ plateau = claims.get("hansen.normal_plateau").value
 glue("inv_blog_plateau", f"{plateau['normal']} and {plateau['normal_learned']}",
      display=False)
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick or paper; quick: the blog's study for five seeds

@@ -60,7 +60,7 @@ irie_claims = [c for c in claims.CLAIMS.values() if c.key.startswith("irie.")]
 display(claims.overview(c.key for c in irie_claims))
 glue("irie_tol", f"{claims.get('irie.q1').extra['max_deviation']:g}", display=False)
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick or paper
@@ -82,7 +82,8 @@ lm_length: Optional[int] = None  # inputs per language-model window (T)
 q4_context: Optional[str] = None  # ungraded Q4 cells' seeds: "all", "first", "none"
 doubling: Optional[bool] = None  # also train the trained-model claims' cells at N/2
 earlier: Optional[int] = None  # 1: those cells at N/4 too (the horizon reads it)
-workers: Optional[int] = None  # processes training side by side (1: in this kernel)
+execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
+#   workers (python -m penb params lists them; each also works alone, as -p workers ...)
 
 # %%
 import matplotlib.pyplot as plt

@@ -90,7 +90,7 @@ glue("kf_paper_runs", len(key_findings.analysis.run_configs(paper_cfg)), display
 glue("kf_betas_text", str(paper_setting["betas_paper_text"]), display=False)
 glue("kf_betas_code", str(paper_setting["betas_official_code"]), display=False)
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick, deep, deep_v2, deep_v3, slice, gpu, lease or paper
@@ -112,18 +112,11 @@ earlier: Optional[int] = None  # budgets below N/2 (1: N/4, read by the horizon)
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
 held_out: Optional[int] = None  # test sequences per trial, never trained on
-checkpoint_every: Optional[int] = None  # updates between kept checkpoints
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
-amp: Optional[str] = None  # none (fp32), or bf16 autocast (CUDA or an AMX CPU)
-workers: Optional[int] = None  # runs at a time; on the CPU a process of one thread each
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
-executor: Optional[str] = None  # auto, local, process, submitit (job per run), batched
-cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
-partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
-gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
-time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
-array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
-batch_runs: Optional[int] = None  # executor batched: runs per batched model
+execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
+#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
 
 # %%
 import matplotlib.pyplot as plt

@@ -54,7 +54,7 @@ glue("paper_pe", claim.value["pe"]["mean"], display=False)
 display(paper_table[["min", "mean", "max"]])
 display(claims.overview(c.key for c in claims.of_chapter("lm_appendix")))
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
 preset: str = "quick"  # smoke, quick or paper
@@ -71,17 +71,10 @@ warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 lr: Optional[float] = None  # peak learning rate (paper: 1e-3)
 held_out: Optional[int] = None  # test paragraphs scored; 0 means every usable one
 seeds: Optional[tuple] = None  # one trial per seed and model
-checkpoint_every: Optional[int] = None  # updates between kept checkpoints
 log_every: Optional[int] = None  # updates per point of the training curve
-workers: Optional[int] = None  # parallel CPU processes, one thread each
-amp: Optional[str] = None  # none (fp32, as the paper), or bf16 (CUDA or an AMX CPU)
-executor: Optional[str] = None  # auto, local, process, submitit (job per run), batched
-cluster: Optional[str] = None  # submitit: slurm or local (None: Slurm where present)
-partition: Optional[str] = None  # submitit on Slurm: the partition (None: the default)
-gpus_per_job: Optional[int] = None  # submitit: GPUs per job, 0 for CPU jobs
-time_limit_min: Optional[float] = None  # submitit: minutes per job, then requeued
-array_parallelism: Optional[int] = None  # submitit on Slurm: jobs running at once
-batch_runs: Optional[int] = None  # executor batched: runs per batched model
+execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
+#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
 
 # %%
 cfg = presets.from_parameters("lm_appendix", globals())

@@ -104,6 +104,14 @@ def parameters_cells(name: str) -> list[str]:
     return [c.source for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
 
 
+def parameters_tags(name: str) -> list[str]:
+    """The tags of the chapter's ``parameters`` cell (``hide-input`` folds its source in the rendered book)."""
+    import jupytext
+
+    nb = jupytext.read(notebook_path(name))
+    return next(c.metadata.get("tags", []) for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+
+
 def declared_parameters(name: str) -> dict[str, dict]:
     """The names in the chapter's ``parameters`` cell, as papermill sees them."""
     import papermill
@@ -133,7 +141,8 @@ def validate(name: str, params: dict[str, Any]) -> presets.Config:
     Returns the resolved config; raises ``ValueError`` with the valid choices otherwise.
     """
     declared = declared_parameters(name)
-    unknown = set(params) - set(declared)
+    execution = set(presets.EXECUTION_KNOBS) & set(presets.table(name)["paper"]) if "execution" in declared else set()
+    unknown = set(params) - set(declared) - execution
     if unknown:
         raise ValueError(f"{name}: unknown parameter(s) {sorted(unknown)}{presets.suggest(unknown, declared)}; "
                          f"this chapter takes: {', '.join(declared)}")

@@ -17,7 +17,7 @@ import hashlib
 import importlib
 import json
 from collections.abc import Mapping
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from penb.config_checks import cross_check, require, require_finite  # noqa: F401 (re-exported)
 
@@ -181,6 +181,30 @@ def _coerce(chapter: str, key: str, value: Any, like: Any) -> Any:
     return value
 
 
+# How a chapter's runs execute rather than what they train (issue 67): one parameter of a notebook, ``execution``, a
+# dict of any of these that the chapter's config has; each is still accepted on its own (papermill's and the CLI's
+# ``-p executor submitit``), and ``python -m penb params CHAPTER`` lists them with their preset values.
+EXECUTION_KNOBS = ("executor", "cluster", "partition", "gpus_per_job", "time_limit_min", "array_parallelism",
+                   "batch_runs", "workers", "checkpoint_every", "amp")
+
+
+def execution_of(chapter: str, overrides: Mapping[str, Any], keys) -> dict:
+    """``overrides`` with its ``execution`` dict (None: nothing) laid out as keys of their own; ``ValueError`` in one
+    line for an execution that is not a dict, names a key outside :data:`EXECUTION_KNOBS` or ``keys`` (the chapter's
+    config), or sets a key also given on its own."""
+    out = {k: v for k, v in overrides.items() if k != "execution"}
+    ex = overrides.get("execution")
+    if ex is None:
+        return out
+    mine = [k for k in EXECUTION_KNOBS if k in keys]
+    require(isinstance(ex, Mapping), f"{chapter}: execution must be a dict of {', '.join(mine)}, got {ex!r}")
+    bad = sorted(set(ex) - set(mine))
+    require(not bad, f"{chapter}: execution has no key(s) {bad}{suggest(bad, mine)}; this chapter's: {', '.join(mine)}")
+    twice = sorted(k for k in ex if out.get(k) is not None)
+    require(not twice, f"{chapter}: {twice} given both on its own and in execution")
+    return {**out, **ex}
+
+
 def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
     """The frozen configuration of ``chapter`` at ``preset`` with ``overrides`` applied.
 
@@ -193,7 +217,7 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
         raise ValueError(f"unknown preset {preset!r} for {chapter}{suggest([preset], presets)}; "
                          f"valid presets: {', '.join(presets)}")
     base = presets[preset]
-    given = {k: v for k, v in overrides.items() if v is not None}
+    given = {k: v for k, v in execution_of(chapter, overrides, base).items() if v is not None}
     unknown = set(given) - set(base)
     if unknown:
         raise ValueError(f"{chapter}: unknown parameter(s) {sorted(unknown)}{suggest(unknown, base)}; "
@@ -238,7 +262,7 @@ def from_parameters(chapter: str, namespace: Mapping[str, Any]) -> Config:
     if "preset" not in namespace:
         raise ValueError(f"{chapter}: the namespace defines no 'preset'")
     keys = table(chapter)["paper"]
-    cfg = resolve(chapter, namespace["preset"], **{k: namespace[k] for k in keys if k in namespace})
+    cfg = resolve(chapter, namespace["preset"], **{k: namespace[k] for k in [*keys, "execution"] if k in namespace})
     asked = os.environ.get(REQUESTED)
     if asked and asked != cfg.preset:
         device = f" (device {cfg['device']!r})" if "device" in cfg else ""

@@ -48,8 +48,13 @@ def test_parameters_cell_convention(name):
     for k, info in declared.items():
         assert info["help"].strip(), f"parameter {k!r} has no comment"
         if k != "preset":
-            assert k in keys, f"parameter {k!r} is not a key of the chapter's config"
+            assert k in keys | {"execution"}, f"parameter {k!r} is not a key of the chapter's config"
             assert info["default"] == "None", f"{k!r} should default to None (the preset's value)"
+    # issue 67: the knobs of how runs execute are one parameter, ``execution``, never listed one by one
+    execution = set(presets.EXECUTION_KNOBS) & keys
+    assert not execution & set(declared), f"execution knobs listed one by one: {sorted(execution & set(declared))}"
+    assert ("execution" in declared) == bool(execution)
+    assert "hide-input" in notebook.parameters_tags(name)          # folded in the rendered book
 
 
 def _bound_names(source: str) -> set:

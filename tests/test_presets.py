@@ -120,3 +120,18 @@ def test_no_cell_is_left_out_of_quick_for_a_verdict():
     kf = presets.resolve("key_findings", "quick")
     assert len(kf.seeds) == presets.QUICK_SEEDS and not kf.core_seeds and "s4d" in kf.cores
     assert "s4d" in presets.resolve("frequency", "quick").cores
+
+
+def test_execution_is_one_parameter_that_lays_out_as_the_keys_it_names():
+    """Issue 67: ``execution={"executor": "batched", "workers": 2}`` resolves as the two keys given alone; a key
+    outside the chapter's execution knobs, a value that is not a dict, or a knob given twice is refused in one line."""
+    alone = presets.resolve("key_findings", "smoke", executor="batched", workers=2)
+    assert presets.resolve("key_findings", "smoke", execution={"executor": "batched", "workers": 2}) == alone
+    assert presets.resolve("key_findings", "smoke", execution=None) == presets.resolve("key_findings", "smoke")
+    for bad, match in [({"execution": {"steps": 3}}, r"execution has no key\(s\) \['steps'\]"),
+                       ({"execution": ["batched"]}, "execution must be a dict"),
+                       ({"execution": {"workers": 2}, "workers": 1}, "given both on its own and in execution")]:
+        with pytest.raises(ValueError, match=match):
+            presets.resolve("key_findings", "smoke", **bad)
+    with pytest.raises(ValueError, match="execution has no key"):              # irie's only knob is workers
+        presets.resolve("irie", "smoke", execution={"executor": "batched"})
