@@ -65,8 +65,9 @@ betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.9
 held_out: Optional[int] = None  # test sequences per trial, never trained on
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
-#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
+#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
+#   also works alone, as -p executor ...)
 
 # %%
 from penb import presets

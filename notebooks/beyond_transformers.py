@@ -71,8 +71,9 @@ warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 held_out: Optional[int] = None  # test sequences per trial (also at the longer length)
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers (python -m penb
-#   params lists them; each also works alone, as -p executor ...)
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
+#   batch_runs, workers (python -m penb params lists them; each also works alone, as -p
+#   executor ...)
 
 # %%
 import matplotlib.pyplot as plt

@@ -112,8 +112,9 @@ encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinuso
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
-#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
+#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
+#   also works alone, as -p executor ...)
 
 # %%
 from penb.chapters import rnn_common

@@ -131,8 +131,9 @@ lstm_output: Optional[str] = None  # LSTM output: h (Fig. 4) or hc
 s4d_output: Optional[str] = None  # S4D output: output, or ssm (a control)
 s4d_target: Optional[int] = None  # S4D target step t from 1; None: 23 of 64 scaled
 execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
-#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
+#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
+#   also works alone, as -p executor ...)
 
 # %%
 from penb.chapters import rnn_common

@@ -93,7 +93,7 @@ glue("kf_betas_code", str(paper_setting["betas_official_code"]), display=False)
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
 
-preset: str = "quick"  # smoke, quick, deep, deep_v2, deep_v3, slice, gpu, lease or paper
+preset: str = "quick"  # smoke, quick, deep, deep_v2, deep_v3, slice, gpu, lease, paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed, e.g. (1001, 1002)
 core_seeds: Optional[dict] = None  # seeds (the first n) per model, e.g. {"s4d": 3}
@@ -115,8 +115,9 @@ held_out: Optional[int] = None  # test sequences per trial, never trained on
 bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
-#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
+#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
+#   also works alone, as -p executor ...)
 
 # %%
 import matplotlib.pyplot as plt
@@ -356,14 +357,14 @@ display(rnn_common.budget_view(run_frame, cfg))
 # (the vanilla GRU) at quick's shapes on **search seeds only**, at V 32-256 and at
 # budgets 500-2,000 and 8,000-32,000, and `scripts/power_analysis.py` simulated the
 # verdict of "PE above vanilla" at the largest vocabulary through the composition that
-# grades it (`penb.power.fig2_v1`): vanilla on its searched curve, with the seeds' offsets and
-# the evaluation noise measured there, against the text's own effect (the PE GRU above
-# 95%, stopped), at the text's 300,000 updates. Each row says how often the protocol
-# would settle the claim with that many seeds at that N (power), and what the whole
-# figure (four vocabularies, two variants) costs: CPU-minutes on the 2-core AVX-512
-# host and minutes of one H100. The rule that picked the `deep` preset's N and seeds
-# from this table is `penb.presets.DEEP_RULE`; 64,000 updates are extrapolated from
-# vanilla's last two moves.
+# grades it (`penb.power.fig2_v1`): vanilla on its searched curve, with the seeds'
+# offsets and the evaluation noise measured there, against the text's own effect (the PE
+# GRU above 95%, stopped), at the text's 300,000 updates. Each row says how often the
+# protocol would settle the claim with that many seeds at that N (power), and what the
+# whole figure (four vocabularies, two variants) costs: CPU-minutes on the 2-core
+# AVX-512 host and minutes of one H100. The rule that picked the `deep` preset's N and
+# seeds from this table is `penb.presets.DEEP_RULE`; 64,000 updates are extrapolated
+# from vanilla's last two moves.
 
 # %% tags=["hide-input"]
 with pd.option_context("display.max_rows", None, "display.width", 250):

@@ -73,8 +73,9 @@ held_out: Optional[int] = None  # test paragraphs scored; 0 means every usable o
 seeds: Optional[tuple] = None  # one trial per seed and model
 log_every: Optional[int] = None  # updates per point of the training curve
 execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism, batch_runs, workers,
-#   checkpoint_every, amp (python -m penb params lists them; each also works alone, as -p executor ...)
+#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
+#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
+#   also works alone, as -p executor ...)
 
 # %%
 cfg = presets.from_parameters("lm_appendix", globals())

@@ -23,6 +23,7 @@ SEEDS = presets.CONFIRMATION_SEEDS[:5]
 CHAPTER_FILES = ["notebooks/key_findings.py", "penb/chapters/key_findings/__init__.py",
                  "penb/chapters/key_findings/analysis.py",
                  "penb/chapters/key_findings/grading.py",
+                 "penb/chapters/key_findings/headline.py",
                  "penb/chapters/key_findings/plots.py",
                  "penb/chapters/key_findings/presets.py", "penb/plotting.py",
                  "tests/test_key_findings.py"]
