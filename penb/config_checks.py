@@ -1,5 +1,7 @@
 """Checks of a chapter's resolved values that hold for every chapter (``penb.presets.resolve`` runs them after
-the chapter's own ``check``), and :func:`require`, the building block of every chapter check."""
+the chapter's own ``check``), :func:`require`, the building block of every chapter check, with its helpers for
+names and ints and near misses (:func:`suggest`), and the ``execution`` parameter laid out as its knobs
+(:func:`execution_of`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -53,3 +55,49 @@ def require(cond: bool, message: str) -> None:
     """Raise ``ValueError(message)`` unless ``cond``: the building block of chapter checks."""
     if not cond:
         raise ValueError(message)
+
+
+# How a chapter's runs execute rather than what they train (issue 67): one parameter of a notebook, ``execution``, a
+# dict of any of these that the chapter's config has; each is still accepted on its own (papermill's and the CLI's
+# ``-p executor submitit``), and ``python -m penb params CHAPTER`` lists them with their preset values.
+EXECUTION_KNOBS = ("executor", "cluster", "partition", "gpus_per_job", "time_limit_min", "array_parallelism",
+                   "batch_runs", "workers", "checkpoint_every", "amp")
+
+
+def execution_of(chapter: str, overrides: Mapping[str, Any], keys) -> dict:
+    """``overrides`` with its ``execution`` dict (None: nothing) laid out as keys of their own; ``ValueError`` in one
+    line for an execution that is not a dict, names a key outside :data:`EXECUTION_KNOBS` or ``keys`` (the chapter's
+    config), or sets a key also given on its own."""
+    out = {k: v for k, v in overrides.items() if k != "execution"}
+    ex = overrides.get("execution")
+    if ex is None:
+        return out
+    mine = [k for k in EXECUTION_KNOBS if k in keys]
+    require(isinstance(ex, Mapping), f"{chapter}: execution must be a dict of {', '.join(mine)}, got {ex!r}")
+    bad = sorted(set(ex) - set(mine))
+    require(not bad, f"{chapter}: execution has no key(s) {bad}{suggest(bad, mine)}; this chapter's: {', '.join(mine)}")
+    twice = sorted(k for k in ex if out.get(k) is not None)
+    require(not twice, f"{chapter}: {twice} given both on its own and in execution")
+    return {**out, **ex}
+
+
+def suggest(unknown, valid) -> str:
+    """' (did you mean 'inits'?)' for near misses among ``valid``, else ''."""
+    import difflib
+
+    hits = [m for u in sorted(unknown) for m in difflib.get_close_matches(str(u), list(valid), n=1)]
+    return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
+
+
+def require_ints(cfg, keys, minimum: int = 1) -> None:
+    """``ValueError`` unless every ``cfg[k]`` of ``keys`` is an int (not a bool) >= ``minimum``."""
+    for k in keys:
+        v = cfg[k]
+        require(isinstance(v, int) and not isinstance(v, bool) and v >= minimum,
+                f"{k} must be an int >= {minimum}, got {v!r}")
+
+
+def require_names(name: str, values, allowed) -> None:
+    """``ValueError`` unless ``values`` is a non-empty sequence of distinct names out of ``allowed``."""
+    require(len(values) >= 1 and len(set(values)) == len(values) and set(values) <= set(allowed),
+            f"{name} must be distinct names among {', '.join(allowed)}, got {values!r}")
