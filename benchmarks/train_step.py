@@ -21,6 +21,7 @@ import time
 import torch
 
 from penb import train
+from penb.executors.cost import timed_updates
 
 SMALL = dict(hidden=128, batch_size=128, length=16, vocab_size=1024)
 PAPER_VOCAB = {"gru": 256, "lstm": 16384, "s4d": 16384}
@@ -29,17 +30,7 @@ PAPER_VOCAB = {"gru": 256, "lstm": 16384, "s4d": 16384}
 def steps_per_second(config: dict, steps: int, warmup: int = 3) -> float:
     """Mean updates per second over ``steps`` updates after ``warmup`` untimed ones."""
     t = train.Trainer({**config, "steps": steps + warmup, "warmup": 10, "held_out": 64})
-    cuda = t.device.type == "cuda"
-    for _ in range(warmup):
-        t.train_step()
-    if cuda:
-        torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(steps):
-        t.train_step()
-    if cuda:
-        torch.cuda.synchronize()
-    return steps / (time.perf_counter() - start)
+    return steps / timed_updates(t, steps, warmup)
 
 
 GATES = {"lstm": 4, "gru": 3}

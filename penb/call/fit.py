@@ -38,6 +38,7 @@ from typing import Callable, Optional
 from penb import presets
 from penb.sizing import FIXED_TARGETS   # presets of fixed targets: a call trains toward them, depth first, and the next continues
 from penb.executors.cost import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S   # 120 s a compiled batch
+from penb.executors.cost import timed_updates
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
 RULE_VERSION = 3
@@ -83,22 +84,12 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
     """Seconds per update of ``configs`` trained here as the trainer trains them, uncompiled: as one batch, or, where
     a batch does not pay (``penb.trainer.loop.batch_pays``: the CPU's LSTM), one run at a time (the mean over
     ``updates`` after one untimed update, times the runs per packing)."""
-    import torch
-
     from penb.trainer import Trainer
 
     t = Trainer(configs, compile="never")
-    t.train_step()
-    cuda = t.device.type == "cuda"
-    if cuda:
-        torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(updates):
-        t.train_step()
-    if cuda:
-        torch.cuda.synchronize()
+    seconds = timed_updates(t, updates)
     packed = len(t.batch.slots) if t.batch is not None else len(configs)   # a batch that does not pay trains
-    return (time.perf_counter() - start) / updates * len(configs) / packed    # its runs one at a time
+    return seconds / updates * len(configs) / packed                          # its runs one at a time
 
 
 def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float, planner: Callable,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 
 import torch
 
@@ -20,6 +21,22 @@ ANCHOR_VOCAB = {"gru": 256, "lstm": 16384, "s4d": 16384, "transformer": 16384}
 # 4/3 (14.0 - R/64) + R = 52.4 ms gives R = 34.5 ms (the LSTM's recurrence: 18.0 ms). An estimate, not
 # a measurement; the step at another V is the anchor's plus R x (V - anchor V) / 16,384.
 READOUT_S = 0.03445
+
+
+def timed_updates(trainer, updates: int, warmup: int = 1) -> float:
+    """Seconds ``trainer`` (a ``penb.trainer.Trainer``) takes for ``updates`` updates after ``warmup`` untimed ones,
+    the device synchronised around them: what the call's sizing and ``benchmarks/train_step.py`` measure."""
+    cuda = trainer.device.type == "cuda"
+    for _ in range(warmup):
+        trainer.train_step()
+    if cuda:
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(updates):
+        trainer.train_step()
+    if cuda:
+        torch.cuda.synchronize()
+    return time.perf_counter() - start
 
 
 def step_seconds(config) -> float:
