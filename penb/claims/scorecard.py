@@ -403,9 +403,10 @@ def archived_history(recorded: list[dict]) -> list[str]:
     sources = sorted({r["source"] for r in recorded if r["source"] != "quick"})
     if not sources:
         return []
-    lines = ["", "The archived executions' verdicts under each protocol they recorded "
-             "(`penb/claims/protocol_history.csv`, the commit that graded each beside it there):", "",
-             "| archive | protocol | " + " | ".join(SHORT) + " |", "|---|---|" + "---|" * len(SHORT)]
+    lines = ["", "The archived executions' verdicts under each protocol they recorded (" +
+             "; ".join(f"{a} {v}" for v, a in SHORT.items()) + "; `penb/claims/protocol_history.csv`, with the "
+             "commit that graded each):", "",
+             "| archive | protocol | " + " | ".join(SHORT.values()) + " |", "|---|---|" + "---|" * len(SHORT)]
     for src in sources:
         mine = [r for r in recorded if r["source"] == src]
         for p in sorted({r["protocol"] for r in mine}):
