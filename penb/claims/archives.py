@@ -44,9 +44,8 @@ def long_run_line(root: Optional[Path] = None) -> str:
         top = max((r["reached"] for r in per.values()), default=max((m.get("reached") or {0: 0}).values()))
         done = sum(bool(r.get("done")) for r in per.values())
         budgets = sorted({r["steps"] for r in per.values()})
-        cells = ", ".join(f"{k} {v}" for k, v in (m.get("parameters") or {}).items() if k != "device")
-        out.append(f"the long run `{m['name']}` ({m.get('chapter')}, preset {m.get('preset')}"
-                   f"{', ' + cells if cells else ''}) has trained its deepest trunk to {top:,} updates over "
+        out.append(f"the long run `{m['name']}` ({m.get('chapter')}, preset {m.get('preset')}) has trained its "
+                   f"deepest trunk to {top:,} updates over "
                    f"{len(segs)} segment{'s' * (len(segs) != 1)} ({minutes:,.0f} minutes of a "
                    f"{'/'.join(sorted({str((x.get('host') or {}).get('cores', '?')) for x in segs})) or '?'}-core CPU)"
                    + (f"; {done} of its {len(per)} runs (budgets {', '.join(f'{b:,}' for b in budgets)}) are "
