@@ -242,12 +242,12 @@ CURVE_FROM = 1_000          # the first update an archived curve shows (the chap
 CURVE_PER_DOUBLING = 8      # points kept per doubling of updates past it
 
 
-def thinned(history: list, start: int = CURVE_FROM, per_doubling: int = CURVE_PER_DOUBLING) -> list:
-    """``history`` (entries with a ``step``, in order) on a log grid: for each grid value ``start * 2**(j /
-    per_doubling)`` the first entry at or past it, and the last entry; nothing before ``start``."""
+def thinned(entries: list, start: int = CURVE_FROM, per_doubling: int = CURVE_PER_DOUBLING) -> list:
+    """A run's history ``entries`` (each with a ``step``, in order) on a log grid: for each grid value ``start *
+    2**(j / per_doubling)`` the first entry at or past it, and the last entry; nothing before ``start``."""
     out, j = [], 0
-    for i, h in enumerate(history):
-        if h["step"] >= start * 2 ** (j / per_doubling) or i == len(history) - 1:
+    for i, h in enumerate(entries):
+        if h["step"] >= start * 2 ** (j / per_doubling) or i == len(entries) - 1:
             out.append(h)
             while h["step"] >= start * 2 ** (j / per_doubling):
                 j += 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 from pathlib import Path
 from typing import Iterable, Optional
@@ -62,8 +63,6 @@ def from_build(records: Iterable[dict], commit: str, source: str = "quick") -> l
 
 def write(rows: list[dict], path: Optional[Path] = None) -> Path:
     """Write ``rows`` (sorted by source, claim, protocol) as CSV, atomically, to ``path`` (default :data:`TABLE`)."""
-    import io
-
     buf = io.StringIO()
     w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
     w.writeheader()
