@@ -57,8 +57,9 @@ def from_archives(root: Optional[Path] = None) -> list[dict]:
 
 
 def from_build(records: Iterable[dict], commit: str, source: str = "quick") -> list[dict]:
-    """The rows of a built book's recorded grades (``penb.claims.scorecard.rows``: one dict a claim with ``key``)."""
-    return rows_of({r["key"]: r for r in records}, source, commit)
+    """The rows of a built book's recorded grades (``penb.claims.scorecard.rows``: one dict a claim with ``key``); a
+    claim the registry itself marks not tested (no rule, so no grading protocol) has none."""
+    return rows_of({r["key"]: r for r in records if "protocol" in r}, source, commit)
 
 
 def write(rows: list[dict], path: Optional[Path] = None) -> Path:
