@@ -76,7 +76,7 @@ hidden: Optional[int] = None  # hidden size, also the embedding and encoding siz
 batch_size: Optional[int] = None  # sequences per update (the LSTM's)
 warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
 schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
-doubling: Optional[bool] = None  # also train each run at half its updates (protocols 5-7)
+doubling: Optional[bool] = None  # also train each run at half its updates (the doubling test)
 earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not yet read here
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
@@ -103,8 +103,8 @@ display(report.config_table(cfg))
 # concatenated to it or not, a single-layer core and a linear readout, Adam with warm-up
 # then the preset's schedule (the paper's cosine decay; at `quick`, `smoke` and `gpu` a
 # stable rate, then a linear decay over the last 20%, so that each run's half budget is
-# a short branch of the same trunk, for the doubling test of protocols 5-7; without runs
-# at N/4 protocol 7 reads a verdict as "one doubling only"), fresh random
+# a short branch of the same trunk, for the doubling test; without runs at N/4 the
+# horizon reads a verdict as "one doubling only"), fresh random
 # sequences every update with the held-out ones excluded.
 # In the delayed-addition task the output phase is fed the second sequence instead of
 # the command; in the predecessor query the sequence has $L + 1$ steps and only the last

@@ -107,9 +107,9 @@ glue("br_seeds", ", ".join(map(str, cfg.seeds)), display=False)
 # The variants are listed by `beyond_rnn.analysis.variants`; their encodings are keys of
 # the registry `penb.encodings` (`sinusoidal_high`, `unit_normal`, ...). Runs already in
 # the store are reused. Each run is also trained at half its updates (a short decay
-# branch of the same warm-up / stable trunk): the doubling test (protocols 5-7) reads
+# branch of the same warm-up / stable trunk): the doubling test (protocol 4 on) reads
 # each hypothesis at both budgets, and decides it only where doubling the updates did
-# not move its gap by the smallest effect of interest; protocol 7 (in force) then
+# not move its gap by the smallest effect of interest; the protocol in force then
 # reads the runs at N/4 too (another branch of the trunk, trained where `earlier` is 1,
 # as at quick), to carry the verdict to 300,000 updates ("one doubling only" without
 # them).

@@ -100,7 +100,7 @@ glue("bt_preset", cfg.preset, display=False)
 # PE-LSTM runs are key_findings' own, reused from the run store. The models named in
 # `half_models` train a second time at half the updates, on the same seeds: a
 # hypothesis about trained models is decided only where that doubling did not move
-# what could overturn it by 0.02 or more (the doubling test; protocol 7, in force,
+# what could overturn it by 0.02 or more (the doubling test; the protocol in force
 # also reads runs at N/4, trained with `earlier=1`, to carry it to 300,000
 # updates). The one-layer model's upper bound needs it most, since a model that
 # learned nothing sits under any ceiling.

@@ -104,7 +104,7 @@ batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
 warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
 schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
-doubling: Optional[bool] = None  # also train each run at half its updates (protocols 5-7)
+doubling: Optional[bool] = None  # also train each run at half its updates (the doubling test)
 earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not yet read here
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas, the code's (0.9, 0.98) or the text's
@@ -260,7 +260,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 #
 # Each claim graded by its registered rule on this preset's runs: `ours` gives the
 # seed-level numbers behind the verdict, `why` the rule's reason. The claims speak of
-# trained models, so (grading protocol 5) every run is also trained at half its
+# trained models, so (the doubling test) every run is also trained at half its
 # updates, and a verdict stands only where doubling the updates moved the claim's own
 # quantity (the RARE-disturbant harm, the RARE targets, the positions) and each
 # compared condition or model by less than its smallest effect of interest; the mark
@@ -409,9 +409,9 @@ with pd.option_context("display.max_rows", None, "display.max_columns", None,
 # The `quick` and `slice` presets also train every run at a quarter of its updates
 # (`earlier`), a branch of the same trunk, so that a reader sees the doubling before the
 # one the doubling test reads. The table gives each cell's mean over seeds at N/4, N/2
-# and N: the two doublings whose moves the protocol's horizon reads (protocol 7: the
-# later move shown not to be larger than the earlier, or its growth charged to every
-# doubling left). Presets without that budget print why there is no table.
+# and N: the two doublings whose moves the protocol's horizon reads (protocol 8: the
+# growth per doubling the seeds bound from one move to the next, or its growth charged
+# where no move is seen). Presets without that budget print why there is no table.
 
 # %% tags=["hide-input"]
 display(rnn_common.budget_view(run_frame, cfg))

@@ -116,7 +116,7 @@ batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
 warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
 schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
-doubling: Optional[bool] = None  # also train each run at half its updates (protocols 5-7)
+doubling: Optional[bool] = None  # also train each run at half its updates (the doubling test)
 earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not yet read here
 lr: Optional[float] = None  # peak learning rate of Adam
 betas: Optional[tuple] = None  # Adam betas
@@ -330,7 +330,7 @@ glue("gs_agree", f"{rule.params['min_agree']:.0%}", display=False)
 # each is read as the mean over every checkpoint of this preset's budget (until
 # 2026-11-27 at the last checkpoint alone; the change, after those verdicts, is
 # exploratory), shown beside the paper's 300,000 updates, and the doubling test
-# (protocols 4-7) does not hold it back. At `quick`
+# (protocol 4 on) does not hold it back. At `quick`
 # the networks are small and briefly trained (see "Frequency matters"), so the course
 # is short. The printed Eq. 3-4 scored one Jacobian against itself at
 # {glue:text}`gs_printed_one`, not 1, which is why a repaired reading is graded.

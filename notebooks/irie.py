@@ -297,7 +297,7 @@ print(provenance(cfg, permutations=cfg.permutations))
 #   accuracy minus the ceiling must lie above 0. It is a claim about trained models,
 #   so the same seeds are trained again at half the updates, and the verdict stands
 #   only where that doubling moved the accuracy by less than 0.02 (the doubling test;
-#   protocol 7, in force, reads the runs at N/4 too, trained with `earlier=1`, to
+#   the protocol in force reads the runs at N/4 too, trained with `earlier=1`, to
 #   carry it to the horizon).
 # * **Small language models** on the offline WikiText-2 copy: trained on its
 #   *validation* split (the copy has no training split) and scored by perplexity on its
@@ -342,7 +342,7 @@ print(provenance(cfg, q4_steps=cfg.q4_steps, lm_steps=cfg.lm_steps))
 # seeds: the cosine schedule ends at its own budget, so the half budget is a run of its
 # own, listed in the run table at the end. With `earlier=1` (quick) the same cells are
 # trained a third time at a quarter of the updates: the doubling before the last, which
-# the horizon of protocols 6-7 reads.
+# the horizon (protocol 6 on) reads.
 
 # %%
 q4_runs = irie.q4.run(cfg)

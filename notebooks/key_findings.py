@@ -226,7 +226,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # of the gap and the vanilla model's decline over its vocabularies. `ours` gives the
 # seed-level numbers behind the verdict, `why` the rule's reason. The paper's claims
 # are about trained models, and the paper's own test of "trained" (Sec. 4.1) is that
-# more updates do not help the vanilla models. Grading protocol 5 applies it: every
+# more updates do not help the vanilla models. The doubling test applies it: every
 # run is also trained at half its updates on the same seed, and a verdict stands only
 # where going from half the budget to the full one moved nothing that could overturn
 # it by the claim's smallest effect of interest, on an interval over seeds: the gap
@@ -234,14 +234,14 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # (a gap that grows while vanilla still climbs says "PE learns faster", not "PE is
 # better"). The mark beside each badge says whether doubling *settled* the verdict or
 # *moved* it; unfold a row for every move and which of them keep it undecided,
-# protocol 4's reading of the gap alone, and the learning curves. Protocol 8 (in
+# and the learning curves. Protocol 8 (in
 # force) then reads a settled verdict at the paper's own 300,000 updates: it stands
 # only where runs at N/4 are there and what the doublings left could add cannot close
 # the gap: the later move's bound, growing at most at the ratio the seeds bound from
 # N/4 -> N/2 to N/2 -> N (undecided where a move is seen and no ratio bounds it), for
 # the gap and for each model that moves. A verdict decided there assumes no take-off
-# after N, which no test at N can see. Protocol 7's verdict is kept beside it on the
-# scorecard.
+# after N, which no test at N can see. Earlier protocols' verdicts are the committed
+# table the scorecard's protocol section shows.
 
 # %%
 grades = key_findings.analysis.grade(run_frame, cfg)
@@ -344,8 +344,8 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # The `quick`, `deep` and `slice` presets also train every run at a quarter of its
 # updates (`earlier`), a branch of the same trunk. The table gives each cell's mean
 # over seeds at N/4, N/2 and N: the two doublings whose moves the protocol's horizon
-# reads (protocol 7: the later move shown not to be larger than the earlier, or its
-# growth charged to every doubling left).
+# reads (protocol 8: the growth per doubling the seeds bound from one move to the
+# next, or its growth charged where no move is seen).
 
 # %% tags=["hide-input"]
 display(rnn_common.budget_view(run_frame, cfg))

@@ -24,7 +24,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 
 from penb import notebook, plan, presets, progress, status
 
@@ -138,14 +140,14 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "status":
             print(f"wrote {status.write_page(args.out)}")
         elif args.cmd == "lease":
-            from penb.call import lease
+            from penb.call import lease  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             result = lease.step(args.chapter, args.preset, _params(args.parameter, None), budget_min=args.budget_min,
                                 step_min=args.step_min, out=args.out, source=args.source, progress=not args.quiet)
             print(lease.describe(result), flush=True)
             return result["code"]
         elif args.cmd == "slice":
-            from penb.call import slice as slicing
+            from penb.call import slice as slicing  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             if args.plan:
                 p = slicing.plan(args.chapters, args.preset, _params(args.parameter, None))
@@ -158,11 +160,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"minutes (estimated {result['estimate_min']:.1f}) -> {result['out']}", flush=True)
             return 0 if not result["left"] else 3
         elif args.cmd == "device-pack":
-            from penb.call import device_run
+            from penb.call import device_run  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             print(f"wrote {device_run.pack()}: carry it to the GPU call (carry=[\"{device_run.PACK}\"])")
         elif args.cmd == "device-run":
-            from penb.call import device_run
+            from penb.call import device_run  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             budget = device_run.BUDGET_S if args.budget is None else args.budget
             if args.verify_only:
@@ -179,13 +181,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{s['seconds']:>7.1f} s  {s['status']:<22} {s['step']}", flush=True)
             return 0 if all(s["status"] == "passed" for s in record["steps"]) else 3
         elif args.cmd == "plan" and args.preset == "slice":
-            from penb.call import slice as slicing
+            from penb.call import slice as slicing  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             print(slicing.describe(slicing.plan(args.chapters or slicing.with_slice(), "slice", slicing.here())))
         elif args.cmd == "plan":
             print(plan.describe(plan.book(args.preset, args.chapters or None)))
         elif args.cmd == "collect":
-            from penb.call import budgeted
+            from penb.call import budgeted  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             man = budgeted.collect_preset(args.chapter, args.preset, args.out, _params(args.parameter, None),
                                           minutes=args.minutes)
@@ -193,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                   + ("" if man["complete"] else ": not complete, train the rest first (run the same preset again)"))
             return 0 if man["complete"] else 3
         elif args.cmd == "long-run":
-            from penb import long_run
+            from penb import long_run  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             man = long_run.run(args.chapter, args.preset, _params(args.parameter, None), args.minutes, args.workers,
                                pack_only=args.pack_only)
@@ -202,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.chapter}/{args.preset} {what}; reached {sorted(set(man['reached'].values()))}; "
                   f"state in {len(man['parts'])} part(s)")
         elif args.cmd == "archive":
-            from penb.call import archive
+            from penb.call import archive  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             print(f"archived {args.chapter} -> {archive.archive(args.chapter, args.source, args.dest)}")
     except ValueError as err:
@@ -217,8 +219,6 @@ def main(argv: list[str] | None = None) -> int:
 def run_all(args) -> None:
     """Every chapter of the book in order, each validated before any runs; a line per chapter as it starts and
     as it ends (``penb.progress``), a progress line while it runs, and the totals at the end."""
-    import time
-
     names = notebook.book_chapters()
     order = [run_all_plan(name, args.preset) for name in names]
     for name, params, _ in order:  # validate all before running any
@@ -237,8 +237,6 @@ def run_all(args) -> None:
 
 def _status(notebook_path) -> dict:
     """The status record written beside an executed chapter."""
-    import json
-
     return json.loads(notebook_path.with_suffix(".status.json").read_text())
 
 

@@ -4,8 +4,12 @@ names and ints and near misses (:func:`suggest`), and the ``execution`` paramete
 (:func:`execution_of`)."""
 from __future__ import annotations
 
+import difflib
+import math
 from collections.abc import Mapping
 from typing import Any, Iterator
+
+from penb.device import check_amp
 
 
 def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
@@ -22,8 +26,6 @@ def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
 
 def require_finite(chapter: str, values: Mapping[str, Any]) -> None:
     """``ValueError`` naming the first NaN or infinite number anywhere in ``values`` (checked first)."""
-    import math
-
     for where, v in (hit for k, v in values.items() for hit in _numbers(v, k)):
         require(math.isfinite(v), f"{chapter}: {where} must be a finite number, got {v!r}")
 
@@ -33,8 +35,6 @@ def cross_check(chapter: str, values: Mapping[str, Any]) -> None:
     model, in ``per_core``) only where the device resolves to CUDA or a CPU with AMX; ``warmup`` no larger than ``steps`` (per model too, where
     ``per_core`` overrides them)."""
     if "device" in values:
-        from penb.device import check_amp
-
         amps = {values.get("amp", "none")} | {o.get("amp", "none") for o in dict(values.get("per_core") or {}).values()
                                               if isinstance(o, Mapping)}
         for amp in sorted(a for a in amps if isinstance(a, str)):
@@ -83,8 +83,6 @@ def execution_of(chapter: str, overrides: Mapping[str, Any], keys) -> dict:
 
 def suggest(unknown, valid) -> str:
     """' (did you mean 'inits'?)' for near misses among ``valid``, else ''."""
-    import difflib
-
     hits = [m for u in sorted(unknown) for m in difflib.get_close_matches(str(u), list(valid), n=1)]
     return f" (did you mean {', '.join(repr(h) for h in hits)}?)" if hits else ""
 

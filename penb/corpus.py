@@ -200,7 +200,7 @@ def load_datasets(corpus: str = "wikitext-103-raw", split: str = "valid", headin
     """Read the split through the ``datasets`` library (network or its local cache)."""
     spec = _check_args(corpus, split, "datasets", heading_rule)
     try:
-        import datasets  # noqa: F401  (optional; not in requirements)
+        import datasets  # noqa: F401 (deferred: datasets is optional, the hub extra; not in requirements)
     except ImportError as e:
         raise CorpusNotFoundError(f"the `datasets` library is not installed ({e})", _how_to(spec, split)) from None
     try:

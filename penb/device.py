@@ -1,6 +1,8 @@
 """Device selection from the config: ``auto`` picks CUDA when present, else the CPU."""
 from __future__ import annotations
 
+import os
+
 import torch
 
 CHOICES = ("auto", "cpu", "cuda")
@@ -12,8 +14,6 @@ ARCHIVED = "PENB_ARCHIVED_DEVICE"
 
 def archived() -> str:
     """The device type of the archived store being read ("" when none is: the normal case)."""
-    import os
-
     return os.environ.get(ARCHIVED, "").strip()
 
 
@@ -44,8 +44,6 @@ def cpu_bf16_native() -> bool:
     instructions (``--isa AVX512_CORE_BF16``) ran the LSTM update at 0.70x and the GRU's at 0.65x fp32's speed.
     Only without any bf16 instruction (``--isa AVX512_CORE``) is bf16 emulated: 0.35-0.45x. So the CPU presets keep
     fp32 without AMX (``QUICK_AMP``); the book's hour is measured in fp32 anyway (``PENB_CPU_BF16=0``)."""
-    import os
-
     if os.environ.get("PENB_CPU_BF16", "") == "0":
         return False
     try:

@@ -12,8 +12,14 @@ import math
 from typing import Optional, Sequence
 
 import numpy as np
+from scipy.stats import bootstrap
 
-IGNORE = -100
+try:
+    from rapidfuzz.distance import DamerauLevenshtein
+except ImportError:         # a GPU machine without rapidfuzz (penb.call.lease): the same distance, slower
+    DamerauLevenshtein = None
+
+from penb.tasks import IGNORE     # a step with no target (-100): not scored
 
 
 def _np(x) -> np.ndarray:
@@ -58,9 +64,7 @@ def damerau_levenshtein(a: Sequence, b: Sequence) -> int:
     substring may be edited after a transposition (unlike the restricted "optimal string alignment"
     distance): ``damerau_levenshtein([3, 1], [1, 2, 3]) == 2`` where OSA gives 3.
     """
-    try:
-        from rapidfuzz.distance import DamerauLevenshtein
-    except ImportError:             # a GPU machine without rapidfuzz (penb.call.lease): the same distance, slower
+    if DamerauLevenshtein is None:
         return _damerau_levenshtein(list(a), list(b))
     return int(DamerauLevenshtein.distance(list(a), list(b)))
 
@@ -120,8 +124,6 @@ def bootstrap_ci(values, weights=None, *, n_resamples: int = 10_000, confidence:
     (scipy.stats.bootstrap, paired when weighted); ``level="seed"`` resamples the per-seed statistics.
     A degenerate sample (all statistics equal) returns (v, v, v).
     """
-    from scipy.stats import bootstrap
-
     if level not in ("sequence", "seed"):
         raise ValueError(f"unknown level {level!r}; valid: sequence, seed")
     if not 0 < confidence < 1 or n_resamples < 1:
@@ -150,8 +152,6 @@ def bootstrap_ci(values, weights=None, *, n_resamples: int = 10_000, confidence:
 def summarize(pred: dict[str, np.ndarray]) -> dict[str, float]:
     """Headline metrics of an ``evaluate`` result: token/sequence accuracy, mean DL distance; with
     ``"nll"`` (language modelling) also ``perplexity`` = exp(total nats / scored tokens), ``n_tokens``."""
-    from penb.tasks import IGNORE
-
     p, t = pred["predictions"], pred["targets"]
     out = {"token_accuracy": token_accuracy(p, t), "sequence_accuracy": sequence_accuracy(p, t),
            "mean_distance": mean_distance(p, t), "n_sequences": int(p.shape[0])}

@@ -20,8 +20,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from penb import presets
+import yaml
+
+from penb import preflight, presets, progress
+from penb.device import resolve_device
 from penb.store import atomic, paths
+from penb.sweeps import USAGE_LOG
 
 KERNEL = "penb"
 SMOKE_CELL_TIMEOUT = 300  # seconds: a smoke cell that runs longer is a hang (e.g. a lost kernel reply), not work
@@ -35,6 +39,7 @@ def ipc_kernel_manager(folder: Path) -> type:
     Kernels started at the same moment (tests, helpers, ``run-all``) cannot race for a port, and no
     port is opened at all (which also silences ipykernel's "running over TCP" warning).
     """
+    # deferred: not on the device image, which imports this module (through penb.cli)
     from jupyter_client.manager import AsyncKernelManager
 
     class IPCKernelManager(AsyncKernelManager):
@@ -65,8 +70,6 @@ GENERATED = ("status", "scorecard")     # toc pages written by ``python -m penb 
 
 def book_chapters() -> list[str]:
     """Chapters listed in ``_toc.yml`` (as ``book/executed/<name>``; the status page excluded), in book order."""
-    import yaml
-
     found: list[str] = []
 
     def walk(node: Any) -> None:
@@ -88,7 +91,7 @@ def book_chapters() -> list[str]:
 
 def to_ipynb(name: str, dest: Path) -> Path:
     """Convert ``notebooks/<name>.py`` to an .ipynb at ``dest`` (with the penb kernel)."""
-    import jupytext
+    import jupytext  # deferred: not on the device image, which imports this module (through penb.cli)
 
     nb = jupytext.read(notebook_path(name))
     nb.metadata["kernelspec"] = {"name": kernel_name(), "display_name": "Python (penb)", "language": "python"}
@@ -98,7 +101,7 @@ def to_ipynb(name: str, dest: Path) -> Path:
 
 def parameters_cells(name: str) -> list[str]:
     """Source of every cell tagged ``parameters`` (a chapter must have exactly one)."""
-    import jupytext
+    import jupytext  # deferred: not on the device image, which imports this module (through penb.cli)
 
     nb = jupytext.read(notebook_path(name))
     return [c.source for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
@@ -106,7 +109,7 @@ def parameters_cells(name: str) -> list[str]:
 
 def parameters_tags(name: str) -> list[str]:
     """The tags of the chapter's ``parameters`` cell (``hide-input`` folds its source in the rendered book)."""
-    import jupytext
+    import jupytext  # deferred: not on the device image, which imports this module (through penb.cli)
 
     nb = jupytext.read(notebook_path(name))
     return next(c.metadata.get("tags", []) for c in nb.cells if "parameters" in c.metadata.get("tags", []))
@@ -114,7 +117,7 @@ def parameters_tags(name: str) -> list[str]:
 
 def declared_parameters(name: str) -> dict[str, dict]:
     """The names in the chapter's ``parameters`` cell, as papermill sees them."""
-    import papermill
+    import papermill  # deferred: not on the device image, which imports this module (through penb.cli)
 
     cells = parameters_cells(name)
     if len(cells) != 1:
@@ -149,8 +152,6 @@ def validate(name: str, params: dict[str, Any]) -> presets.Config:
     preset = params.get("preset", ast.literal_eval(declared["preset"]["default"]))
     overrides = {k: v for k, v in params.items() if k != "preset"}
     cfg = presets.resolve(name, preset, **overrides)
-    from penb import preflight
-
     preflight.check_memory(name, cfg)
     preflight.check_store(paths.store_dir())
     return cfg
@@ -158,6 +159,7 @@ def validate(name: str, params: dict[str, Any]) -> presets.Config:
 
 def kernel_name() -> str:
     """The venv's own ``penb`` kernel when installed (``make setup`` does), else ``python3``."""
+    # deferred: not on the device image, which imports this module (through penb.cli)
     from jupyter_client.kernelspec import find_kernel_specs
 
     return KERNEL if KERNEL in find_kernel_specs() else "python3"
@@ -186,22 +188,17 @@ def run_chapter(name: str, params: dict[str, Any] | None = None, out_dir: Path |
     (``penb.progress``: runs, updates per second, cells, time left), ``position`` ("[2/13]") before its name,
     ``planned`` the runs it lists (``penb.plan.planned_runs``; 0: cells only).
     """
-    import papermill
-
-    from penb.device import resolve_device
+    import papermill  # deferred: not on the device image, which imports this module (through penb.cli)
 
     params = dict(params or {})
     cfg = validate(name, params)
     out_dir = Path(out_dir or paths.executed_dir())
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.time()
-    from penb.sweeps import USAGE_LOG
-
+    # deferred: penb.claims imports matplotlib, which penb.cli (importing this module) must not
     from penb.claims import scorecard
 
     scorecard.clear(name, out_dir)                  # a page never shows a verdict of an earlier build
-    from penb import progress
-
     with tempfile.TemporaryDirectory() as tmp, _env(USAGE_LOG, str(Path(tmp) / "runs.jsonl")), \
             _env("PENB_EXECUTED_DIR", str(out_dir)), _env(presets.REQUESTED, requested), \
             _env(progress.EVENTS, str(Path(tmp) / "events.jsonl")):

@@ -16,8 +16,12 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Iterable, Optional
 
-from penb import trunks
+from penb import notebook, presets, runs, trunks
+from penb.chapters.rnn_common import all_budgets
 from penb.executors import cost
+from penb.executors.batched import groups
+from penb.executors.cost import batch_seconds
+from penb.runs import key
 
 # chapter -> the functions (module, name, *extra arguments after cfg) that list its run configs, where they are not
 # the chapter's ``analysis.run_configs``
@@ -51,8 +55,6 @@ def _listers(chapter: str) -> list[Callable]:
 def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str, int]:
     """(the preset the book runs ``chapter`` at, its normalised run configs with protocol 4's half budgets, a
     note: why it runs another preset, or that it trains nothing of its own, the most runs it puts in one batch)."""
-    from penb import presets
-
     chosen, overrides, note = presets.book_preset(chapter, preset)
     table = presets.table(chapter)
     if chosen not in table:                              # one clear line, before anything is listed
@@ -70,9 +72,6 @@ def chapter_configs(chapter: str, preset: str) -> tuple[str, list[dict], str, in
 def planned_runs(chapter: str, params: dict) -> int:
     """The distinct runs ``chapter`` lists at ``params`` (a preset and overrides, as ``python -m penb run`` takes
     them), 0 where it lists none or they cannot be listed here (a progress line then counts cells only)."""
-    from penb import notebook
-    from penb.runs import key
-
     try:
         return len({key(c) for c in configs_for(chapter, notebook.validate(chapter, params))})
     except Exception:  # noqa: BLE001 (a plan for the progress line only: the chapter itself says what is wrong)
@@ -82,9 +81,6 @@ def planned_runs(chapter: str, params: dict) -> int:
 def configs_for(chapter: str, cfg) -> list[dict]:
     """The normalised run configs that ``chapter`` lists at ``cfg`` (a resolved config: any preset and
     parameters), with protocol 4's half budgets; [] for a chapter that lists none."""
-    from penb import runs
-    from penb.chapters.rnn_common import all_budgets
-
     full = [c for fn in _listers(chapter) for c in fn(cfg)]
     return runs.settle(full if chapter in OWN_HALF or not full else all_budgets(full, cfg))
 
@@ -98,9 +94,6 @@ def batched_hours(configs: Iterable[dict], max_runs: int = 64) -> float:
     longest budget first, then each shorter budget's decay branch), each group of ``penb.executors.batched.schedule``
     on CUDA (at most ``max_runs`` runs of one shape) for the updates it has to go, at
     ``penb.executors.cost.batch_seconds``, one group after another."""
-    from penb.executors.batched import groups
-    from penb.executors.cost import batch_seconds
-
     # on CUDA every batch of two or more pays (penb.trainer.policy.batch_pays), so these are schedule()'s groups there
     seconds = sum(batch_seconds(g, to_go) for g, to_go in groups(list(configs), max_runs))
     return seconds / 3600
@@ -110,9 +103,6 @@ def book(preset: str, chapters: Optional[list[str]] = None) -> list[dict]:
     """One row per chapter: chapter, preset, runs (new to the plan: a run an earlier chapter lists is counted
     there), shared (runs listed by an earlier chapter), updates, gpu_hours (one run at a time), batched_hours (as
     the one trainer batches them on CUDA, :func:`batched_hours`), note."""
-    from penb import notebook
-    from penb import runs
-
     seen: set = set()
     rows = []
     for name in chapters or notebook.book_chapters():

@@ -13,6 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import torch
+
+from penb.device import archived, resolve_device
+
 MIN_FREE_BYTES = 256 * 2**20      # a run writes checkpoints and predictions: refuse a store with less room
 
 
@@ -64,8 +68,6 @@ def estimate_bytes(values: Mapping[str, Any]) -> int:
 def available_bytes(device: str = "cpu") -> int:
     """Memory a run can use: CUDA's total memory for a GPU device, else the host's MemAvailable."""
     if device.startswith("cuda"):
-        import torch
-
         return int(torch.cuda.get_device_properties(torch.device(device)).total_memory)
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
@@ -80,14 +82,10 @@ def check_memory(chapter: str, values: Mapping[str, Any]) -> None:
     """``ValueError`` when :func:`estimate_bytes` of ``values`` exceeds :func:`available_bytes` of the device
     the chapter runs on (skipped where its runs go to a cluster, whose nodes are not this machine, and while an
     archived store made elsewhere is read: nothing trains, ``penb.device.archived``)."""
-    from penb.device import archived
-
     if values.get("executor") == "submitit" or archived():
         return
     device = "cpu"
     if "device" in values:
-        from penb.device import resolve_device
-
         device = str(resolve_device(values["device"]))
     need, have = estimate_bytes(values), available_bytes(device)
     if need > have:

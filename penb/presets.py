@@ -16,11 +16,16 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 from collections.abc import Mapping
 from typing import Any, Iterator
 
+import pandas as pd
+
 from penb.config_checks import (EXECUTION_KNOBS, cross_check, execution_of, require,  # noqa: F401 (re-exported)
                                 require_finite, require_ints, require_names, suggest)
+from penb.device import check_device, resolve_device
+from penb.registry import PRESET_MODULES
 
 PRESETS = ("smoke", "quick", "deep", "deep_v2", "deep_v3", "slice", "gpu", "lease", "paper")
 # ``gpu`` (paper-sized models on a shortened schedule, about a GPU-hour a chapter) exists only for the chapters
@@ -128,14 +133,10 @@ class Config(Mapping):
 
 def chapters() -> list[str]:
     """The names of all chapters that declare presets (the registry ``penb.registry.PRESET_MODULES``)."""
-    from penb.registry import PRESET_MODULES
-
     return sorted(PRESET_MODULES)
 
 
 def _module(chapter: str):
-    from penb.registry import PRESET_MODULES
-
     name = chapter.replace("-", "_")
     if name not in PRESET_MODULES:
         raise ValueError(f"unknown chapter {chapter!r}{suggest([chapter], PRESET_MODULES)}; "
@@ -203,13 +204,9 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
     for k, v in given.items():
         values[k] = _coerce(chapter, k, v, base[k])
     if "device" in values:
-        from penb.device import check_device
-
         check_device(values["device"])
     require_finite(chapter, values)
     if preset in GPU_ONLY and "device" in values and "device" not in given:
-        from penb.device import resolve_device
-
         require(resolve_device(values["device"]).type == "cuda",
                 f"{chapter}: the {preset} preset is sized for a GPU (hours on a CPU) and this machine has no "
                 f"CUDA device; use preset 'quick', or pass device='cpu' to run it here anyway")
@@ -234,8 +231,6 @@ def from_parameters(chapter: str, namespace: Mapping[str, Any]) -> Config:
     asked for another preset that this chapter lacks (``$PENB_REQUESTED_PRESET``, see :func:`book_preset`),
     prints which preset ran instead.
     """
-    import os
-
     if "preset" not in namespace:
         raise ValueError(f"{chapter}: the namespace defines no 'preset'")
     keys = table(chapter)["paper"]
@@ -275,8 +270,6 @@ def diff(chapter: str, preset: str) -> list[tuple[str, Any, Any]]:
 def differences(cfg: Config):
     """A table (pandas, index ``key``) of where the resolved ``cfg`` differs from the chapter's paper
     preset: column ``paper`` and a column named after ``cfg``'s preset, overrides included."""
-    import pandas as pd
-
     paper = table(cfg.chapter)["paper"]
     rows = [(k, paper[k], cfg[k]) for k in paper if paper[k] != cfg[k]]
     label = cfg.preset if cfg.preset != "paper" else "this run"

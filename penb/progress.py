@@ -29,6 +29,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
+from tqdm.auto import tqdm
+
 EVENTS = "PENB_PROGRESS"            # environment variable: the file a chapter's kernel appends its events to
 REFERENCE = Path(__file__).with_name("reference_times.json")   # chapter times of a reference build, per preset
 HEARTBEAT_S = 5.0                   # a trainer says how fast it goes at most this often
@@ -182,8 +184,6 @@ class Watch:
         """Redraw (terminal) or, every ``plain_every`` seconds, print (pipe) the line."""
         now = self.clock()
         if self.tty:
-            from tqdm.auto import tqdm
-
             if self.bar is None:
                 self.bar = tqdm(total=self.planned or None, file=self.stream, leave=False, dynamic_ncols=True,
                                 bar_format="{bar:20} {desc}")

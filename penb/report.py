@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from penb import presets
+from penb.claims.display import HTML, esc
+from penb.device import resolve_device
+
 PROVENANCE_KEYS = ("seeds", "seed", "steps", "iterations", "inits", "batch_size")
 
 
 def provenance(cfg, **extra: Any) -> str:
     """'preset quick · device cpu · seeds (0, 1, 2) · steps 6000' for a resolved config."""
-    from penb.device import resolve_device
-
     parts = [f"preset {cfg.preset}"]
     if "device" in cfg:
         parts.append(f"device {resolve_device(cfg['device'])}")
@@ -44,9 +46,6 @@ def config_table(cfg):
     """The resolved config as a short table for a chapter page (HTML): the settings in which this run differs
     from the paper's preset, beside the paper's value, and the complete list folded underneath. A run at
     the paper's setting says so in one line instead of an empty table."""
-    from penb import presets
-    from penb.claims.display import HTML, esc
-
     paper = presets.table(cfg.chapter)["paper"]
     diff = [k for k in cfg if k in paper and paper[k] != cfg[k]]
     label = cfg.preset if cfg.preset != "paper" else "this run"

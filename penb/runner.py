@@ -17,7 +17,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from filelock import FileLock
+
 from penb import runs, trunks
+from penb.device import archived
 from penb.store import atomic
 from penb.store.run_result import RunResult
 from penb.run_config import normalize
@@ -33,10 +36,6 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
     stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it pays (``penb.trainer.loop.batch_pays``), else each run
     alone with its own module (in order); ``kernel``, ``compile``: as ``Trainer`` takes them otherwise.
     ``callback(trainer)`` runs after every update (an exception there stops the training, as a kill would)."""
-    from filelock import FileLock
-
-    from penb.device import archived
-
     store = Path(store)
     unique = list({runs.key(c): c for c in configs}.values())
     dirs = [runs.run_dir(c, store) for c in unique]
@@ -102,8 +101,6 @@ def _run(config: Mapping[str, Any], store: Optional[Path], progress: bool,
     """:func:`run`, and whether this call trained the run. The run's lock is held while it trains: a second
     process waits for it and then finds it done. While an archived store is read (``penb.device.archived``)
     a run that is not in it raises ``ValueError``: nothing trains."""
-    from penb.device import archived
-
     d = runs.run_dir(config, store)
     if runs.status(config, store) == "done":
         runs._tidy(d)

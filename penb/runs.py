@@ -32,10 +32,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import zipfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 import numpy as np
+import pandas as pd
+from filelock import FileLock, Timeout
 
 from functools import lru_cache
 
@@ -43,6 +46,7 @@ from penb.run_config import normalize
 from penb.store import identity, paths
 from penb.store.identity import BOOKKEEPING, STORE_VERSION, hashed  # noqa: F401 (re-exported)
 from penb.store.run_result import RunResult  # noqa: F401 (re-exported: runs.RunResult)
+from penb.tasks import make_task
 
 NAMESPACE = "rnn"
 
@@ -60,8 +64,6 @@ def key_fields(config: Mapping[str, Any]) -> dict:
 @lru_cache(maxsize=256)
 def _task_identity(task: str, vocab_size: int, length: int, options: str) -> dict:
     """``Task.identity()`` (e.g. the corpus digests of the ``lm`` task), cached per process."""
-    from penb.tasks import make_task
-
     return make_task(task, vocab_size, length, **json.loads(options)).identity()
 
 
@@ -94,8 +96,6 @@ def status(config: Mapping[str, Any], store: Optional[Path] = None) -> str:
 def finished(d: Path) -> bool:
     """True when folder ``d`` holds a valid result: ``result.json`` parses and says "done" or "diverged"
     (a result of the first store layout has no status: done), and a done run's predictions open."""
-    import zipfile
-
     try:
         result = json.loads((Path(d) / "result.json").read_text())
         state = result.get("status", "done")
@@ -132,8 +132,6 @@ def load(config: Mapping[str, Any], store: Optional[Path] = None) -> RunResult:
 
 def _tidy(d: Path) -> None:
     """Sweep a finished run folder's stale temporary files when it is opened, if no process holds its lock."""
-    from filelock import FileLock, Timeout
-
     if not temporaries(d):
         return
     try:
@@ -176,6 +174,4 @@ def grid(base: Mapping[str, Any], **axes: Iterable[Any]) -> list[dict]:
 
 def to_frame(results: Iterable[RunResult]):
     """A pandas DataFrame with one row per run (see ``RunResult.row``)."""
-    import pandas as pd
-
     return pd.DataFrame([r.row() for r in results])

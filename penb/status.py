@@ -66,6 +66,7 @@ def render(rows: list[dict]) -> str:
 def write_page(out_dir: Path | None = None) -> Path:
     """Write ``status.md`` and the scorecard (``scorecard.md``) into the executed folder (both are in the
     book's toc)."""
+    # deferred: penb.claims imports matplotlib, which penb.cli (importing this module) must not
     from penb.claims import scorecard
 
     out_dir = Path(out_dir or paths.executed_dir())

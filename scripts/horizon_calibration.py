@@ -23,7 +23,6 @@ from tests import test_horizon_families as fam  # noqa: E402
 
 SEEDS = (3, 5, 10)
 DRAWS = 100
-BEFORE = PROTOCOL - 1
 
 
 def late_take_off(rng, n):
@@ -36,9 +35,7 @@ SUITE = {**fam.FAMILIES, "late take-off (no test at N sees it)": late_take_off}
 
 def suite_row(name: str, noise: float) -> str:
     now = [fam.false_settling(SUITE[name], n, noise, draws=DRAWS) for n in SEEDS]
-    was = [fam.false_settling(SUITE[name], n, noise, draws=DRAWS, protocol=BEFORE) for n in SEEDS]
-    return (f"| {name} | {noise:g} | " + " | ".join(f"{r:.0%}" for r in now) + " | "
-            + " / ".join(f"{r:.0%}" for r in was) + " |")
+    return f"| {name} | {noise:g} | " + " | ".join(f"{r:.0%}" for r in now) + " |"
 
 
 AUDIT = [("both speeding up visibly", c.both_speeding_up, "better"),
@@ -49,9 +46,7 @@ AUDIT = [("both speeding up visibly", c.both_speeding_up, "better"),
 
 def audit_row(label: str, family, kind: str, N: int, noise: float, spread: float) -> str:
     now = [c.rate(family, kind, n, N, noise, spread, draws=DRAWS) for n in SEEDS]
-    was = [c.rate(family, kind, n, N, noise, spread, draws=DRAWS, protocol=BEFORE) for n in SEEDS]
-    return (f"| {label} | {kind} | {N // 1000}k | {noise:g} / {spread:g} | " + " | ".join(f"{r:.0%}" for r in now)
-            + " | " + " / ".join(f"{r:.0%}" for r in was) + " |")
+    return f"| {label} | {kind} | {N // 1000}k | {noise:g} / {spread:g} | " + " | ".join(f"{r:.0%}" for r in now) + " |"
 
 
 POWER = [("both stopped, a gap of 0.3", c.both_stopped, "better", REPRODUCED),
@@ -69,16 +64,15 @@ def power_row(label: str, family, kind: str, verdict: str, N: int) -> str:
 def tables() -> str:
     out = [f"False settling of protocol {PROTOCOL} on the suite's families (share of {DRAWS} draws; N = {cal.N:,} with "
            f"runs at N/4 and N/2, horizon {cal.H:,}, per-seed offset sd {cal.SPREAD}, evaluation noise sd as given, "
-           f"resolution {c.RESOLUTION:g} as grade() reads it; protocol {BEFORE} beside). The take-offs are what the "
+           f"resolution {c.RESOLUTION:g} as grade() reads it; earlier protocols' rates: this table in the git history). The take-offs are what the "
            f"rule does not see (a take-off under way whose moves sit below the noise, one that starts after N): "
            f"published, not required:", "",
-           "| family | noise | " + " | ".join(f"{n} seeds" for n in SEEDS) + f" | protocol {BEFORE}, "
-           + " / ".join(str(n) for n in SEEDS) + " |", "|---|---|" + "---|" * (len(SEEDS) + 1)]
+           "| family | noise | " + " | ".join(f"{n} seeds" for n in SEEDS) + " |", "|---|---|" + "---|" * len(SEEDS)]
     out += [suite_row(name, noise) for name in sorted(SUITE) for noise in (cal.NOISE, 2 * cal.NOISE)]
     out += ["", f"Issue 66's audit and every rule kind's families (false settling; horizon {c.H:,}, {DRAWS} draws, "
             f"noise / offset sd as given):", "",
-            "| family | rule | N | noise / offset | " + " | ".join(f"{n} seeds" for n in SEEDS)
-            + f" | protocol {BEFORE} |", "|---|---|---|---|" + "---|" * (len(SEEDS) + 1)]
+            "| family | rule | N | noise / offset | " + " | ".join(f"{n} seeds" for n in SEEDS) + " |",
+            "|---|---|---|---|" + "---|" * len(SEEDS)]
     for label, family, kind in AUDIT:
         for N, noise, spread in ((2000, 0.005, 0.008), (16_000, 0.005, 0.008), (16_000, 0.01, 0.02)):
             out.append(audit_row(label, family, kind, N, noise, spread))

@@ -1,14 +1,16 @@
-"""Every claim's verdict under the protocol in force and under the one before it, from a built book's records:
+"""Every claim's verdict under the protocol in force, from a built book's records, beside the one before it as the
+committed table holds it (``penb.claims.history``: the quick build's verdicts under each protocol):
 
     .venv/bin/python scripts/verdicts_by_protocol.py [EXECUTED_DIR]     # counts, then the claims that changed
     .venv/bin/python scripts/verdicts_by_protocol.py [EXECUTED_DIR] --table    # every claim, side by side (Markdown)
 
-Reads ``penb.claims.scorecard.rows`` (the recorded grades of the executed chapters)."""
+Reads ``penb.claims.scorecard.rows`` (the recorded grades of the executed chapters) and
+``penb/claims/protocol_history.csv``; "(not recorded)" where the table holds no verdict of the claim."""
 import sys
 from collections import Counter
 from pathlib import Path
 
-from penb.claims import scorecard
+from penb.claims import history, scorecard
 from penb.claims.grading import PROTOCOL
 
 
@@ -16,10 +18,11 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     out_dir = Path(args[0]) if args else None
     table = scorecard.rows(out_dir)
-    before = str(PROTOCOL - 1)
+    before = PROTOCOL - 1
+    recorded = history.read()
 
     def was(r):
-        return (r.get("previous") or {}).get(before, {}).get("verdict", r["verdict"])
+        return history.verdict(recorded, "quick", r["key"], before) or "(not recorded)"
     if "--table" in sys.argv:
         from penb.claims.catalog import get
 

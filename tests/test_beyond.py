@@ -281,6 +281,59 @@ def test_beyond_rnn_grades_its_hypotheses_with_half_budget_runs(tmp_path, execut
     assert beyond_rnn.analysis.half_frame(frame, cfg.replace(doubling=False)) is None
 
 
+@pytest.mark.real_horizon
+@pytest.mark.real_doubling
+def test_beyond_rnn_carries_a_gap_to_the_texts_budget_only_while_vanilla_stays_still(executed, monkeypatch):
+    """Protocol 6 through the chapter's grading (grade, whose runs at N/2 and N/4 the store would give): high
+    bands at 0.40-0.42 against vanilla at 0.30 on every seed (gap 0.10-0.12), at N/4 = 5, N/2 = 10 and N = 20
+    (smoke). Stopped models: over the 13.9 doublings to 300,000 updates the gap could close by about the
+    resolution: decided, reproduced. Vanilla climbing 0.01 a doubling (0.28, 0.29, 0.30; under the doubling
+    test's 0.02, which lets it stand): 13.9 x its bound 0.011 = 0.15 could close the gap (lower end 0.10): held
+    back by the horizon, the rule's 'reproduced' kept in the detail."""
+    cfg = presets.resolve("beyond_rnn", "smoke", seeds=presets.confirmation(5))
+
+    def high(climb):
+        at = [rnn_frame({"vanilla": [0.30 - climb * k] * 5, "high": [0.40, 0.41, 0.42, 0.40, 0.41]})
+              for k in (0, 1, 2)]                                               # N, N/2, N/4
+        monkeypatch.setattr(beyond_rnn.analysis, "half_frame", lambda f, c: at[1])
+        monkeypatch.setattr(beyond_rnn.analysis, "quarter_frame", lambda f, c: at[2])
+        return {g.claim: g for g in beyond_rnn.analysis.grade(at[0], cfg)}["beyond.bands.high"]
+
+    g = high(0.0)
+    assert g.verdict == claims.REPRODUCED and g.detail["horizon"]["decided"], g.reason
+    assert g.detail["horizon"]["budgets"] == [5, 10, 20]
+    g = high(0.01)
+    assert g.verdict == claims.INCONCLUSIVE and g.detail["horizon"]["held_by"] == ["gap"], g.reason
+    assert "decided at 20 updates by the doubling test" in g.reason
+    assert g.detail["rule_verdict"] == claims.REPRODUCED
+
+
+@pytest.mark.real_horizon
+@pytest.mark.real_doubling
+def test_beyond_transformers_needs_the_quarter_runs_to_reach_the_texts_budget(executed):
+    """Protocol 6 through the chapter's grading (grade, half and quarter given): 2-layer PE at 0.99 against NoPE
+    at 0.9, 0.7, 0.5 (+0.01 a seed) over V 8, 16, 32 (smoke), the same at N/4 = 7, N/2 = 15 and N = 30. Stopped
+    models: the no-gain claim (PE 0.45-0.49 ahead at V 32) is denied and the vocabulary trend (slope 0.2 a
+    doubling of V) found, both decided over the 13.3 doublings to 300,000 updates. Without the N/4 runs: both
+    'one doubling only', their rules' verdicts kept in the detail."""
+    cfg = presets.resolve("beyond_transformers", "smoke", seeds=presets.confirmation(5))
+    acc = {}
+    for i, v in enumerate(sorted(cfg.vocab)):
+        acc[("2-layer NoPE", v)] = [0.9 - 0.2 * i + 0.01 * k for k in range(5)]
+        acc[("2-layer PE", v)] = [0.99] * 5
+    f = tf_frame(acc)
+    with_q = {g.claim: g for g in beyond_transformers.analysis.grade(f, None, cfg, half=f.copy(), quarter=f.copy())}
+    without = {g.claim: g for g in beyond_transformers.analysis.grade(f, None, cfg, half=f.copy())}
+    for key, verdict in (("beyond.tf.two_layer_no_pe", claims.NOT_REPRODUCED),
+                         ("beyond.tf.vocab_effect", claims.REPRODUCED)):
+        g = with_q[key]
+        assert g.verdict == verdict and g.detail["horizon"]["decided"], g.reason
+        assert g.detail["horizon"]["budgets"] == [7, 15, 30]
+        g = without[key]
+        assert g.verdict == claims.INCONCLUSIVE and "one doubling only" in g.reason
+        assert g.detail["rule_verdict"] == verdict
+
+
 def test_quick_trains_every_band_whatever_the_pilots_power():
     """Issue 41 (penb.presets.QUICK_RULE): the pilot's power never cuts a cell. Spread and phase need 11 and 21
     seeds at the pilot's spread; quick trains them at 3, and their rows say what would decide them."""

@@ -133,6 +133,7 @@ def test_the_device_run_rehearsed_on_the_cpu_makes_an_archive_the_chapter_shows(
     device_run.pack(repo)
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     monkeypatch.setenv("PENB_COMMIT", "")
+    monkeypatch.delenv("PENB_WIKITEXT_DIR", raising=False)      # the run sets it for its own process: undone after
     monkeypatch.setattr(device_run, "TESTS", ["tests/test_atomic.py"])
     out = tmp_path / "out"
     record = device_run.run(out, ["key_findings"], 300, "cpu", "smoke", {"cores": ("gru",)}, repo=repo)

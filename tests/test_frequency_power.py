@@ -182,7 +182,7 @@ def test_the_table_has_rows_only_where_both_sides_were_searched():
     t = t[~((t["vocab"] == 32) & (t["encoding"] == "sinusoidal"))]
     spec = searched.Spec(claim=power.CLAIM, value="harm", sides=("none", "sinusoidal"), names=("a", "b"),
                          budgets=(32_000,), vocab=64, low=-1.0, baseline=0.0)
-    rows = searched.rows(spec, t, (3,), lambda n, k: {"cpu_min": 1.0}, draws=5, protocols=(7,))
+    rows = searched.rows(spec, t, (3,), lambda n, k: {"cpu_min": 1.0}, draws=5)
     assert [(r["vocab"], r["N"], r["seeds"]) for r in rows] == [(64, 32_000, 3)]
     assert rows[0]["a_at_n"] == pytest.approx(t[(t.vocab == 64) & (t.encoding == "none") & (t.steps == 32_000)]
                                               ["harm"].mean(), abs=1e-4)

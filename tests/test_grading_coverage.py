@@ -1,4 +1,4 @@
-"""Grading protocol 2 against simulation and printed tables (issue 19): intervals that keep their level at five
+"""The seed-level intervals (protocol 2 on) against simulation and printed tables (issue 19): intervals that keep their level at five
 seeds, effects not shown kept apart from effects absent, the seeds a comparison would need, and scale."""
 import numpy as np
 import pytest
@@ -44,15 +44,13 @@ def test_the_percentile_bootstrap_does_not():
 
 def test_no_true_effect_with_noisy_seeds_is_mostly_inconclusive_not_absent():
     rng = np.random.default_rng(7)
-    counts = {1: {}, 2: {}}
+    counts = {}
     for _ in range(400):
         ev = {"a": list(0.5 + rng.normal(0, 0.1, N)), "b": list(0.5 + rng.normal(0, 0.1, N))}
-        for protocol in (1, 2):
-            v = grading.better(ev, {**P, "protocol": protocol, "sesoi": 0.02})[0]
-            counts[protocol][v] = counts[protocol].get(v, 0) + 1
-    assert counts[1].get(grading.NOT_REPRODUCED, 0) >= 360                # protocol 1 called it absent
-    assert counts[2].get(grading.INCONCLUSIVE, 0) >= 340                  # protocol 2: not shown
-    assert counts[2].get(grading.NOT_REPRODUCED, 0) <= 20 and counts[2].get(grading.REPRODUCED, 0) <= 20
+        v = grading.better(ev, {**P, "sesoi": 0.02})[0]
+        counts[v] = counts.get(v, 0) + 1
+    assert counts.get(grading.INCONCLUSIVE, 0) >= 340                     # not shown (protocol 1 called it absent)
+    assert counts.get(grading.NOT_REPRODUCED, 0) <= 20 and counts.get(grading.REPRODUCED, 0) <= 20
 
 
 @pytest.mark.parametrize("d, n", [(1.0, 10), (0.5, 34), (0.8, 15)])
@@ -80,7 +78,6 @@ def test_a_trend_needs_its_seeds_to_agree():
     x = [64, 128, 256]
     slopes = [1.0] * 7 + [-0.01] * 3                                      # interval above 0, 7 of 10 agree
     gaps = [[s * np.log2(v) for v in x] for s in slopes]
-    assert grading.trend({"x": x, "gaps": gaps}, {"min_seeds": 3, "protocol": 1})[0] == grading.REPRODUCED
     v, _, why, _ = grading.trend({"x": x, "gaps": gaps}, {"min_seeds": 3, "min_agree": 0.8})
     assert v == grading.INCONCLUSIVE and "7 of 10" in why
 
@@ -96,7 +93,7 @@ def test_every_comparative_claim_has_a_smallest_effect_of_interest_with_its_reas
     assert claims.get("morita.appE.no_advantage").sesoi == pytest.approx(0.020058, abs=1e-6)
 
 
-def test_a_grade_keeps_the_previous_protocol_and_its_scale(tmp_path, monkeypatch):
+def test_a_grade_keeps_its_protocol_and_its_scale(tmp_path, monkeypatch):
     from penb import presets
     from penb.claims import scorecard
 
@@ -105,7 +102,7 @@ def test_a_grade_keeps_the_previous_protocol_and_its_scale(tmp_path, monkeypatch
     ev = {"a": [0.6, 0.4, 0.55, 0.45, 0.52], "b": [0.5] * 5, "baseline": 1 / 32}
     g = claims.grade("morita.fig2.gru", ev, cfg, vocab=32)
     rec = scorecard.collect(tmp_path)["morita.fig2.gru"]
-    assert rec["protocol"] == grading.PROTOCOL and rec["previous"]["1"]["verdict"] == grading.NOT_REPRODUCED
+    assert rec["protocol"] == grading.PROTOCOL and "previous" not in rec      # one protocol in the code (issue 66)
     assert g.verdict == grading.INCONCLUSIVE and rec["detail"]["seeds_needed"]
     assert rec["scale"]["vocab"] == 32 and rec["claim_scale"]["vocab"] == [32, 64, 128, 256]
     assert any(s.startswith("vocabulary 32 vs 32-256") for s in rec["smaller_scale"])

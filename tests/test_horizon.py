@@ -1,7 +1,7 @@
 """Protocol 6's rules other than the calibration (issue 49, items 1 and 3), on hand-built evidence whose answers are
 worked out here: the horizon's doublings, one doubling only, moves that grow, what D doublings could close, a claim
 at its text's budget; Sec. 4.1's extra-updates claim with its gates; budget claims below the text's budget; Hansen's
-agreement over initialisations. Protocol 5's verdicts stay beside, as they graded."""
+agreement over initialisations; read under the protocol in force."""
 import math
 
 import numpy as np
@@ -31,7 +31,7 @@ def test_the_doublings_left_to_the_horizon():
 
 
 def _settle(q, h, f, n=4000, hz=4000 * 2 ** 7):
-    v, o, r, d, rv = composition.compose("better", PARAMS, "trained", f, h, (n // 2, n), 0.02, 1e-4, protocol=6,
+    v, o, r, d, rv = composition.compose("better", PARAMS, "trained", f, h, (n // 2, n), 0.02, 1e-4,
                                          quarter=q, horizon=hz)
     return v, r, d
 
@@ -105,7 +105,6 @@ def test_more_updates_needs_a_model_above_chance_the_premise_and_the_horizon():
     at_chance = more_updates([1 / 512] * 5, [1 / 512] * 5)
     g = claims.grade(key, at_chance, budgets=(1000, 2000))
     assert g.verdict == INCONCLUSIVE and "chance" in g.reason
-    assert g.previous["5"]["verdict"] == REPRODUCED                    # protocol 5 read it as no gain
     still = more_updates(jitter(0.6), jitter(0.6, 0.0021))
     g = claims.grade(key, still, budgets=(1000, 2000))
     assert g.verdict == INCONCLUSIVE and "one doubling only" in g.reason
@@ -117,7 +116,6 @@ def test_more_updates_needs_a_model_above_chance_the_premise_and_the_horizon():
     gains = more_updates(jitter(0.7), jitter(0.6))
     g = claims.grade(key, gains, budgets=(1000, 2000))
     assert g.verdict == INCONCLUSIVE and "says nothing of the text's" in g.reason
-    assert g.previous["5"]["verdict"] == NOT_REPRODUCED
 
 
 @pytest.mark.real_horizon
@@ -125,12 +123,10 @@ def test_a_budget_claim_below_its_texts_budget_is_not_tested():
     c = claims.get("morita.table1")
     assert c.about == "budget" and c.horizon == 300_000
     passed = {"passed": True, "detail": ""}
-    v, o, r, d, rv = composition.compose("check", {}, "budget", passed, None, (0, 750), None, None, protocol=6,
+    v, o, r, d, rv = composition.compose("check", {}, "budget", passed, None, (0, 750), None, None,
                                          horizon=c.horizon)
     assert v == NOT_TESTED and "750" in r and "300,000" in r and rv == REPRODUCED
-    assert composition.compose("check", {}, "budget", passed, None, (0, 300_000), None, None, protocol=6,
-                               horizon=c.horizon)[0] == REPRODUCED
-    assert composition.compose("check", {}, "budget", passed, None, (0, 750), None, None, protocol=5,
+    assert composition.compose("check", {}, "budget", passed, None, (0, 300_000), None, None,
                                horizon=c.horizon)[0] == REPRODUCED
 
 
@@ -139,10 +135,8 @@ def test_a_budget_claim_below_its_texts_budget_is_not_tested():
                                                    (8, 1.0, False)])
 def test_a_check_decides_only_with_10_initialisations_80_percent_agreeing(inits, share, decided):
     evidence = {"passed": True, "detail": "", "agreement": {"inits": inits, "share": share, "agree": 4, "groups": 5}}
-    v, o, r, d, rv = composition.compose("check", {}, "course", evidence, None, (0, 0), None, None, protocol=6)
+    v, o, r, d, rv = composition.compose("check", {}, "course", evidence, None, (0, 0), None, None)
     assert (v == REPRODUCED) == decided and rv == v
-    v5 = composition.compose("check", {}, "course", evidence, None, (0, 0), None, None, protocol=5)[0]
-    assert v5 == REPRODUCED                                           # protocol 5 read the mean alone
 
 
 def test_a_level_is_read_against_its_own_level():
@@ -155,10 +149,10 @@ def test_a_level_is_read_against_its_own_level():
         return {"a": jitter(x, 0.001), "seeds": SEEDS, "a_name": "PE", "resolution": 1e-4}
     n, hz = 4000, 4000 * 2 ** 7
     falling = composition.compose("level", params, "trained", level(0.960), level(0.964), (n // 2, n), 0.02, 1e-4,
-                                  protocol=6, quarter=level(0.968), horizon=hz)
+                                  quarter=level(0.968), horizon=hz)
     assert falling[4] == REPRODUCED and falling[0] == INCONCLUSIVE, falling[2]
     rising = composition.compose("level", params, "trained", level(0.900), level(0.896), (n // 2, n), 0.02, 1e-4,
-                                 protocol=6, quarter=level(0.892), horizon=hz)
+                                 quarter=level(0.892), horizon=hz)
     assert rising[4] == NOT_REPRODUCED and rising[0] == NOT_REPRODUCED, rising[2]
 
 

@@ -1,7 +1,7 @@
-"""Protocol 6's horizon against curve families fitted to this project's own records (issue 49, item 2): how often
-does it *settle* a verdict that the models' state at the text's budget contradicts? Required: at most 5% at 3, 5 and
-10 seeds in every family, at the measured noise and at twice it; a 50% interval and a rule that never settles must
-each fail the suite.
+"""The horizon (protocol 6 on, as the protocol in force reads it) against curve families fitted to this project's
+own records (issue 49, item 2): how often does it *settle* a verdict that the models' state at the text's budget
+contradicts? Required: at most 5% at 3, 5 and 10 seeds in every family, at the measured noise and at twice it; a 50%
+interval and a rule that never settles must each fail the suite.
 
 **What the records show** (``penb/chapters/key_findings/slice_search.csv``: the vanilla GRU at h64, L16, V 8-128,
 seeds 0 and 1, WSD budgets 2k-16k; computed by :func:`records`, checked in ``test_the_records_are_what_the_families_
@@ -29,7 +29,6 @@ import pytest
 
 from penb.claims import composition, horizon, intervals
 from penb.claims.outcomes import DIRECTION, NOT_REPRODUCED, REPRODUCED
-from penb.claims.protocol import PROTOCOL
 from penb.store import paths
 
 SESOI, NOISE, SPREAD, DRAWS = 0.02, 0.005, 0.008, 200
@@ -135,12 +134,12 @@ def _evidence(rng, pe, van, offsets, k, noise):
             "seeds": list(range(n)), "a_name": "PE", "b_name": "vanilla", "resolution": RESOLUTION}
 
 
-def settles(family, n, rng, noise=NOISE, kind="better", protocol=PROTOCOL):
+def settles(family, n, rng, noise=NOISE, kind="better"):
     """(verdict at N, whether it stands, the true gap at H) for one draw."""
     pe, van, truth = family(rng, n)
     offsets = (SPREAD * rng.standard_normal(n), SPREAD * rng.standard_normal(n))
     q, h, f = (_evidence(rng, pe, van, offsets, k, noise) for k in (K_N - 2, K_N - 1, K_N))
-    verdict, decided = composition.settle(kind, PARAMS, f, h, (N // 2, N), SESOI, protocol, quarter=q, horizon=H)
+    verdict, decided = composition.settle(kind, PARAMS, f, h, (N // 2, N), SESOI, quarter=q, horizon=H)
     return verdict, decided, truth
 
 
@@ -236,7 +235,7 @@ def trend_settles(fading: bool, n: int, rng, noise=NOISE, horizon=H) -> tuple[st
     pe = lambda k, j: np.full(n, 0.95)                                                        # noqa: E731
     offsets = (SPREAD * rng.standard_normal((n, 3)), SPREAD * rng.standard_normal((n, 3)))
     q, h, f = (_trend_evidence(rng, pe, van, offsets, k, noise) for k in (K_N - 2, K_N - 1, K_N))
-    return composition.settle("trend", {**PARAMS, "log2": True}, f, h, (N // 2, N), SESOI, PROTOCOL, quarter=q,
+    return composition.settle("trend", {**PARAMS, "log2": True}, f, h, (N // 2, N), SESOI, quarter=q,
                               horizon=horizon)
 
 
@@ -269,7 +268,7 @@ def gain_settles(closing: bool, n: int, rng, noise=NOISE, horizon=H) -> tuple[st
                 "a_name": "PE", "b_name": "vanilla", "resolution": RESOLUTION}
     q, h, f = (evidence(k) for k in (K_N - 2, K_N - 1, K_N))
     params = {**PARAMS, "relation": "smaller", "ref_sesoi": 0.02}
-    return composition.settle("gain_vs_reference", params, f, h, (N // 2, N), SESOI, PROTOCOL, quarter=q,
+    return composition.settle("gain_vs_reference", params, f, h, (N // 2, N), SESOI, quarter=q,
                               horizon=horizon)
 
 

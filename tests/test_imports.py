@@ -146,3 +146,50 @@ def test_no_two_modules_outside_the_chapters_share_a_file_name():
                     if "chapters" not in p.relative_to(paths.REPO / "penb").parts)
     twins = {n for n, k in names.items() if k > 1} - {"__init__.py", "__main__.py"}
     assert twins == {"base.py"}, twins
+
+
+# Issue 67: imports at the top. An import inside a function stays only to defer a heavy or optional package
+# (matplotlib kept out of ``import penb.cli``, what the device image lacks: papermill, jupytext, jupyter_client,
+# IPython, myst_nb; submitit; the hub's datasets) or to break an import cycle the layering cannot avoid, and says
+# which in a comment holding ``deferred:`` on its line or the line before. Not checked yet: the training code, whose
+# bytes do not change until its own session, and penb/claims/, being refactored elsewhere; shrink this as they are.
+UNCHECKED = ("penb/trainer/", "penb/tasks/", "penb/encodings/", "penb/models.py", "penb/stacked.py",
+             "penb/recurrence.py", "penb/s4d.py", "penb/transformer.py", "penb/run_config.py")
+MOST_DEFERRED = 40                  # imports inside functions in the checked modules, at most
+
+
+def deferred_imports(source: str) -> tuple[int, list[int]]:
+    """The number of imports inside functions (nested ones counted once) in ``source``, and the lines of those that
+    no comment holding ``deferred:`` explains, on their own line(s) or the line before."""
+    lines = source.splitlines()
+    found = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.update({(sub.lineno, sub.col_offset): sub for sub in ast.walk(node)
+                          if isinstance(sub, (ast.Import, ast.ImportFrom))})
+
+    def says_why(node) -> bool:
+        own = [line.partition("#")[2] for line in lines[node.lineno - 1:node.end_lineno]]
+        before = lines[node.lineno - 2].strip() if node.lineno > 1 else ""
+        return any("deferred:" in c for c in own) or (before.startswith("#") and "deferred:" in before)
+
+    return len(found), sorted(line for (line, _), node in found.items() if not says_why(node))
+
+
+def test_the_checker_finds_an_import_that_does_not_say_why():
+    source = ("import os\n\n\ndef f():\n    import json  # deferred: why\n    # deferred: why\n    import re\n"
+              "    import sys\n\n    def g():\n        from penb import cli  # the CLI\n")
+    assert deferred_imports(source) == (4, [8, 11])
+
+
+def test_imports_inside_functions_say_why():
+    total, bare = 0, []
+    for p in sorted((paths.REPO / "penb").rglob("*.py")):
+        rel = p.relative_to(paths.REPO).as_posix()
+        if rel.startswith(UNCHECKED):
+            continue
+        n, lines = deferred_imports(p.read_text())
+        total += n
+        bare += [f"{rel}:{line}" for line in lines]
+    assert bare == [], "an import inside a function without a '# deferred: why' (move it to the top?)"
+    assert total <= MOST_DEFERRED, total

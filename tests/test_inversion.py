@@ -376,3 +376,30 @@ def test_not_graded_off_the_blog_setting(tmp_path, monkeypatch):
     grades = ic.grade(df, inv.floors(N), cfg)
     assert [g.claim for g in grades] == [c.key for c in claims.of_chapter("invertibility")]
     assert all(g.verdict == grading.NOT_TESTED and "lr" in g.reason for g in grades)
+
+
+@pytest.mark.real_horizon
+def test_budget_claims_below_the_blogs_budget_are_not_tested(monkeypatch):
+    """Protocol 6 through the chapter's grading (checks.grade, the blog's story as hand-made measures): at the
+    blog's 20,000 iterations (smoke) no doubling is left, so every claim, course or budget, reads its rule's
+    'reproduced', and none is carried to a horizon (course claims never are; budget claims are at theirs). At
+    10,000 iterations the chapter's own gate names the iterations first: every claim 'not tested', '10000 (blog
+    20000)'. With that gate lifted, protocol 6 alone: the three budget claims are 'not tested' below the text's
+    20,000 updates (these runs 10,000), their rule's 'reproduced' said; the six course claims keep it."""
+    monkeypatch.setattr(ic, "measures", lambda pooled, floors: _measures())
+    df = pd.DataFrame({k: [1.0, 0.5] for k in be.KEYS})
+    budget = {c.key for c in claims.of_chapter("invertibility") if c.about == "budget"}
+    assert budget == {"hansen.converge_direct", "hansen.direct_worst", "hansen.sincos_both"}
+    grades = ic.grade(df, inv.floors(N), presets.resolve("invertibility", "smoke"))
+    assert {g.verdict for g in grades} == {grading.REPRODUCED}
+    assert not any("horizon" in g.detail for g in grades)
+    short = presets.resolve("invertibility", "smoke", iterations=10_000)
+    grades = ic.grade(df, inv.floors(N), short)
+    assert all(g.verdict == grading.NOT_TESTED and "iterations 10000 (blog 20000)" in g.reason for g in grades)
+    monkeypatch.setattr(ic, "setting_gap", lambda cfg: "")
+    for g in ic.grade(df, inv.floors(N), short):
+        if g.claim in budget:
+            assert g.verdict == grading.NOT_TESTED and "not tested below the text's budget" in g.reason
+            assert "20,000 updates, these runs 10,000" in g.reason and "alone would say 'reproduced'" in g.reason
+        else:
+            assert g.verdict == grading.REPRODUCED and g.detail["about"] == "course", g.claim

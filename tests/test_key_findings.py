@@ -593,7 +593,6 @@ def test_quarter_budget_runs_let_a_gap_stand_at_the_papers_budget(tmp_path, exec
     assert with_q["morita.fig2.gru"].detail["horizon"]["decided"]
     assert without["morita.fig2.gru"].verdict == claims.INCONCLUSIVE
     assert "one doubling only" in without["morita.fig2.gru"].reason
-    assert without["morita.fig2.gru"].previous["5"]["verdict"] == \
-        claims.REPRODUCED
+    assert without["morita.fig2.gru"].detail["rule_verdict"] == claims.REPRODUCED
     rescue = with_q["morita.sec4_1.more_updates.gru"]
     assert rescue.evidence["earlier_gain"] == [0.0] * len(SEEDS)

@@ -21,7 +21,7 @@ def test_power_at_the_texts_budget_is_the_noncentral_t_power(monkeypatch):
     n, offset, gap = 5, 0.01, 0.012
     van = np.full(3, 0.5)
     monkeypatch.setattr(core, "SESOI", gap)
-    got = power.power(van, n, offset, 0.0, 32_000, 7, alternative="sesoi", draws=2000, horizon=32_000)
+    got = power.power(van, n, offset, 0.0, 32_000, alternative="sesoi", draws=2000, horizon=32_000)
     s = offset * math.sqrt(2)
     expect = 1 - stats.nct.cdf(stats.t.ppf(0.975, n - 1), n - 1, gap * math.sqrt(n) / s)
     assert 0.2 < expect < 0.9

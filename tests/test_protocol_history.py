@@ -42,17 +42,34 @@ def test_the_committed_table_holds_every_archives_recorded_verdicts():
 
 
 def test_the_scorecard_counts_each_archives_verdicts_under_each_protocol():
-    from penb.claims import scorecard
-
     rows = [{"source": "a-deep", "claim": c, "protocol": p, "verdict": v}
             for c, p, v in (("x", 7, "inconclusive"), ("x", 8, "not reproduced"), ("y", 8, "inconclusive"),
                             ("z", 8, "not tested"))] + [{"source": "quick", "claim": "x", "protocol": 8,
                                                         "verdict": "reproduced"}]
-    lines = scorecard.archived_history(rows)
+    lines = history.archived_history(rows)
     got = {line.split("|")[1].strip() + "/" + line.split("|")[2].strip(): [c.strip() for c in line.split("|")[3:-1]]
            for line in lines if line.startswith("| a-deep")}
-    order = list(scorecard.SHORT)
+    order = list(history.SHORT)
     want7 = ["1" if v == "inconclusive" else "0" for v in order]
     want8 = ["1" if v in ("not reproduced", "inconclusive", "not tested") else "0" for v in order]
     assert got == {"a-deep/7": want7, "a-deep/8": want8}
-    assert scorecard.archived_history([rows[-1]]) == []
+    assert history.archived_history([rows[-1]]) == []
+
+
+def test_the_code_grades_under_the_protocol_in_force_only(tmp_path, monkeypatch):
+    """Issue 66: no rule, test or composition takes an earlier protocol, and a grade carries no earlier verdicts:
+    those are the committed table's. (A new protocol adds rows to the table, not a branch to the code.)"""
+    import dataclasses
+    import inspect
+
+    from penb import claims
+    from penb.claims import composition, doubling, grading, horizon, intervals, scorecard
+
+    for f in (grading.apply, grading.sesoi_of, intervals.seed_interval, composition.compose, composition.settle,
+              doubling.reads, doubling.test, horizon.test, horizon.carried_either):
+        assert "protocol" not in inspect.signature(f).parameters, f.__qualname__
+    assert "previous" not in {f.name for f in dataclasses.fields(grading.Grade)}
+    monkeypatch.setenv("PENB_EXECUTED_DIR", str(tmp_path))
+    g = claims.grade("morita.fig2.gru", {"a": [0.9, 0.91, 0.92], "b": [0.5, 0.51, 0.5], "baseline": 1 / 256})
+    rec = scorecard.collect(tmp_path)["morita.fig2.gru"]
+    assert rec["protocol"] == grading.PROTOCOL and "previous" not in rec and rec["verdict"] == g.verdict

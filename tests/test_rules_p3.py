@@ -1,4 +1,4 @@
-"""Protocol 3's rule changes (issue 28), on hand-built evidence, with protocol 2's verdicts kept beside them.
+"""The rule changes protocol 3 brought (issue 28), as the protocol in force keeps them, on hand-built evidence.
 
 Intervals are checked against Student-t quantiles from printed tables (t(0.975, 4) = 2.776445, t(0.975, 2) =
 4.302653), never against the code's own output.
@@ -14,7 +14,7 @@ from penb.claims import grading
 
 P = {"min_agree": 0.8, "min_seeds": 3, "baseline_margin": 0.02}
 T4, T2 = 2.7764451051977987, 4.302652729911275          # t(0.975, 4), t(0.975, 2)
-P2, P3 = {**P, "protocol": 2}, {**P, "protocol": 3}
+P3 = P                                                   # the rules as protocol 3 on reads them
 
 
 def hand_interval(d, t=T4):
@@ -40,7 +40,6 @@ def test_a_gain_inside_the_margin_is_no_gain():
     verdict, ours, reason, _ = grading.no_gain(ev, {**P3, **p})
     assert verdict == grading.REPRODUCED and "below +0.02" in reason
     assert "0.005 [0.003, 0.007]" in ours
-    assert grading.no_gain(ev, {**P2, **p})[0] == grading.NOT_REPRODUCED      # protocol 2, kept as it was
 
 
 def test_a_gain_beyond_the_margin_is_not_reproduced_and_one_across_it_is_open():
@@ -53,7 +52,6 @@ def test_a_gain_beyond_the_margin_is_not_reproduced_and_one_across_it_is_open():
     assert lo < 0.02 < hi and lo > 0
     v, _, reason, detail = grading.no_gain(paired(across), {**P3, **p})
     assert v == grading.INCONCLUSIVE and "not shown with 5 seeds" in reason and detail["seeds_needed"]
-    assert grading.no_gain(paired(across), {**P2, **p})[0] == grading.NOT_REPRODUCED   # protocol 2: above 0
 
 
 def test_a_two_sided_no_gain_also_excludes_a_loss():
@@ -99,7 +97,6 @@ def test_a_sorting_gain_larger_than_the_reversal_gain_is_not_reproduced():
     assert verdict == grading.NOT_REPRODUCED and "opposite" in reason
     assert detail["part"] == "second" and detail["effect"] == pytest.approx(d.mean())
     assert (detail["lo"], detail["hi"]) == pytest.approx(hand_interval(d))
-    assert grading.gain_vs_reference(ev, {**P2, **p})[0] == grading.REPRODUCED   # protocol 2: raw gains
 
 
 def test_a_gain_clearly_smaller_over_the_room_left_holds_and_an_even_one_is_excluded():
@@ -165,12 +162,10 @@ def test_pe_robust_asks_the_pe_model_to_be_no_worse_than_vanilla_within_a_margin
     assert (value, chance, reference) == pytest.approx((pe_clean, 1 / 32, 0.995), abs=1e-9)
     rule = claims.get("morita.fig3.pe_robust.gru").rule
     assert rule.params["noninferiority"] == 0.02 and "non-inferiority" in rule.text
-    v3, _, why3, _ = grading.apply(rule, ev, protocol=3, sesoi=0.02)
+    v3, _, why3, _ = grading.apply(rule, ev, sesoi=0.02)
     assert v3 == p3_verdict
     if p3_verdict == grading.INCONCLUSIVE:
         assert "more than 0.02 below" in why3
-    v2, _, why2, _ = grading.apply(rule, ev, protocol=2, sesoi=0.02)
-    assert v2 == grading.INCONCLUSIVE and "PE GRU's accuracy" in why2
 
 
 # --- smallest effects of interest (issue 28) -----------------------------------------------------------------
@@ -184,10 +179,10 @@ def test_fig15_early_is_contradicted_only_by_pe_behind():
     lo, hi = hand_interval(small)
     assert lo < 0 < hi < 0.02
     ev = {"a": small, "b": [0.0] * 5, "baseline": None}
-    v, _, reason, _ = grading.apply(c.rule, ev, protocol=3, sesoi=c.sesoi)
+    v, _, reason, _ = grading.apply(c.rule, ev, sesoi=c.sesoi)
     assert v == grading.INCONCLUSIVE and "no smallest effect" in reason
     behind = {"a": [-0.05, -0.04, -0.06, -0.05, -0.045], "b": [0.0] * 5, "baseline": None}
-    assert grading.apply(c.rule, behind, protocol=3, sesoi=c.sesoi)[0] == grading.NOT_REPRODUCED
+    assert grading.apply(c.rule, behind, sesoi=c.sesoi)[0] == grading.NOT_REPRODUCED
 
 
 def test_the_invertibility_hypothesis_is_refuted_by_a_weak_correlation():
@@ -199,7 +194,7 @@ def test_the_invertibility_hypothesis_is_refuted_by_a_weak_correlation():
     lo, hi = hand_interval(weak)
     assert lo < 0 and 0.02 < hi < 0.3
     ev = {"a": weak, "b": [0.0] * 5, "baseline": None}
-    assert grading.apply(c.rule, ev, protocol=3, sesoi=c.sesoi)[0] == grading.NOT_REPRODUCED
+    assert grading.apply(c.rule, ev, sesoi=c.sesoi)[0] == grading.NOT_REPRODUCED
 
 
 def test_the_spearman_resolution_in_the_invertibility_reason():

@@ -97,20 +97,17 @@ def test_nothing_to_estimate_where_nothing_held_it():
     assert to_decide.estimate({}) is None and to_decide.words(None) == ""
 
 
-def test_protocol_7_records_the_earlier_moves():
+def test_the_earlier_moves_are_recorded():
     rng = np.random.default_rng(3)
     seeds = list(range(5))
     q_a, h_a, n_a = (rng.uniform(0.5, 0.6, 5) + k * 0.05 for k in range(3))
     q_b, h_b, n_b = (rng.uniform(0.2, 0.3, 5) + k * 0.01 for k in range(3))
     ev = lambda a, b: {"a": list(a), "b": list(b), "seeds": seeds, "a_name": "PE", "b_name": "vanilla"}
     out = composition.compose("better", {"min_agree": 0.8, "min_seeds": 3}, "trained", ev(n_a, n_b), ev(h_a, h_b),
-                              (1000, 2000), 0.02, None, protocol=7, quarter=ev(q_a, q_b), horizon=300_000)
+                              (1000, 2000), 0.02, None, quarter=ev(q_a, q_b), horizon=300_000)
     early = out[3]["doubling"]["earlier_moves"]
     assert early["gap"]["mean"] == pytest.approx(np.mean((h_a - h_b) - (q_a - q_b)))
     assert early["vanilla"]["mean"] == pytest.approx(np.mean(h_b - q_b))
-    out6 = composition.compose("better", {"min_agree": 0.8, "min_seeds": 3}, "trained", ev(n_a, n_b), ev(h_a, h_b),
-                               (1000, 2000), 0.02, None, protocol=6, quarter=ev(q_a, q_b), horizon=300_000)
-    assert "earlier_moves" not in out6[3]["doubling"]                       # protocol 6's records as they were
 
 
 def test_moves_of_opposite_sign_are_not_shown_to_shrink():

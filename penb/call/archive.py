@@ -30,12 +30,14 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, Optional
 
-from penb.store import atomic, paths
+from penb.device import ARCHIVED
+from penb.store import atomic, identity, paths
 
-from penb import runs
+from penb import notebook, plan, presets, runs
 from penb.claims import history
 from penb.call.limits import PART_BYTES     # a part: under the 16 MiB a device call hands back per file
 from penb.store.identity import CLEAN_COMMIT as COMMIT
+from penb.trunks import FOLDER
 
 KEY = re.compile(r"^[0-9a-f]{16}$")        # a run key (penb.runs.key)
 
@@ -74,8 +76,6 @@ def source_commit(what: str = "a lease step") -> str:
     """The clean commit whose code a lease step or a slice runs: ``$PENB_COMMIT`` where the user names one (a GPU
     machine's copy of the tree can carry a stale .git), else the checkout's. ``ValueError`` for a tree with
     uncommitted changes or no commit at all: an archive must name a tree that a reader can check out (issue 36)."""
-    from penb.store import identity
-
     named = os.environ.get("PENB_COMMIT", "").strip()
     commit = named or identity.git_commit()
     if not COMMIT.match(commit) or not commit.strip("0"):           # forty zeros name no commit
@@ -175,8 +175,6 @@ def restore_trunks(source: Path) -> int:
 
 
 def _restore_part(tar_path: Path) -> int:
-    from penb.trunks import FOLDER
-
     put = 0
     with tarfile.open(tar_path) as tar:
         for m in tar.getmembers():
@@ -228,8 +226,6 @@ def check_runs(chapter: str, man: dict, results: dict) -> None:
     ``results`` (by run key, which hashes each run's whole configuration and the store version): a mismatch means
     another code version, preset or parameters than the runs were made with. (The manifest's ``config_key`` is not
     compared: it also hashes settings that make no run, such as ``batch_runs``.)"""
-    from penb import plan, presets
-
     cfg = presets.resolve(chapter, man["preset"], **man["parameters"])
     missing = [k for k in dict.fromkeys(runs.key(c) for c in plan.configs_for(chapter, cfg)) if k not in results]
     if missing:
@@ -264,10 +260,6 @@ def committed(results: dict, keys: set) -> dict:
 def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     """Execute ``chapter`` against the runs collected in ``source`` (training nothing) and write the archived
     execution to ``dest`` (default ``book/archived/<chapter>-<preset>``); returns ``dest``."""
-    from penb import notebook
-    from penb.store import identity
-    from penb.device import ARCHIVED
-
     source = Path(source)
     man = manifest(source, chapter)
     if not man["complete"]:

@@ -22,9 +22,14 @@ import json
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from penb import runs
-from penb.call.archive import made_on, now, write_runs
+from penb import plan, presets, runner, runs, trunks   # runner.train_group, trunks.to_go: tests replace them
+from penb.call.archive import made_on, now, source_commit, write_runs
+from penb.executors import batched as executor
+from penb.executors.cost import batch_update_seconds
 from penb.store import atomic
+from penb.store.paths import checkpoint_path
+from penb.trainer.kernels import stackable
+from penb.trunks import branch_limit, branch_points, latest, longest as longest_of, shares_trunk, trunk_dir, trunk_key
 
 
 class TimeUp(Exception):
@@ -37,27 +42,20 @@ def updates(c: dict, longest: dict) -> int:
     continues instead of starting over), or from its decay start where the trunk's longest run in this call saves
     that branch point (``penb.trunks.branch_points``) on its way; else all of them. ``longest``: {trunk key: the
     longest run of that trunk among the call's runs}."""
-    from penb.trunks import branch_limit, branch_points, latest, shares_trunk, to_go, trunk_dir, trunk_key
-
     if not shares_trunk(c):
-        return to_go(c, branch=False)
+        return trunks.to_go(c, branch=False)
     top = longest.get(trunk_key(c))
     if top is not None and top["steps"] > c["steps"] and branch_limit(c) in branch_points(top) and \
             runs.status(top) != "done":
-        return to_go(c, branch=True)
+        return trunks.to_go(c, branch=True)
     saved = latest(trunk_dir(c, runs.root()), branch_limit(c))
-    return to_go(c, branch=False, start=saved[0][0] if saved else 0)
+    return trunks.to_go(c, branch=False, start=saved[0][0] if saved else 0)
 
 
 def groups(configs: Sequence[dict], batched: bool, width: int = 1) -> list[dict]:
     """The groups of normalised ``configs`` in training order (see the module's docstring): with ``batched`` the
     batched executor's batches of at most ``width`` runs (a run that cannot share a batch after them, alone), else
     one run per group in the order given. Only what is not done counts toward a group's updates and seconds."""
-    from penb.executors import batched as executor
-    from penb.executors.cost import batch_update_seconds
-    from penb.trainer.kernels import stackable
-    from penb.trunks import longest as longest_of
-
     unique = list({runs.key(c): c for c in configs}.values())
     longest = longest_of(unique)
     todo = [b for b, _ in executor.groups(unique, width)] if batched else [[c] for c in unique]
@@ -78,8 +76,6 @@ def _stop_at(deadline: float, clock, seen: dict):
     group makes (one, or one per run where a batch does not pay: ``seen["trainers"]``); at the deadline (unless
     every run has just made its last update) checkpoints each unfinished run at this update, one with a bad update
     since its last log excepted (its next log ends it), and raises :class:`TimeUp`."""
-    from penb.store.paths import checkpoint_path
-
     def check(trainer) -> None:
         if not seen.get("trainers") or seen["trainers"][-1] is not trainer:
             seen.setdefault("trainers", []).append(trainer)
@@ -107,8 +103,6 @@ def drive(groups: Sequence[dict], deadline: float, clock: Callable[[], float], *
     carry no checkpoints); without, it starts and is cut at the deadline (the lease, whose store keeps them). Returns
     {"trained": [{key, core, vocab, encoding, seed, steps, from, to}] (the updates this call made), "stopped": whether time ran out
     before every group was done, "estimated", "took": the trained groups' estimated and measured seconds}."""
-    from penb.runner import train_group
-
     trained: list[dict] = []
     estimated = took = 0.0
     stopped = False
@@ -122,8 +116,8 @@ def drive(groups: Sequence[dict], deadline: float, clock: Callable[[], float], *
         seen: dict = {}
         t = clock()
         try:
-            train_group(g["configs"], runs.root(), progress=progress, callback=_stop_at(deadline, clock, seen),
-                        **({"compile": g["compile"]} if "compile" in g else {}))   # a sized call's choice
+            runner.train_group(g["configs"], runs.root(), progress=progress, callback=_stop_at(deadline, clock, seen),
+                               **({"compile": g["compile"]} if "compile" in g else {}))   # a sized call's choice
         except TimeUp:
             stopped = True
         steps = {Path(d).name: r.step for tr in seen.pop("trainers", []) for r, d in zip(tr.runs, tr.run_dirs)}
@@ -207,9 +201,6 @@ def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[di
     them. The manifest names this checkout's clean commit (``penb.call.archive.source_commit``: a dirty tree is refused)
     and says how many runs are finished; ``penb.call.archive.archive`` refuses an incomplete one. Returns the
     manifest. ``minutes``: the wall-clock minutes the training took, where the caller timed it."""
-    from penb import plan, presets
-    from penb.call.archive import source_commit
-
     parameters = dict(parameters or {})
     cfg = presets.resolve(chapter, preset, **parameters)
     configs = plan.configs_for(chapter, cfg)

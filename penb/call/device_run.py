@@ -35,8 +35,12 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+import torch
+
+from penb.call import fit as call_fit, slice as slicing
 from penb.call.limits import CALL_BUDGET_S as BUDGET_S, CARRY_BYTES, FILE_BYTES, MAX_FILES, TEST_RESERVE_S
 from penb import long_run
+from penb.executors.cost import batch_update_seconds
 from penb.store import atomic, paths
 
 PACK = ".device"                    # beside the repository root; ignored by git, carried to the device
@@ -93,8 +97,6 @@ def verify(repo: Path = paths.REPO) -> str:
 def preflight(device: str) -> dict:
     """torch, CUDA and the GPU: {"torch", "python", "device", "name", "memory_gib"}; ``ValueError`` without CUDA
     unless ``device`` is "cpu" (the rehearsal)."""
-    import torch
-
     info = {"torch": torch.__version__, "python": sys.version.split()[0], "device": device}
     if device == "cuda":
         if not torch.cuda.is_available():
@@ -121,8 +123,6 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
         overrides: Optional[dict] = None, source: Optional[Path] = None, repo: Path = paths.REPO,
         clock: Callable[[], float] = time.monotonic, tests: bool = True) -> dict:
     """The device call (see the module's docstring); returns what ``device_run.json`` holds."""
-    from penb.call import slice as slicing
-
     start = clock()
     out = Path(out)
     record: dict = {"budget_s": budget_s, "chapters": chapters, "preset": preset, "steps": []}
@@ -152,9 +152,7 @@ def run(out: Path, chapters: list[str], budget_s: float = BUDGET_S, device: str 
         step("long run", "restored", t, files=restored)
     t = clock()
     minutes = min(slicing.MAX_MINUTES, (left() - (TEST_RESERVE_S if tests else 0)) / 60)
-    from penb.call.fit import call_overrides
-
-    params = call_overrides(preset, overrides, device)
+    params = call_fit.call_overrides(preset, overrides, device)
     rate = os.environ.get(REHEARSAL_RATE) if device == "cpu" else None   # the rehearsal's fixed rate: a sizing
     timer = (lambda configs: float(rate)) if rate else None                # that does not depend on the CPU's load
     result = slicing.run(chapters, minutes, out, preset, params, clock=clock, source=source, sized=True, timer=timer)
@@ -188,10 +186,6 @@ def dry_run(chapters: list[str], budget_s: float = BUDGET_S, preset: str = "slic
     batched rates (``penb.executors.cost.batch_update_seconds``) times each of ``factors``, charged as CUDA charges
     (a compiled batch its allowance), in the minutes ``budget_s`` leaves the slice. One row per factor: {"factor",
     "j", "runs", "batches", "updates", "estimate_min", "fits", "fallbacks"}."""
-    from penb.call import slice as slicing
-    from penb.call import fit as call_fit
-    from penb.executors.cost import batch_update_seconds
-
     minutes = min(slicing.MAX_MINUTES, (budget_s - (TEST_RESERVE_S if tests else 0)) / 60)
     params = call_fit.call_overrides(preset, overrides, "cpu")   # planned here; charged as on CUDA
     rows = []

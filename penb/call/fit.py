@@ -32,13 +32,18 @@ estimate against the minutes spent (``penb.call.slice.collect``).
 """
 from __future__ import annotations
 
+import json
 import time
 from typing import Callable, Optional
 
+import torch
+
 from penb import presets
 from penb.sizing import FIXED_TARGETS   # presets of fixed targets: a call trains toward them, depth first, and the next continues
+from penb.executors import cost         # cost.chosen_seconds read at the call: tests/test_call.py replaces it
 from penb.executors.cost import CUDA_COMPILE_ALLOWANCE_S as COMPILE_ALLOWANCE_S   # 120 s a compiled batch
-from penb.executors.cost import timed_updates
+from penb.executors.cost import compile_choice, timed_updates
+from penb.trainer import Trainer, group_key
 
 J_MIN, J_MAX = 1, 6           # quick's N x 2 (the smallest slice budget beyond quick) to quick's N x 64
 RULE_VERSION = 3
@@ -84,8 +89,6 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
     """Seconds per update of ``configs`` trained here as the trainer trains them, uncompiled: as one batch, or, where
     a batch does not pay (``penb.trainer.loop.batch_pays``: the CPU's LSTM), one run at a time (the mean over
     ``updates`` after one untimed update, times the runs per packing)."""
-    from penb.trainer import Trainer
-
     t = Trainer(configs, compile="never")
     seconds = timed_updates(t, updates)
     packed = len(t.batch.slots) if t.batch is not None else len(configs)   # a batch that does not pay trains
@@ -102,8 +105,6 @@ def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: f
     ``charge_device``: charge the batches as on that device (a dry run here charges as CUDA does). ``fixed``: the
     overrides an earlier call was sized to (its manifest's ``sizing``): the targets stay, the call trains what is
     left of them (as many batches as fit), and no other j is tried."""
-    from penb.trainer import group_key
-
     start = clock()
     first = ({ch: dict(overrides or {}) for ch in chapters} if preset in FIXED_TARGETS
              else {ch: overrides_at(ch, preset, J_MIN, overrides) for ch in chapters})
@@ -190,20 +191,12 @@ def estimate(configs: list, updates: int, eager_s: float, device: Optional[str] 
     speed-up measured at its number of runs (``penb.executors.cost.compiled_speedup``; the CPU's compiled
     batches are charged eager). Since rule v3 a batch compiles only where that charge is below its eager seconds
     (``penb.executors.cost.chosen_seconds``; :func:`compile_for` tells the trainer)."""
-    import torch
-
-    from penb.executors.cost import chosen_seconds
-
-    return chosen_seconds(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
+    return cost.chosen_seconds(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
 
 
 def compile_for(configs: list, updates: int, eager_s: float, device: Optional[str] = None) -> str:
     """Whether the trainer compiles this batch ("always" or "never"): only where its charge is below its eager
     seconds (``penb.executors.cost.compile_choice``, issue 60); the call's driver passes it to the trainer."""
-    import torch
-
-    from penb.executors.cost import compile_choice
-
     return compile_choice(torch.device(device or configs[0]["device"]), len(configs), updates, eager_s)
 
 
@@ -214,7 +207,5 @@ def _merged(per_chapter: dict) -> dict:
 
 
 def json_shape(key: str) -> str:
-    import json
-
     c = json.loads(key)
     return f"{c.get('core')} h{c.get('hidden')} L{c.get('length')} B{c.get('batch_size')}"

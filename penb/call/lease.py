@@ -36,6 +36,7 @@ from typing import Callable, Optional
 from penb import presets
 from penb.call import budgeted
 from penb.call.archive import archive, restore, source_commit  # noqa: F401 (archive: python -m penb archive)
+from penb.chapters.rnn_common import all_budgets
 from penb.progress import watching as progress_line
 from penb.store import paths
 from penb import runs
@@ -48,8 +49,6 @@ def plan(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
     ``cfg.cores`` order) at its largest vocabulary first, then by seed, the variants of a seed together, each
     run before its half budget (protocol 4's doubling test: with WSD the half budget is a branch off the run's
     trunk)."""
-    from penb.chapters.rnn_common import all_budgets
-
     cfg = presets.resolve(chapter, preset, **(overrides or {}))
     analysis = importlib.import_module(f"penb.chapters.{chapter}.analysis")
     cores = list(cfg.get("cores", ()))

@@ -24,14 +24,22 @@ jupytext, ipykernel or submitit (a bare GPU image's packages).
 """
 from __future__ import annotations
 
+import json
+import tarfile
 import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from penb import presets, runs
-from penb.call import budgeted
-from penb.call.archive import restore, source_commit
+import torch
+
+from penb import plan as planner, presets, runs
+from penb.call import budgeted, fit as call_fit
+from penb.call.archive import restore, source_commit, trunk_parts
 from penb.call.limits import CARRY_BYTES, MAX_FILES, MAX_MINUTES, OVERHEAD_S, PART_BYTES, PREDICTION_BYTES  # noqa: F401
+from penb.executors.cost import BATCHED_SOURCE
+from penb.progress import watching
+from penb.store import atomic
+from penb.trunks import branch_limit, latest, longest, trunk_dir
 
 TRUNKS = "trunks-{}.tar"    # the trunks' last checkpoints in parts, from which a later call continues
 
@@ -44,8 +52,6 @@ def with_slice(preset: str = "slice") -> list[str]:
 def here() -> dict:
     """The overrides that plan a slice on this machine: none with CUDA; ``device="cpu"`` without (planned, not
     trained: the estimate is an H100's either way)."""
-    import torch
-
     return {} if torch.cuda.is_available() else {"device": "cpu"}
 
 
@@ -54,8 +60,6 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
     "configs"}}, "batches": [{"configs", "runs", "updates", "seconds", "measured"}] in training order,
     "seconds" (all batches), "measured" (every batch's shape was measured)}. Runs that two chapters share count
     once. ``ValueError`` for an unknown chapter or parameter, or a chapter without the preset."""
-    from penb import plan as planner
-
     if not chapters:
         raise ValueError("name at least one chapter, e.g. python -m penb slice key_findings --minutes 8 --out DIR")
     found, seen = {}, {}
@@ -76,8 +80,6 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
 def _targets(source: Optional[Path]) -> Optional[dict]:
     """The overrides an earlier sized call trained toward (``source``'s manifest), which a call given it keeps
     (``penb.call.fit.size``'s ``fixed``); None without one."""
-    import json
-
     man = Path(source) / "manifest.json" if source is not None else None
     if man is None or not man.is_file():
         return None
@@ -106,8 +108,6 @@ def check(p: dict, minutes: float, sized: bool = False) -> None:
 def describe(p: dict, minutes: Optional[float] = None) -> str:
     """The plan as lines for the terminal (:func:`penb.call.budgeted.describe`: per batch its model, vocabulary,
     encoding, budget, runs and estimate), the total and the rates' source."""
-    from penb.executors.cost import BATCHED_SOURCE
-
     total = (p["seconds"] + OVERHEAD_S) / 60
     head = (f"{p['runs']} runs of {', '.join(p['chapters'])}: about {total:.1f} minutes on one GPU "
             f"({p['seconds'] / 60:.1f} training + {OVERHEAD_S / 60:.0f} overhead)"
@@ -127,16 +127,12 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
     hands back fewer runs than ``out`` held. ``clock`` (seconds) is the call's timer; tests pass a fake one.
     ``sized``: the budgets come from this device's measured rates (``penb.call.fit``, ``timer`` its measurement)
     instead of the preset's, and the manifest records the sizing."""
-    from penb.progress import watching
-
     start = clock()
     out = Path(out)
     for folder in [f for f in (source, out) if f is not None and (Path(f) / "results.json").is_file()]:
         restore(folder)                              # an earlier call's runs (a fresh machine has no store)
     sizing = None
     if sized:
-        from penb.call import fit as call_fit
-
         sizing = call_fit.size(chapters, preset, overrides, minutes, plan, OVERHEAD_S,
                                    **({"timer": timer} if timer else {}), clock=clock, fixed=_targets(source))
         p = sizing.pop("plan")
@@ -202,12 +198,6 @@ def carry_trunks(configs: list, out: Path) -> dict:
     ``CARRY_BYTES`` (less 256 KiB for the manifest) and ``MAX_FILES`` files (``penb.call.limits``); returns
     {"carried", "of", "bytes", "parts", "steps": {trunk key: step}}. A trunk left out is retrained from 0 by the
     next call."""
-    import tarfile
-
-    from penb.call.archive import trunk_parts
-    from penb.store import atomic
-    from penb.trunks import branch_limit, latest, longest, trunk_dir
-
     tops = longest(configs)
     found = []
     for key, c in tops.items():                      # done or not: the latest a later call can continue from

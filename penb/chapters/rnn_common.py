@@ -8,10 +8,16 @@ presets give each model the regime its search found, while the paper preset uses
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
-from penb import encodings
+import pandas as pd
+
+from penb import encodings, runs
+from penb.executors.cost import step_seconds
 from penb.names import MODEL_NAMES, RNN_CORES
 from penb.presets import require, require_ints, require_names
+from penb.run_config import decay_start
+from penb.trunks import SHORTER
 
 KEYS = ("hidden", "batch_size", "steps", "lr", "warmup", "amp")     # what ``per_core`` may override
 
@@ -74,8 +80,6 @@ def next_cost(frame, cfg, model: str) -> dict:
     would cost: {"updates", "runs", "cpu_min" (one core, scaled from these runs' own wall times), "gpu_min" (an H100,
     :func:`penb.executors.cost.step_seconds`)}. With WSD the 2N run extends the trunk from D(N): 2N - 0.8N = 1.2N
     updates per run; with the cosine it is a fresh run of 2N."""
-    from penb.executors.cost import step_seconds
-
     s = settings(cfg, model)
     more = 2 * s["steps"] - (int(0.8 * s["steps"]) if s["schedule"] == "wsd" else 0)
     rows = frame[frame["model"] == model] if len(frame) else frame
@@ -110,12 +114,6 @@ def budget_curve(frame, cfg, metric: str = "token_accuracy"):
     ..., N/2, N) for each model, vocabulary and encoding of ``frame`` (a chapter's full-budget runs with a ``path``
     each), read from the run store beside them, as a table with one column per budget; None where the preset
     trains no budget below N/2 (``cfg.earlier``) or the frame names no stored runs."""
-    from pathlib import Path
-
-    import pandas as pd
-
-    from penb import runs
-
     if not cfg.get("doubling") or not cfg.get("earlier") or not len(frame) or "path" not in frame:
         return None
     rows = []
@@ -142,7 +140,7 @@ def budget_view(frame, cfg, metric: str = "token_accuracy"):
     curve = budget_curve(frame, cfg, metric)
     if curve is not None:
         return curve
-    from IPython.display import Markdown
+    from IPython.display import Markdown  # deferred: IPython is for display only (the device image has none)
 
     return Markdown(f"Preset `{cfg.preset}` trains no budget below N/2 (`earlier={cfg.get('earlier', 0)}`).")
 
@@ -161,8 +159,6 @@ def load_quarter(configs: list[dict], cfg, store=None) -> list | None:
 
 
 def _load(shorter: list[dict], store=None) -> list | None:
-    from penb import runs
-
     try:
         return [runs.load(c, store) for c in shorter] if shorter else None
     except FileNotFoundError:
@@ -182,10 +178,6 @@ def quarter_of(frame, cfg) -> list | None:
 
 
 def _shorter_of(frame, cfg, loader) -> list | None:
-    from pathlib import Path
-
-    from penb import runs
-
     if not cfg.get("doubling") or not len(frame) or "path" not in frame:
         return None
     try:
@@ -198,9 +190,6 @@ def _shorter_of(frame, cfg, loader) -> list | None:
 def check_budgets(cfg, cores) -> None:
     """``ValueError`` for an impossible :data:`BUDGETS` setting: an unknown schedule, a non-bool ``doubling``, or
     a half budget too short for its warm-up (the WSD decay must start after it)."""
-    from penb.run_config import decay_start
-    from penb.trunks import SHORTER
-
     require(cfg.get("schedule", "cosine") in SCHEDULES,
             f"unknown schedule {cfg.get('schedule')!r}; valid: {', '.join(SCHEDULES)}")
     require(isinstance(cfg.get("doubling", False), bool),

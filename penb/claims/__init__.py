@@ -16,36 +16,39 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Optional
 
+import numpy as np
+import pandas as pd
+
+from penb.claims import scorecard
 from penb.claims.catalog import CLAIMS, get, graded, of_chapter  # noqa: F401 (re-exported)
-from penb.claims.claim import ABOUT, NOT_DOUBLED, P3_GATED, Claim  # noqa: F401 (re-exported)
-from penb.claims.outcomes import DECIDED  # the verdicts that decide a claim (a test of training holds them back)
-from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
-                                 VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval)
+from penb.claims.claim import ABOUT, NOT_DOUBLED, Claim  # noqa: F401 (re-exported)
 from penb.claims.composition import _held_back, _premise, compose  # noqa: F401 (the one composition of a verdict)
+from penb.claims.display import overview as _overview, verdict_table
+from penb.claims.grading import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
+                                 VERDICTS, Grade, Rule, bootstrap_interval, fmt, seed_interval, sesoi_of)
 from penb.claims.intervals import resolution_of
+from penb.claims.outcomes import DECIDED  # the verdicts that decide a claim (a test of training holds them back)
+from penb.claims.scale import graded_scale
 from penb.claims.sources import HANSEN, IRIE, MORITA  # noqa: F401
 
 
 def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, half: Optional[dict] = None,
           budgets: Optional[tuple] = None, next_cost: Optional[dict] = None, quarter: Optional[dict] = None,
           **provenance) -> Grade:
-    """The verdict of claim ``key`` on ``evidence`` under its registered rule, recorded for the scorecard
-    (with ``cfg``'s chapter, preset, seeds and steps, and any ``provenance`` given).
+    """The verdict of claim ``key`` on ``evidence`` under its registered rule and the protocol in force (one
+    composition, :func:`penb.claims.composition.compose`), recorded for the scorecard (with ``cfg``'s chapter,
+    preset, seeds and steps, and any ``provenance`` given). Earlier protocols' verdicts are not computed: they are
+    the committed table of :mod:`penb.claims.history`.
 
-    Protocol 4 (:mod:`penb.claims.doubling`): a claim about trained models (``Claim.about == "trained"``) is
-    decided only where doubling the updates did not move the quantity that could overturn its verdict by its
+    The doubling test (:mod:`penb.claims.doubling`): a claim about trained models (``Claim.about == "trained"``)
+    is decided only where doubling the updates did not move the quantity that could overturn its verdict by its
     smallest effect of interest: ``half`` is the same evidence computed on the runs at half the budget, and
     ``budgets`` is (N/2, N). Without ``half`` such a claim reads inconclusive. ``next_cost``: what the next
     doubling would cost (``penb.chapters.rnn_common.next_cost``), said where the test does not settle it.
-    ``training`` is the compared models' training state (:func:`penb.claims.training.state`): protocol 3's
-    gate, kept beside protocol 4 (``previous["3"]``), as the earlier protocols' verdicts are kept without it,
-    as they were graded. Inside :func:`graded_with_half` the half-budget evidence comes from its first pass.
-    Protocol 6 (:mod:`penb.claims.horizon`): ``quarter`` is the evidence at N/4 (or a pass of
-    :func:`graded_with_half` given ``quarter``), and the claim's ``horizon`` the text's budget it is read at."""
-    from penb.claims import doubling, grading, training as training_state
-
-    from penb.claims.scale import graded_scale
-
+    ``training`` is the compared models' training state (:func:`penb.claims.training.state`), recorded beside the
+    verdict for the scorecard's marks and curves. Inside :func:`graded_with_half` the half-budget evidence comes
+    from its first pass. The horizon (:mod:`penb.claims.horizon`): ``quarter`` is the evidence at N/4 (or a pass
+    of :func:`graded_with_half` given ``quarter``), and the claim's ``horizon`` the text's budget it is read at."""
     c = get(key)
     half_run = HALF.get()
     if half_run is not None and half_run.capture:            # a shorter budget's pass: keep the evidence only
@@ -59,45 +62,18 @@ def grade(key: str, evidence: dict, cfg=None, training: Optional[dict] = None, h
     if c.rule is None:
         raise ValueError(f"claim {key} has no rule: {c.not_tested or 'not graded'}")
     resolution = resolution_of(evidence.get("resolution", c.resolution), c.about != "none")
-    sesoi = grading.sesoi_of(c.rule, c.sesoi, evidence)
+    sesoi = sesoi_of(c.rule, c.sesoi, evidence)
     at = tuple(budgets or (0, 0))
     if not at[1]:                                             # a budget claim's own updates (protocol 6)
         at = (0, graded_scale(key, cfg, provenance).get("updates") or 0)
     verdict, ours, reason, detail, rule_verdict = compose(c.rule.kind, c.rule.params, c.about, evidence, half,
                                                           at, sesoi, resolution, next_cost=next_cost,
                                                           quarter=quarter, horizon=c.horizon)
-    previous = {}
-    for protocol in sorted(grading.PROTOCOLS):                # the earlier protocols, each as it graded
-        if protocol == grading.PROTOCOL:
-            continue
-        s_old = grading.sesoi_of(c.rule, c.sesoi, evidence, protocol)
-        if protocol == 5:                                     # protocol 5's own composition, as it graded
-            about5 = "none" if c.about == "doubling" else c.about
-            v, o, r, _, _ = compose(c.rule.kind, c.rule.params, about5, evidence, half, tuple(budgets or (0, 0)),
-                                    s_old, resolution_of(evidence.get("resolution", c.resolution), about5 != "none"),
-                                    protocol=5, next_cost=next_cost)
-            previous["5"] = {"verdict": v, "ours": o, "reason": r}
-            continue
-        if protocol >= 6:                                     # protocol 6 on, each through its own composition
-            v, o, r, _, _ = compose(c.rule.kind, c.rule.params, c.about, evidence, half, at, s_old, resolution,
-                                    protocol=protocol, next_cost=next_cost, quarter=quarter, horizon=c.horizon)
-            previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
-            continue
-        v, o, r, d = grading.apply(c.rule, evidence, protocol=protocol, sesoi=s_old)
-        v, r = _premise(v, r, evidence) if protocol >= 3 else (v, r)
-        if protocol == 3 and c.about in P3_GATED:
-            v, r = training_state.gate(v, r, training, c.scale)
-        if protocol == 4 and c.about == "trained":
-            rec4 = doubling.test(c.rule.kind, c.rule.params, v, evidence, half, tuple(budgets or (0, 0)), s_old,
-                                 protocol=4, part=d.get("part"))
-            detail = {**detail, "doubling_p4": rec4}
-            v, r = _held_back(v, r, rec4)
-        previous[str(protocol)] = {"verdict": v, "ours": o, "reason": r}
     if training is not None:
         detail = {**detail, "training": training}
     if training is not None or c.about in NOT_DOUBLED:
         detail = {**detail, "about": c.about}
-    g = Grade(key, verdict, ours, reason, _jsonable(evidence), _jsonable(detail), previous)
+    g = Grade(key, verdict, ours, reason, _jsonable(evidence), _jsonable(detail))
     if half_run is None or not half_run.capture:
         record(g, cfg, **provenance)
     return g
@@ -154,17 +130,13 @@ def not_tested(key: str, reason: str, cfg=None, **provenance) -> Grade:
 
 
 def record(g: Grade, cfg=None, **provenance) -> None:
-    from penb.claims.scorecard import record as _record
-
-    _record(g, cfg, **provenance)
+    scorecard.record(g, cfg, **provenance)
 
 
 def table(grades):
     """A DataFrame of ``grades`` for a chapter page: claim, where, the paper's statement and number, ours,
     verdict, why. A notebook shows it compactly (:func:`penb.claims.display.verdict_html`): one line per
     claim with its badge, the rest folded."""
-    import pandas as pd
-
     rows = []
     for g in grades:
         c = get(g.claim)
@@ -175,7 +147,6 @@ def table(grades):
     frame = pd.DataFrame(rows).set_index("claim") if rows else pd.DataFrame(rows)
     if rows and not frame["seeds needed"].astype(str).str.len().any():
         frame = frame.drop(columns="seeds needed")              # no open comparison: no empty column
-    from penb.claims.display import verdict_table
 
     return verdict_table(frame, grades)                         # shown as one line per claim, details folded
 
@@ -183,8 +154,6 @@ def table(grades):
 def overview(keys):
     """A chapter's claims under its Overview, one line each, the registry's details folded
     (:func:`penb.claims.display.overview`)."""
-    from penb.claims.display import overview as _overview
-
     return _overview(keys)
 
 
@@ -193,8 +162,6 @@ def _value(c: Claim) -> str:
 
 
 def _jsonable(x):
-    import numpy as np
-
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

@@ -9,7 +9,14 @@ import json
 from pathlib import Path
 from typing import Callable, Optional
 
+import pandas as pd
+
+from penb.claims.outcomes import DECIDED
+from penb.names import model_name
 from penb.store import paths
+from penb.store.identity import CLEAN_COMMIT as COMMIT
+from penb.store.run_result import opened
+
 
 DIRTY = (" **Its code is an uncommitted tree** that no reader can check out: read it as a record, not as a result "
          "anyone can rerun (steps from such a tree are now refused).")
@@ -61,8 +68,6 @@ def of_chapter(chapter: str, root: Optional[Path] = None) -> list[Path]:
 def describe(folder: Path) -> dict:
     """{name, chapter, preset, device, commit, clean, date, largest, verdicts: {claim: verdict}, grades: {claim:
     recorded grade}, manifest} of one archived execution (``largest``: the most updates any of its models made)."""
-    from penb.store.identity import CLEAN_COMMIT as COMMIT
-
     man = json.loads((folder / "manifest.json").read_text())
     file = folder / f"{man['chapter']}.grades.json"
     grades = json.loads(file.read_text()) if file.exists() else {}
@@ -77,8 +82,6 @@ def describe(folder: Path) -> dict:
 def decided_line(found: list[dict], here: dict) -> str:
     """One sentence: how many claims the archives decided (a verdict other than inconclusive or not tested), by
     verdict, counted apart from this build's totals, and how many of those this build left undecided."""
-    from penb.claims.outcomes import DECIDED
-
     seen: dict = {}
     for a in found:
         for k, v in a["verdicts"].items():
@@ -132,11 +135,6 @@ def view(chapter: str, folder: Path, cfg=None, grades: Optional[list] = None,
     (:func:`moves_table`) where there is one, each model's accuracy per budget (:func:`budget_table`) where it holds
     two or more]}. No tables when the folder holds no
     archived execution, or when ``cfg`` (the page's config) is that execution itself (the same preset)."""
-    import pandas as pd
-
-    from penb.names import model_name
-    from penb.store.run_result import opened
-
     folder = Path(folder)
     try:
         where = folder.relative_to(paths.REPO)
@@ -192,8 +190,6 @@ def moves_table(grades: dict):
     N/4 to N/2 and from N/2 to N (mean over seeds [interval]; empty where the archive trained no N/4), the budget N,
     and whether the last move met the protocol's bound. None when no grade recorded a doubling test. Read from the
     recorded evidence, not recomputed."""
-    import pandas as pd
-
     def text(m):
         return f"{m['mean']:+.3f} [{m['lo']:+.3f}, {m['hi']:+.3f}]" if m else ""
 
@@ -212,10 +208,6 @@ def budget_table(results: dict, metric: str = "token_accuracy"):
     """Each model's ``metric`` averaged over seeds at every budget an archive holds (N/4, N/2, N and beyond), per
     vocabulary and encoding, one column per budget (issue 50: slices add up toward trained); None with fewer than
     two budgets. Exploratory, never graded: the graded reading is the doubling test's."""
-    import pandas as pd
-
-    from penb.names import model_name
-
     rows = [dict(model=model_name(r["config"]["core"]), vocab=r["config"]["vocab_size"],
                  encoding=r["config"]["encoding"], updates=r["config"]["steps"], value=r["metrics"].get(metric))
             for r in results.values() if r.get("status", "done") == "done" and metric in (r.get("metrics") or {})]

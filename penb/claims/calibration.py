@@ -18,7 +18,7 @@ import numpy as np
 from penb.claims import composition
 from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI
 from penb.claims.outcomes import DIRECTION, NOT_REPRODUCED, REPRODUCED
-from penb.claims.protocol import PROTOCOL
+
 
 RESOLUTION = DEFAULT_RESOLUTION          # what grade() reads for an accuracy (penb.claims.intervals.resolution_of)
 H = 300_000                              # Morita's budget, the horizon of every Fig. 2 claim
@@ -117,8 +117,7 @@ def equal_stopped(rng, n, N):
 KINDS = {"better": PARAMS, "level": {**PARAMS, "level": LEVEL}, "no_gain": {**PARAMS, "sesoi": SESOI}}
 
 
-def draw(family: Callable, kind: str, n: int, N: int, rng, noise: float, spread: float,
-         protocol: int = PROTOCOL) -> tuple[str, bool, float]:
+def draw(family: Callable, kind: str, n: int, N: int, rng, noise: float, spread: float) -> tuple[str, bool, float]:
     """(the rule's verdict at N, whether it stands, the truth at H: the gap a - b, or a - level) of one draw."""
     fa, fb = family(rng, n, N)
     kh = k_at_h(N)
@@ -132,7 +131,7 @@ def draw(family: Callable, kind: str, n: int, N: int, rng, noise: float, spread:
             ev.update(b=list(np.clip(fb(k) + offsets[1], 0, 1) + noise * rng.standard_normal(n)), b_name="vanilla")
         return ev
     q, h, f = evidence(0), evidence(1), evidence(2)
-    v, d = composition.settle(kind, KINDS[kind], f, h, (N // 2, N), SESOI, protocol, quarter=q, horizon=H)
+    v, d = composition.settle(kind, KINDS[kind], f, h, (N // 2, N), SESOI, quarter=q, horizon=H)
     return v, d, truth
 
 
@@ -147,11 +146,11 @@ def wrong(kind: str, verdict: str, truth: float) -> bool:
 
 
 def rate(family: Callable, kind: str, n: int, N: int, noise: float = 0.005, spread: float = 0.008,
-         draws: int = 100, what: str = "false", protocol: int = PROTOCOL, seed: int = 0) -> float:
+         draws: int = 100, what: str = "false", seed: int = 0) -> float:
     """The share of ``draws`` that settle wrongly (``what`` "false") or settle as ``what`` (a verdict: power)."""
     rng = np.random.default_rng([seed, n, N, int(noise * 1e4), int(spread * 1e4), sum(map(ord, family.__name__))])
     hits = 0
     for _ in range(draws):
-        v, d, truth = draw(family, kind, n, N, rng, noise, spread, protocol)
+        v, d, truth = draw(family, kind, n, N, rng, noise, spread)
         hits += d and (wrong(kind, v, truth) if what == "false" else v == what)
     return hits / draws

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from penb.claims.grading import Rule
+from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI, Rule
+from penb.claims.scale import published_scale
 
 
 # What models a claim speaks about (Claim.about): "trained" (protocol 4's doubling test decides whether more training
@@ -17,9 +18,8 @@ from penb.claims.grading import Rule
 # checkpoints: the verdict speaks of the path up to the budget it was read at, shown beside the text's; neither the
 # doubling test nor a training gate applies, issue 34), "none" (no training involved)
 ABOUT = ("trained", "budget", "early", "course", "none", "doubling")   # "doubling": the claim is itself the doubling
-# test (Sec. 4.1's extra updates): protocol 6 reads it with the floor, the gates and the horizon, protocol 5 as "none"
+# test (Sec. 4.1's extra updates): read with the floor, the gates and the horizon (protocol 6 on)
 NOT_DOUBLED = ("budget", "course", "early")  # comparisons that protocol 4's doubling test does not apply to (why: ABOUT)
-P3_GATED = ("trained", "budget", "course")  # the claims protocol 3's training gate held back (kept beside protocol 4)
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,6 @@ class Claim:
                                     # else :func:`default_horizon`
 
     def __post_init__(self):
-        from penb.claims.grading import COMPARATIVE, DEFAULT_SESOI
-
         if self.kind == "claim" and not (self.rule or self.not_tested):
             raise ValueError(f"claim {self.key}: a graded claim needs a rule or a not_tested reason")
         if self.rule is not None and self.rule.kind in COMPARATIVE and self.sesoi is None:
@@ -67,8 +65,6 @@ class Claim:
         if self.about not in ABOUT:
             raise ValueError(f"claim {self.key}: about={self.about!r}; valid: {', '.join(ABOUT)}")
         if not self.scale:
-            from penb.claims.scale import published_scale
-
             object.__setattr__(self, "scale", published_scale(self))
         if self.horizon is None:
             object.__setattr__(self, "horizon", default_horizon(self.key, self.scale))

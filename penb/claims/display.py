@@ -20,7 +20,14 @@ import math
 import re
 from typing import Iterable, Optional
 
+import pandas as pd
+
+from penb.claims import training
+from penb.claims import catalog  # a module, not its names: catalog may be mid-import here (a claim reads its preset)
 from penb.claims.grading import DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED
+from penb.claims.recorded import (collect, curves_svg, doubling_words, provenance_words, scale_words, training_mark,
+                                  training_state)
+
 
 # One colour and one marker per verdict word, defined here only: the badges on every page and the points
 # of the scorecard's forest plot (penb.claims.forest) read them.
@@ -155,7 +162,6 @@ def row_cells(claim, verdict: str, ours: str, detail: Optional[dict]) -> tuple[l
     phrase = short(claim.statement)
     paper = paper_value(claim)
     mine, interval = effect_cells(claim, verdict, ours, detail)
-    from penb.claims.recorded import training_mark, training_state
 
     cells = [esc(where), esc(phrase), esc(paper), f'<span class="penb-num">{esc(mine)}</span> '
              f'<span class="penb-num penb-ci">{esc(interval)}</span>', badge(verdict) + training_mark(detail)]
@@ -183,11 +189,9 @@ def rule_pairs(claim) -> list[tuple[str, str]]:
 def overview(keys: Iterable[str]) -> HTML:
     """A chapter's claims for its Overview: one line each (where, the claim in short, the text's number);
     the statement, measure, rule and baseline fold underneath."""
-    from penb.claims.catalog import get
-
     rows = []
     for key in keys:
-        c = get(key)
+        c = catalog.get(key)
         where = figure_of(c.where)
         spans = (f'<span title="{esc(c.where)}">{esc(where)}</span>'
                  f'<span title="{esc(c.statement)}">{esc(short(c.statement))}</span>'
@@ -204,14 +208,10 @@ def verdict_html(grades) -> HTML:
     """One row per grade: where, the claim in short, paper, ours, interval, badge; the full statement, our
     numbers, the reason, the seeds a decision needs, the scale graded at (beside the claim's), the runs and
     the rule fold underneath."""
-    from penb.claims import training
-    from penb.claims.catalog import get
-    from penb.claims.recorded import collect, curves_svg, doubling_words, provenance_words, scale_words
-
     recorded = collect()                 # what grading recorded: the scale and the runs behind each verdict
     out = [CSS, '<div class="penb-rows">', head()]
     for g in grades:
-        c = get(g.claim)
+        c = catalog.get(g.claim)
         cells, titles = row_cells(c, g.verdict, g.ours, g.detail)
         need = (g.detail or {}).get("seeds_needed")
         r = recorded.get(g.claim, {})
@@ -231,8 +231,6 @@ def verdict_html(grades) -> HTML:
 def verdict_table(frame, grades):
     """``frame`` (``claims.table``'s DataFrame) that a notebook shows as :func:`verdict_html` rows; any
     operation on it gives back a plain DataFrame."""
-    import pandas as pd
-
     class VerdictTable(pd.DataFrame):
         _metadata = ["_grades"]
 

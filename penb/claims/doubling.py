@@ -1,4 +1,4 @@
-"""The doubling test (grading protocols 4 and 5): would more training change the verdict?
+"""The doubling test (protocol 4 on, as protocol 8 reads it): would more training change the verdict?
 
 Morita's Sec. 4.1 states its own test of "trained": neither more updates nor larger batches improved the vanilla
 models. A claim about trained models (``Claim.about == "trained"``) is graded at budget ``N``, and its verdict
@@ -6,18 +6,17 @@ stands only where going from ``N/2`` to ``N`` updates (the same seeds, paired) m
 overturn it* by less than the claim's smallest effect of interest (SESOI), on a Student-t interval of the per-seed
 moves; otherwise it is *inconclusive*, with the moves seen and what the next doubling (``2N``) would have to show.
 
-**Protocol 4** (2026-11-26) read, for "A better than B" and trends, the gap (or slope) alone.
-
-**Protocol 5** (written 2026-11-27, before any confirmation run was read with it; issue 41's review): a gap that
-grows while both models still learn says "A learns faster", not "A is better" (equal plateaus reached at different
-speeds settled "PE better" in 67-100% of draws under protocol 4: ``tests/test_doubling_calibration.py``). Read on
-the claim's own measure, a gap found (``a > b``) stands where the gap did not shrink, **the model behind (``b``)
-did not rise and the model ahead (``a``) did not fall** (the latter for measures where lower is better); a gap
-denied where it did not grow, **``a`` did not rise and ``b`` did not fall**. ``trend``: the slope, and both models
-at every x (``a_by_x``, ``b_by_x``); ``gain_vs_reference``: both parts (its second part's margin, its models and
-the reference's, each in the direction that could overturn the part its verdict rests on); ``level``, ``no_gain``
-and ``check`` as in protocol 4 (``no_gain`` also reads a slope's models at every x, and any evidence's
-``held_models`` are read within +-SESOI). A constant compared with (evidence ``b_fixed``) has no move.
+A gap that grows while both models still learn says "A learns faster", not "A is better" (protocol 4 read the gap
+alone, and equal plateaus reached at different speeds settled "PE better" in 67-100% of draws; protocol 5 read the
+models too: ``tests/test_doubling_calibration.py``). Read on the claim's own measure, a gap found (``a > b``) stands
+where the gap did not shrink, **the model behind (``b``) did not rise and the model ahead (``a``) did not fall**
+(the latter for measures where lower is better); a gap denied where it did not grow, **``a`` did not rise and ``b``
+did not fall**. ``trend``: the slope, and both models at every x (``a_by_x``, ``b_by_x``); ``gain_vs_reference``:
+both parts (its second part's margin, its models and the reference's, each in the direction that could overturn
+the part its verdict rests on); ``level``: the level; ``no_gain``: both models and the gap between them, each
+within +-SESOI (protocol 8: two models moving apart by less than each's SESOI move the gap by more); ``check``: its
+levels. Any evidence's ``held_models`` are read within +-SESOI. A constant compared with (evidence ``b_fixed``) has
+no move.
 
 No interval is narrower than the measure's resolution on either side of its mean (evidence or claim
 ``resolution``, by default ``DEFAULT_RESOLUTION``, 0.001: the book tells no closer values apart; a rank states its
@@ -33,7 +32,10 @@ from typing import Optional
 import numpy as np
 
 from penb.claims.intervals import DEFAULT_RESOLUTION, DEFAULT_SESOI, no_narrower, resolution_of, seed_interval
+from penb.claims.margins import gains_over_room
+from penb.claims.outcomes import NOT_REPRODUCED, REPRODUCED
 from penb.claims.protocol import PROTOCOL
+
 
 SHRINK, GROW, STILL, SHOWN = "shrink", "grow", "still", "shown"   # what could overturn: a fall, a rise, either; none
 FLIP = {SHRINK: GROW, GROW: SHRINK, STILL: STILL, SHOWN: SHOWN}
@@ -52,41 +54,35 @@ def _names(ev: dict) -> tuple[str, str]:
 GAP, MODEL, LEVEL, PART = "gap", "model", "level", "part"      # what a quantity is (its SESOI and its count)
 
 
-def reads(kind: str, params: dict, verdict: str, ev: dict, protocol: int = PROTOCOL,
+def reads(kind: str, params: dict, verdict: str, ev: dict,
           part: Optional[str] = None) -> dict[str, tuple[dict[int, float], str, str]]:
     """{quantity: ({seed: value}, the direction that could overturn ``verdict``, what it is: GAP, MODEL, LEVEL or
     PART)} of rule ``kind`` on evidence ``ev`` (at either budget: the directions depend on the verdict at ``N``
     only). ``part``: for rule ``gain_vs_reference``, the part a verdict rests on ("second" where the second part
     refuted it). Evidence ``held_models`` ({name: per-seed values}: models whose moves either way could overturn
-    the verdict, e.g. the gains a rank is taken over) adds each of them, read within +-SESOI (protocol 5)."""
-    from penb.claims.outcomes import NOT_REPRODUCED, REPRODUCED
-
-    p5 = protocol >= 5
-    found = verdict != NOT_REPRODUCED or (kind == "gain_vs_reference" and part == "second" and p5)
+    the verdict, e.g. the gains a rank is taken over) adds each of them, read within +-SESOI."""
+    found = verdict != NOT_REPRODUCED or (kind == "gain_vs_reference" and part == "second")
     gap_dir = SHRINK if found else GROW
     out: dict[str, tuple[dict[int, float], str, str]] = {}
-    if p5:
-        out.update({name: (_per_seed(ev, v), STILL, MODEL) for name, v in dict(ev.get("held_models") or {}).items()})
+    out.update({name: (_per_seed(ev, v), STILL, MODEL) for name, v in dict(ev.get("held_models") or {}).items()})
     if kind in ("better", "gain_vs_reference", "no_gain"):
         a, b = np.asarray(ev["a"], float), np.asarray(ev["b"], float)
-        a_name, b_name = _names(ev) if p5 else (ev.get("a_name", "a"), ev.get("b_name", "b"))
+        a_name, b_name = _names(ev)
         if kind == "no_gain":
             out[a_name] = (_per_seed(ev, a), STILL, MODEL)
-            if not (ev.get("b_fixed") and p5):
+            if not ev.get("b_fixed"):
                 out[b_name] = (_per_seed(ev, b), STILL, MODEL)
-                if protocol >= 8:            # two models moving apart by less than each's SESOI move the gap by more
-                    out["gap"] = (_per_seed(ev, a - b), STILL, GAP)
-            return out
+                out["gap"] = (_per_seed(ev, a - b), STILL, GAP)  # two models moving apart by less than each's
+            return out                                             # SESOI move the gap by more (protocol 8)
         out["gap"] = (_per_seed(ev, a - b), gap_dir, GAP)
         a_dir, b_dir = gap_dir, FLIP[gap_dir]
-        if kind == "gain_vs_reference" and p5 and "ref_b" in ev:
+        if kind == "gain_vs_reference" and "ref_b" in ev:
             second, a2, b2 = _second_part(ev, params, verdict, part)
             out.update(second)
             a_dir, b_dir = _both(a_dir, a2), _both(b_dir, b2)
-        if p5:
-            out[a_name] = (_per_seed(ev, a), a_dir, MODEL)
-            if not ev.get("b_fixed"):
-                out[b_name] = (_per_seed(ev, b), b_dir, MODEL)
+        out[a_name] = (_per_seed(ev, a), a_dir, MODEL)
+        if not ev.get("b_fixed"):
+            out[b_name] = (_per_seed(ev, b), b_dir, MODEL)
         if params.get("threshold") is not None:      # a level reached could be lost, one short of it reached
             level_dir = GROW if verdict == NOT_REPRODUCED else (SHRINK if verdict == REPRODUCED else GROW)
             out[f"{ev.get('a_name', 'a')} level"] = (_per_seed(ev, a), level_dir, LEVEL)
@@ -103,8 +99,7 @@ def reads(kind: str, params: dict, verdict: str, ev: dict, protocol: int = PROTO
         x = np.asarray(ev["x"], float)
         xs = np.log2(x) if params.get("log2", True) else x
         out["slope"] = (_per_seed(ev, np.polyfit(xs, gaps.T, 1)[0]), gap_dir, GAP)
-        if p5:
-            out.update(_models_by_x(ev, gap_dir))
+        out.update(_models_by_x(ev, gap_dir))
         return out
     if kind == "check":
         return {name: (_per_seed({"seeds": ev.get("level_seeds")}, v), STILL, LEVEL)
@@ -118,7 +113,7 @@ def _both(first: str, second: Optional[str]) -> str:
 
 
 def _models_by_x(ev: dict, gap_dir: str) -> dict:
-    """Protocol 5's reading of a trend: both models at every x (evidence ``a_by_x``, ``b_by_x``: seeds x values
+    """A trend's models: both at every x (evidence ``a_by_x``, ``b_by_x``: seeds x values
     of x; ``b_fixed`` where the line is one model's own, e.g. a decline). Missing, the test has nothing to read
     them with: a quantity with no values, which decides nothing."""
     a_name, b_name = _names(ev)
@@ -136,13 +131,10 @@ def _models_by_x(ev: dict, gap_dir: str) -> dict:
 
 def _second_part(ev: dict, params: dict, verdict: str, part: Optional[str]) -> tuple[dict, Optional[str],
                                                                                       Optional[str]]:
-    """Protocol 5's reading of ``gain_vs_reference``'s second part: the difference ``d`` of the two gains over the
+    """``gain_vs_reference``'s second part: the difference ``d`` of the two gains over the
     room left, in the claim's direction, where the verdict rests on it; the reference's two models; and the
     directions in which this comparison's own ``a`` and ``b`` could overturn it (None where it does not rest on
     it). The gain (a - b) / (1 - b) rises with ``a`` and falls with ``b``."""
-    from penb.claims.margins import gains_over_room
-    from penb.claims.outcomes import NOT_REPRODUCED, REPRODUCED
-
     ceiling = params.get("ceiling", 1.0)
     a, b = np.asarray(ev["a"], float), np.asarray(ev["b"], float)
     ref_b = np.asarray(ev["ref_b"], float)
@@ -168,12 +160,11 @@ def _second_part(ev: dict, params: dict, verdict: str, part: Optional[str]) -> t
             raises_with_gain, FLIP[raises_with_gain])
 
 
-def move(full: dict[int, float], half: dict[int, float], resolution: Optional[float] = None,
-         strict: bool = True) -> dict:
+def move(full: dict[int, float], half: dict[int, float], resolution: Optional[float] = None) -> dict:
     """The per-seed move from ``N/2`` to ``N`` over the seeds in both: {"mean", "lo", "hi", "n", "seeds",
-    "zero_width"}. ``strict`` (protocol 5): identical moves on every seed give the interval ``mean +-
-    resolution`` where the measure states one; without one the interval is undefined (NaN) and ``zero_width`` is
-    set. Protocol 4 took the zero-width interval as it came."""
+    "zero_width"}. Identical moves on every seed give the interval ``mean +- resolution`` where the measure states
+    one; without one the interval is undefined (NaN) and ``zero_width`` is set (protocol 4 took the zero-width
+    interval as it came)."""
     seeds = sorted(set(full) & set(half))
     d = np.array([full[s] - half[s] for s in seeds], float)
     d = d[np.isfinite(d)]
@@ -182,8 +173,6 @@ def move(full: dict[int, float], half: dict[int, float], resolution: Optional[fl
     if d.size < 2:
         return out
     mean, lo, hi = seed_interval(d)
-    if not strict:
-        return {**out, "mean": mean, "lo": lo, "hi": hi}
     if np.all(d == d[0]) and not resolution:
         return {**out, "zero_width": True}
     return {**out, "mean": mean, **dict(zip(("lo", "hi"), no_narrower(mean, lo, hi, resolution)))}
@@ -202,22 +191,21 @@ def _holds(m: dict, direction: str, sesoi: float) -> bool:
 
 
 def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], budgets: tuple,
-         sesoi: Optional[float], protocol: int = PROTOCOL, part: Optional[str] = None,
-         resolution: Optional[float] = None) -> dict:
+         sesoi: Optional[float], part: Optional[str] = None, resolution: Optional[float] = None) -> dict:
     """The doubling test of a verdict ``verdict`` of rule ``kind`` on evidence ``ev`` at budget ``N`` and
-    ``half`` at ``N/2`` (``budgets`` = (N/2, N)) under ``protocol`` (4 or 5). Returns {"decided": bool,
-    "budgets", "sesoi", "protocol", "moves": {quantity: move + "direction" + "holds"}, "held_by": the quantities
+    ``half`` at ``N/2`` (``budgets`` = (N/2, N)). Returns {"decided": bool, "budgets", "sesoi", "protocol" (the
+    one in force, for the record), "moves": {quantity: move + "direction" + "holds"}, "held_by": the quantities
     that keep it undecided, "why": words for readers}."""
     sesoi = DEFAULT_SESOI if sesoi is None else float(sesoi)
-    rec = {"decided": False, "budgets": list(budgets), "sesoi": sesoi, "protocol": protocol, "moves": {},
+    rec = {"decided": False, "budgets": list(budgets), "sesoi": sesoi, "protocol": PROTOCOL, "moves": {},
            "held_by": [], "why": ""}
     if half is None:
         rec["why"] = (f"no runs at half the budget ({budgets[0]:,} updates) to test it with" if budgets[0] else
                       "no runs at half the budget to test it with")
         return rec
     resolution = resolution_of(ev.get("resolution", resolution))
-    full_q = reads(kind, params, verdict, ev, protocol, part)
-    half_q = reads(kind, params, verdict, half, protocol, part)
+    full_q = reads(kind, params, verdict, ev, part)
+    half_q = reads(kind, params, verdict, half, part)
     if not full_q:
         rec["why"] = "the evidence names no quantity that the doubling test can read"
         return rec
@@ -227,7 +215,7 @@ def test(kind: str, params: dict, verdict: str, ev: dict, half: Optional[dict], 
         # resolution); a second part in the unit of gains over the room left
         apart = what == MODEL and kind in ("trend", "no_gain") or what == PART or name in (ev.get("held_models") or {})
         s = own[what] if apart else sesoi
-        m = move(values, half_q.get(name, ({},))[0], DEFAULT_RESOLUTION if apart else resolution, strict=protocol >= 5)
+        m = move(values, half_q.get(name, ({},))[0], DEFAULT_RESOLUTION if apart else resolution)
         rec["moves"][name] = {**m, "direction": direction, "holds": _holds(m, direction, s), "kind": what,
                               **({"sesoi": s} if s != sesoi else {})}
     rec["held_by"] = [k for k, m in rec["moves"].items() if not m["holds"]]

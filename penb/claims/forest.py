@@ -13,9 +13,14 @@ never a descriptive bootstrap. Points and bars take the verdict's colour and mar
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Optional
 
+from penb.claims.catalog import get
+from penb.claims.display import VERDICT_COLORS, VERDICT_MARKERS, figure_of
+from penb.claims.sources import BEYOND, HANSEN, IRIE, MORITA
 from penb.store import atomic
+
 
 SYMLOG_ABOVE = 12.0     # beyond this |effect / SESOI| the axis turns logarithmic (linear within +-2)
 
@@ -26,16 +31,12 @@ def _finite(x) -> bool:
 
 def source_name(source: str) -> str:
     """'Morita', 'Irie', 'Hansen', or "the book's own hypotheses" for a claim's ``source``."""
-    from penb.claims.sources import BEYOND, HANSEN, IRIE, MORITA
-
     return {MORITA: "Morita", IRIE: "Irie", HANSEN: "Hansen", BEYOND: "the book's own hypotheses"}.get(
         source, source)
 
 
 def label(r: dict) -> str:
     """A row's label: the claim key without its text's prefix, '(no gain)' where the claim is an absence."""
-    from penb.claims.catalog import get
-
     c = get(r["key"])
     name = r["key"].split(".", 1)[-1]
     return name + (" (no gain)" if c.rule is not None and c.rule.kind == "no_gain" else "")
@@ -45,8 +46,6 @@ def forest_rows(table: list[dict]) -> list[dict]:
     """The rows a forest plot can draw: graded claims whose verdict stored a finite effect and a positive
     SESOI, with ``x`` = effect / SESOI and ``x_lo``, ``x_hi`` (None where the interval is undefined), in
     registry order within each text."""
-    from penb.claims.display import figure_of
-
     out = []
     for r in table:
         d = r.get("detail") or {}
@@ -65,11 +64,10 @@ def forest_rows(table: list[dict]) -> list[dict]:
 def forest(rows: list[dict], width: float = 7.4):
     """Figure: one row per entry of ``rows`` (from :func:`forest_rows`), grouped under a bold header per
     text, a thin line between figures; x = effect / SESOI with its interval; 0 and 1 drawn as lines."""
+    # deferred: matplotlib is heavy, and penb.claims (which every chapter and the CLI import) draws only here
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FuncFormatter
-
-    from penb.claims.display import VERDICT_COLORS, VERDICT_MARKERS
 
     if not rows:
         raise ValueError("a forest plot needs at least one row with an effect")
@@ -122,8 +120,7 @@ def forest(rows: list[dict], width: float = 7.4):
 def save(rows: list[dict], path) -> Optional[str]:
     """Draw :func:`forest` of ``rows`` into ``path`` (SVG, reproducible: no date, fixed ids); returns the file
     name, or None (and no file) when there is no row to draw."""
-    from pathlib import Path
-
+    # deferred: matplotlib is heavy (see forest)
     import matplotlib
     import matplotlib.pyplot as plt
 

@@ -2,8 +2,8 @@
 
 Every rule reads *evidence* that a chapter computed from its runs, one number per seed (the seed is the
 independent unit; sequences of one seed are not independent draws of the effect), and returns a
-:class:`Grade`. The vocabulary is fixed (:data:`VERDICTS`). Grading protocol :data:`PROTOCOL` (the history is
-:data:`PROTOCOLS`; earlier protocols are kept so that their verdicts can be shown beside the new ones):
+:class:`Grade`. The vocabulary is fixed (:data:`VERDICTS`). The code grades under one protocol, the one in force
+(:data:`PROTOCOL`); earlier protocols' verdicts are a committed table (:mod:`penb.claims.history`), not code:
 
 * intervals over seeds are Student-t intervals of the mean (``scipy.stats``), which keep their level at
   3-10 seeds where the per-seed values (for a paired rule: the per-seed differences) are roughly normal;
@@ -19,9 +19,8 @@ independent unit; sequences of one seed are not independent draws of the effect)
   valid seeds, or a control failed;
 * ``not tested``: no chapter tests the claim, or not at this preset.
 
-Rules (:data:`RULES`): ``better``, ``level``, ``no_gain``, ``gain_vs_reference``, ``trend``, ``close``, ``check``; protocol
-3's equivalence test for ``no_gain``, gains over the room left and "at least as well" controls:
-:mod:`penb.claims.margins`.
+Rules (:data:`RULES`): ``better``, ``level``, ``no_gain``, ``gain_vs_reference``, ``trend``, ``close``, ``check``; the
+equivalence test for ``no_gain``, gains over the room left and "at least as well" controls: :mod:`penb.claims.margins`.
 """
 from __future__ import annotations
 
@@ -31,13 +30,12 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from penb.claims.intervals import (ALPHA, DEFAULT_SESOI, POWER, PRACTICAL_SEEDS,  # noqa: F401
-                                  bootstrap_interval, needed_text, seed_interval, seeds_needed, t_interval)
-from penb.claims.margins import at_least, equivalence, raw_gains, room_left
+from penb.claims.intervals import (ALPHA, DEFAULT_SESOI, POWER, PRACTICAL_SEEDS, bootstrap_interval,  # noqa: F401
+                                   needed_text, seed_interval, seeds_needed, t_interval)
+from penb.claims.margins import at_least, equivalence, room_left
 from penb.claims.outcomes import (DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, NOT_TESTED, REPRODUCED,  # noqa: F401
                                   VERDICTS, _agree_needed, _detail, _summary, fmt)
 from penb.claims.protocol import PROTOCOL, PROTOCOLS  # noqa: F401
-
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,6 @@ class Grade:
     reason: str
     evidence: dict = field(default_factory=dict)
     detail: dict = field(default_factory=dict)        # effect, interval, SESOI, seeds needed (comparisons)
-    previous: dict = field(default_factory=dict)      # the verdict under the earlier protocol(s), for the record
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -102,7 +99,7 @@ def _paired(ev: dict, p: dict) -> dict:
 
 
 def _absent_or_open(s: dict, p: dict, why: str) -> tuple[str, str, dict]:
-    """Protocol 2's outcome for an effect not shown: not reproduced when the interval excludes the smallest
+    """The outcome for an effect not shown: not reproduced when the interval excludes the smallest
     effect of interest (or lies below 0), else inconclusive with the seeds that would decide it."""
     sesoi = p.get("sesoi", DEFAULT_SESOI)
     if s["hi"] < 0:
@@ -130,10 +127,6 @@ def better(ev: dict, p: dict) -> tuple:
         return REPRODUCED, ours, "seed-level interval above 0 and enough seeds agree", _detail(s, p)
     why = "the seed-level interval includes 0" if s["lo"] <= 0 else \
         f"only {s['agree']} of {s['n']} seeds agree (needs {s['need']})"
-    if p.get("protocol", PROTOCOL) == 1:
-        if s["hi"] < 0:
-            return NOT_REPRODUCED, ours, "the opposite holds: the seed-level interval is below 0", _detail(s, p)
-        return NOT_REPRODUCED, ours, f"no effect shown: {why}", _detail(s, p)
     verdict, reason, detail = _absent_or_open(s, p, why)
     return verdict, ours, reason, detail
 
@@ -160,13 +153,12 @@ def level(ev: dict, p: dict) -> tuple:
 
 
 def no_gain(ev: dict, p: dict) -> tuple:
-    """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than ``margin`` (protocols 2-3:
-    the claim's smallest effect of interest); if the control is clearly worse than ``b`` it failed as a control
+    """``a`` (a control, e.g. double vanilla) does not improve on ``b`` by more than the claim's smallest effect of
+    interest (``sesoi``, else ``margin``); if the control is clearly worse than ``b`` it failed as a control
     (inconclusive), unless ``control`` is False (a null claim such as "no advantage", which ``a`` far below ``b``
     also satisfies). With ``gate_b``, ``b`` at the evidence's ``baseline`` (nothing learned) is inconclusive too.
-    Protocol 3 grades it as an equivalence (:func:`~penb.claims.margins.equivalence`, ``two_sided`` optional)."""
-    v1 = p.get("protocol", PROTOCOL) == 1
-    margin = p.get("margin", DEFAULT_SESOI) if v1 else p.get("sesoi", p.get("margin", DEFAULT_SESOI))
+    Graded as an equivalence (:func:`~penb.claims.margins.equivalence`, ``two_sided`` optional)."""
+    margin = p.get("sesoi", p.get("margin", DEFAULT_SESOI))
     gate = _gate({**ev, "baseline": None}, p)
     base = ev.get("baseline") if p.get("gate_b") else None
     if gate is None and base is not None and float(np.mean(ev["b"])) <= base + p.get("baseline_margin", 0.02):
@@ -181,33 +173,23 @@ def no_gain(ev: dict, p: dict) -> tuple:
     if p.get("control", True) and s["hi"] < -margin:
         return INCONCLUSIVE, ours, (f"the control is far below {ev.get('b_name', 'b')} (interval under -{margin}): "
                                     "it fails as a control, so 'no gain' says nothing"), detail
-    if p.get("protocol", PROTOCOL) >= 3:
-        return equivalence(s, p, margin, ours, detail)
-    if s["lo"] > 0 and s["agree"] >= s["need"]:
-        return NOT_REPRODUCED, ours, "the control gains: interval above 0 and enough seeds agree", detail
-    if s["hi"] <= margin:
-        return REPRODUCED, ours, f"no gain: the interval stays below +{margin}", detail
-    if v1:
-        return INCONCLUSIVE, ours, f"too noisy to exclude a gain of {margin}", detail
-    n, words = needed_text(s["n"], s["sd"], margin)
-    return (INCONCLUSIVE, ours, f"not shown with {s['n']} seeds at this preset (too noisy to exclude a gain of "
-            f"{margin}); {words}", {**detail, "seeds_needed": n})
+    return equivalence(s, p, margin, ours, detail)
 
 
 def gain_vs_reference(ev: dict, p: dict) -> tuple:
     """Two-part claim: ``a`` beats ``b`` (as :func:`better`), and that gain is ``relation`` ("smaller" or
     "larger") than ``ref_gain`` (per-seed gains of the reference comparison, paired by seed). Only the
-    first part holding gives direction only. Protocol 3 compares the gains over the room left and can say
+    first part holding gives direction only. The gains are compared over the room left, which can say
     "not reproduced" (:func:`~penb.claims.margins.room_left`; the evidence adds ``ref_b``)."""
     first, ours, why, detail = better(ev, p)
     if first not in (REPRODUCED, DIRECTION):
         return first, ours, why, detail
-    return (room_left if p.get("protocol", PROTOCOL) >= 3 else raw_gains)(ev, p, first, ours, detail)
+    return room_left(ev, p, first, ours, detail)
 
 
 def trend(ev: dict, p: dict) -> tuple:
     """The per-seed gap (``gaps``: seeds x x-values) grows with ``x`` (slope of a least-squares line per
-    seed, against log2 x when ``log2``): interval of the mean slope above 0 and (protocol 2) at least
+    seed, against log2 x when ``log2``): interval of the mean slope above 0 and at least
     ``min_agree`` of the seeds' slopes positive."""
     gaps = np.asarray(ev["gaps"], float)
     if gaps.ndim != 2 or gaps.shape[0] < p.get("min_seeds", 3) or gaps.shape[1] < 3:
@@ -218,10 +200,6 @@ def trend(ev: dict, p: dict) -> tuple:
             f", positive in {s['agree']}/{s['n']} seeds")
     if ev.get("diverged"):
         return INCONCLUSIVE, ours, "diverged runs", _detail(s, p)
-    if p.get("protocol", PROTOCOL) == 1:
-        if s["lo"] > 0:
-            return REPRODUCED, ours, "the gap grows: interval of the slope above 0", _detail(s, p)
-        return NOT_REPRODUCED, ours, "no growth of the gap shown (interval includes 0 or is below)", _detail(s, p)
     if s["lo"] > 0 and s["agree"] >= s["need"]:
         control = _trend_control(ev, p, x)
         if control:
@@ -234,14 +212,14 @@ def trend(ev: dict, p: dict) -> tuple:
 
 
 def _trend_control(ev: dict, p: dict, x: np.ndarray) -> Optional[tuple[str, str]]:
-    """Protocol 3: a rising line that a control shows as much (``control_gaps``, same seeds and x; e.g. the PE
+    """A rising line that a control shows as much (``control_gaps``, same seeds and x; e.g. the PE
     model's decline beside the vanilla one's) is not specific to the claim's model. Returns (more words for
     ``ours``, reason) when the control rises as much, else None."""
-    if p.get("protocol", PROTOCOL) < 3 or ev.get("control_gaps") is None:
+    if ev.get("control_gaps") is None:
         return None
     own = np.polyfit(x, np.asarray(ev["gaps"], float).T, 1)[0]
     other = np.polyfit(x, np.asarray(ev["control_gaps"], float).T, 1)[0]
-    mean, lo, hi = seed_interval(own - other, protocol=p.get("protocol", PROTOCOL))
+    mean, lo, hi = seed_interval(own - other)
     name = ev.get("control_name", "the control")
     more = f"; minus {name}'s slope: {fmt(mean, lo, hi, 4)}"
     if lo > 0:
@@ -279,12 +257,9 @@ RULES: dict[str, Callable[[dict, dict], tuple[str, str, str]]] = {
 COMPARATIVE = ("better", "level", "no_gain", "gain_vs_reference", "trend")     # the rules that take a SESOI
 
 
-def sesoi_of(rule: Rule, sesoi: Optional[float], evidence: dict, protocol: int = PROTOCOL) -> Optional[float]:
-    """The smallest effect of interest a rule reads on ``evidence`` under ``protocol``: the claim's, or for a
-    trend whose claim states it over the span tested (``sesoi_over_span``: a widening of ``sesoi`` across the
-    x-values), per unit of x; an earlier protocol's value where the rule keeps it (``sesoi_before_p5``)."""
-    if protocol < 5 and rule.params.get("sesoi_before_p5") is not None:
-        return rule.params["sesoi_before_p5"]
+def sesoi_of(rule: Rule, sesoi: Optional[float], evidence: dict) -> Optional[float]:
+    """The smallest effect of interest a rule reads on ``evidence``: the claim's, or for a trend whose claim states
+    it over the span tested (``sesoi_over_span``: a widening of ``sesoi`` across the x-values), per unit of x."""
     if sesoi is None or not rule.params.get("sesoi_over_span") or len(evidence.get("x") or ()) < 2:
         return sesoi
     x = np.asarray(evidence["x"], float)
@@ -292,15 +267,13 @@ def sesoi_of(rule: Rule, sesoi: Optional[float], evidence: dict, protocol: int =
     return sesoi / span if span > 0 else sesoi
 
 
-def apply(rule: Rule, evidence: dict[str, Any], protocol: int = PROTOCOL,
-          sesoi: Optional[float] = None, resolution: Optional[float] = None) -> tuple[str, str, str, dict]:
-    """(verdict, ours, reason, detail) of ``rule`` on ``evidence`` under ``protocol``, with the claim's
-    smallest effect of interest ``sesoi`` (comparative rules); ``detail`` holds the effect, its interval and
-    the seeds needed where the rule computed them. ``resolution`` (protocol 5): the step of a discrete measure,
-    which no seed-level interval is narrower than on either side of its mean."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown grading protocol {protocol!r}; known: {sorted(PROTOCOLS)}")
-    params = {**rule.params, "protocol": protocol, **({"sesoi": sesoi} if sesoi is not None else {}),
-              **({"resolution": resolution} if resolution and protocol >= 5 else {})}
+def apply(rule: Rule, evidence: dict[str, Any], sesoi: Optional[float] = None,
+          resolution: Optional[float] = None) -> tuple[str, str, str, dict]:
+    """(verdict, ours, reason, detail) of ``rule`` on ``evidence``, with the claim's smallest effect of interest
+    ``sesoi`` (comparative rules); ``detail`` holds the effect, its interval and the seeds needed where the rule
+    computed them. ``resolution``: the step of a discrete measure, which no seed-level interval is narrower than on
+    either side of its mean."""
+    params = {**rule.params, **({"sesoi": sesoi} if sesoi is not None else {}),
+              **({"resolution": resolution} if resolution else {})}
     out = RULES[rule.kind](evidence, params)
     return (*out, {}) if len(out) == 3 else out

@@ -17,10 +17,15 @@ import ast
 import csv
 import io
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Iterable, Optional
 
+from penb.claims import archives
+from penb.claims.outcomes import VERDICTS
+from penb.claims.protocol import PROTOCOL, PROTOCOLS
 from penb.store import atomic, paths
+
 
 TABLE = paths.REPO / "penb" / "claims" / "protocol_history.csv"
 COLUMNS = ("source", "chapter", "preset", "claim", "protocol", "verdict", "commit")
@@ -46,8 +51,6 @@ def rows_of(grades: dict, source: str, commit: str) -> list[dict]:
 
 def from_archives(root: Optional[Path] = None) -> list[dict]:
     """The rows of every archived execution under ``root`` (default ``book/archived``; long-run state skipped)."""
-    from penb.claims import archives
-
     out = []
     for folder in archives.folders(root):
         man = json.loads((folder / "manifest.json").read_text())
@@ -94,3 +97,59 @@ def verdict(rows: list[dict], source: str, claim: str, protocol: int) -> Optiona
         if r["source"] == source and r["claim"] == claim and r["protocol"] == protocol:
             return r["verdict"]
     return None
+
+
+SHORT = {"reproduced": "R", "direction only": "D", "not reproduced": "N", "inconclusive": "I", "not tested": "-"}
+
+
+def section(table: list[dict], papers: list[dict], summary: list[str]) -> list[str]:
+    """The scorecard's grading-protocol section: the protocol in force, ``summary`` (what its tests made of this
+    build), every protocol's text, the quick build's and the archives' verdicts under each protocol as the committed
+    table holds them, and every claim's verdict under each protocol (folded). ``table``: the build's rows
+    (``penb.claims.scorecard.rows``); ``papers``: those the headline counts."""
+    recorded = read()                   # every protocol's verdicts as committed (issue 66)
+
+    def earlier(r, v):
+        """Protocol ``v``'s verdict of this claim's quick build, as the committed table holds it (None if it
+        holds none: the code grades under the protocol in force only)."""
+        return verdict(recorded, "quick", r["key"], v)
+
+    lines = ["## Grading protocol", "", f"This build grades under **protocol {PROTOCOL}**, the only one in the code; "
+             "earlier protocols' verdicts are the committed table `penb/claims/protocol_history.csv`, each with the "
+             "commit that graded it.", "", *summary, "", "History:", ""]
+    lines += [f"* protocol {v}: {text}" for v, text in sorted(PROTOCOLS.items())]
+    commits = sorted({r["commit"] for r in recorded if r["source"] == "quick" and r["protocol"] != PROTOCOL})
+    for v in sorted(PROTOCOLS):
+        if v != PROTOCOL:
+            counts = Counter(earlier(r, v) for r in papers)
+            kept = sum(counts[w] for w in VERDICTS)
+            lines += ["", f"The quick build under protocol {v} (recorded): " +
+                      "; ".join(f"{counts.get(w, 0)} {w}" for w in VERDICTS) + f" ({kept} of {len(papers)} claims"
+                      + (f"; graded at {', '.join(c[:7] for c in commits)}" if commits else "") + ")."]
+    lines += archived_history(recorded)
+    lines += ["", "<details><summary>Every claim's verdict under each protocol</summary>", "",
+              "Short forms, so that every protocol fits the page: " + "; ".join(f"{a} {v}" for v, a in SHORT.items())
+              + "; a blank: not recorded.", "",
+              "| claim | " + " | ".join(f"p{v}" for v in sorted(PROTOCOLS)) + " |",
+              "|---|" + "---|" * len(PROTOCOLS)]
+    for r in table:
+        cells = [SHORT.get(earlier(r, v) if v != PROTOCOL else r["verdict"], " ") for v in sorted(PROTOCOLS)]
+        lines.append(f"| {r['key']} | " + " | ".join(cells) + " |")
+    return lines + ["", "</details>", ""]
+
+
+def archived_history(recorded: list[dict]) -> list[str]:
+    """Each archived execution's verdicts under each protocol it recorded, counted (this table's rows)."""
+    sources = sorted({r["source"] for r in recorded if r["source"] != "quick"})
+    if not sources:
+        return []
+    lines = ["", "The archived executions' verdicts under each protocol they recorded (" +
+             "; ".join(f"{a} {v}" for v, a in SHORT.items()) + "; `penb/claims/protocol_history.csv`, with the "
+             "commit that graded each):", "",
+             "| archive | protocol | " + " | ".join(SHORT.values()) + " |", "|---|---|" + "---|" * len(SHORT)]
+    for src in sources:
+        mine = [r for r in recorded if r["source"] == src]
+        for p in sorted({r["protocol"] for r in mine}):
+            counts = Counter(r["verdict"] for r in mine if r["protocol"] == p)
+            lines.append(f"| {src} | {p} | " + " | ".join(str(counts.get(v, 0)) for v in SHORT) + " |")
+    return lines

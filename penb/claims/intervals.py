@@ -1,11 +1,11 @@
-"""Intervals over seeds and the seeds a comparison needs (grading protocol 2, ``penb.claims.grading``).
+"""Intervals over seeds and the seeds a comparison needs (``penb.claims.grading``).
 
 * :func:`t_interval`: the Student-t interval of the mean over seeds, the protocol's interval. It keeps its
   level at 3-10 seeds for roughly normal per-seed values, and for paired differences of two variants with the
   same noise (a difference of two i.i.d. errors is symmetric even when each is skewed); ``tests/test_grading_
   coverage.py`` simulates it;
-* :func:`bootstrap_interval`: protocol 1's percentile bootstrap, kept to show protocol 1's verdicts, and the
-  chapters' descriptive bars (figures and summary tables), which are not graded;
+* :func:`bootstrap_interval`: a percentile bootstrap, for the chapters' descriptive bars (figures and summary
+  tables), which are not graded (protocol 1 graded with it; at 5 seeds it undercovers);
 * :func:`seeds_needed`: the seeds that 80% power at the 5% level would need for a true effect equal to the
   claim's smallest effect of interest, from the observed per-seed SD (noncentral t).
 """
@@ -15,9 +15,10 @@ import math
 from typing import Optional, Sequence
 
 import numpy as np
+from scipy import stats
 
-from penb.claims.protocol import PROTOCOL
 from penb.sizing import POWER
+
 
 DEFAULT_SESOI = 0.02             # the smallest effect of interest where a text states no gap (claim's unit)
 # protocol 5: the step below which the book tells no two values of a trained model's measure apart, where neither
@@ -46,8 +47,6 @@ PRACTICAL_SEEDS = 30             # beyond this many seeds, a preset of larger sc
 
 def t_quantile(n: int, confidence: Optional[float] = None) -> float:
     """The two-sided Student-t quantile of a ``confidence`` (default :data:`LEVEL`) interval over ``n`` seeds."""
-    from scipy import stats
-
     return float(stats.t.ppf(0.5 + (LEVEL if confidence is None else confidence) / 2, n - 1))
 
 
@@ -66,10 +65,8 @@ def t_interval(values: Sequence[float], confidence: Optional[float] = None) -> t
 
 def bootstrap_interval(values: Sequence[float], confidence: float = 0.95, n_resamples: Optional[int] = 10_000,
                        seed: int = 0) -> tuple[float, float, float]:
-    """(mean, lo, hi) with a percentile bootstrap interval over seeds (``scipy.stats.bootstrap``): protocol 1's
-    interval, kept to show its verdicts. At 5 seeds its nominal 95% covers the mean in only about 85% of draws."""
-    from scipy import stats
-
+    """(mean, lo, hi) with a percentile bootstrap interval over seeds (``scipy.stats.bootstrap``), for descriptive
+    bars only: at 5 seeds its nominal 95% covers the mean in only about 85% of draws."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return math.nan, math.nan, math.nan
@@ -80,12 +77,9 @@ def bootstrap_interval(values: Sequence[float], confidence: float = 0.95, n_resa
     return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
-def seed_interval(values: Sequence[float], confidence: Optional[float] = None, seed: int = 0,
-                  protocol: int = PROTOCOL) -> tuple[float, float, float]:
-    """(mean, lo, hi) over seeds under ``protocol``: Student-t (2) or percentile bootstrap (1). The chapters'
+def seed_interval(values: Sequence[float], confidence: Optional[float] = None) -> tuple[float, float, float]:
+    """(mean, lo, hi) over seeds: the protocol's Student-t interval (:func:`t_interval`). The chapters'
     descriptive bars call :func:`bootstrap_interval` themselves, with their ``bootstrap`` resamples."""
-    if protocol == 1:
-        return bootstrap_interval(values, LEVEL if confidence is None else confidence, seed=seed)
     return t_interval(values, confidence)
 
 
@@ -94,8 +88,6 @@ def seeds_needed(sd: float, sesoi: float, power: float = POWER, alpha: float = A
     """The fewest seeds n for which a two-sided one-sample t-test at level ``alpha`` detects a true mean effect
     of ``sesoi`` with probability ``power``, when the per-seed SD is ``sd`` (noncentral t,
     ``scipy.stats.nct``); None when even ``cap`` seeds would not do (or ``sesoi`` is not positive)."""
-    from scipy import stats
-
     if not (sesoi > 0) or not math.isfinite(sd):
         return None
     if sd <= 0:

@@ -1,6 +1,5 @@
-"""Protocol 3's outcomes of the rules that compare an effect with a margin or with another effect (issue 28);
-:mod:`penb.claims.grading` calls them. Protocols 1 and 2 keep their outcomes (:func:`raw_gains` is theirs,
-moved here unchanged).
+"""The outcomes of the rules that compare an effect with a margin or with another effect (issue 28, protocol 3 on);
+:mod:`penb.claims.grading` calls them.
 
 * :func:`equivalence` (rule ``no_gain``): "no gain" is a claim of equivalence, so it is graded as one
   (the logic of two one-sided tests, TOST): *reproduced* when the seed-level interval of the gain lies
@@ -8,8 +7,8 @@ moved here unchanged).
   within ``(-margin, +margin)`` for a two-sided one (``two_sided``: "as good as, no better, no worse");
   *not reproduced* only when the interval lies wholly beyond the margin (a gain larger than the margin,
   or for a two-sided claim a loss larger than it); otherwise *inconclusive*, with the seeds that would
-  decide it. Protocol 2 called any interval above 0 "not reproduced", so a gain of +0.005 [+0.003,
-  +0.007] failed a claim whose margin is 0.02, though it is exactly what "no gain beyond 0.02" allows.
+  decide it. (Protocol 2 called any interval above 0 "not reproduced", so a gain of +0.005 [+0.003,
+  +0.007] failed a claim whose margin is 0.02, though it is exactly what "no gain beyond 0.02" allows.)
   The interval is the protocol's 95% one (each side a one-sided test at 2.5%), stricter than TOST's
   usual 90%; the seeds needed are those of a t-test at the margin, the case of a true gain of 0.
 * :func:`room_left` (the second part of rule ``gain_vs_reference``): the two gains are compared as
@@ -27,11 +26,10 @@ moved here unchanged).
   whose reference model sits within ``baseline_margin`` of the ceiling leaves no room to measure a gain
   in: *inconclusive*.
 * :func:`at_least` (a control of the validity gate, ``controls`` entry [value, trivial baseline,
-  reference]): a model that must have learned the task "at least as well as" a reference model. Protocols
-  1-2 asked for strictly more than the reference (the floor was reference - ``baseline_margin``, and the gate
-  adds ``baseline_margin`` back), so at the ceiling, where both sit near 1, noise decided. Protocol 3 asks
-  for non-inferiority with a margin: value >= reference - ``noninferiority`` (default ``baseline_margin``),
-  besides being above the trivial baseline.
+  reference]): a model that must have learned the task "at least as well as" a reference model: non-inferiority
+  with a margin, value >= reference - ``noninferiority`` (default ``baseline_margin``), besides being above the
+  trivial baseline. (Protocols 1-2 asked for strictly more than the reference, so at the ceiling, where both sit
+  near 1, noise decided.)
 """
 from __future__ import annotations
 
@@ -39,43 +37,23 @@ from typing import Optional
 
 import numpy as np
 
-from penb.claims.intervals import needed_text, seed_interval
-from penb.claims.outcomes import (DEFAULT_SESOI, DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, PROTOCOL, REPRODUCED,
-                                  _detail, _summary, fmt)
+from penb.claims.intervals import needed_text
+from penb.claims.outcomes import (DEFAULT_SESOI, DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, _detail, _summary,
+                                  fmt)
 
 
 def at_least(name: str, value: float, floor: float, reference: float, p: dict) -> tuple[Optional[str], float]:
     """(why the control fails or None, the trivial baseline the gate then checks ``value`` against) for a
     control that must do at least as well as ``reference``."""
-    margin = p.get("baseline_margin", 0.02)
-    if p.get("protocol", PROTOCOL) < 3:
-        return None, max(floor, reference - margin)            # protocols 1-2: strictly above the reference
-    tol = p.get("noninferiority", margin)
+    tol = p.get("noninferiority", p.get("baseline_margin", 0.02))
     if value >= reference - tol:
         return None, floor
     return (f"{name} ({value:.3g}) is more than {tol:g} below its reference ({reference:.3g}): it did not learn "
             "the task at least as well, so the comparison decides nothing"), floor
 
 
-def raw_gains(ev: dict, p: dict, first: str, ours: str, detail: dict) -> tuple:
-    """Protocols 1-2's second part of rule ``gain_vs_reference``: the raw gains, paired by seed; never
-    "not reproduced" (issue 28)."""
-    gain = np.asarray(ev["a"], float) - np.asarray(ev["b"], float)
-    ref = np.asarray(ev["ref_gain"], float)
-    m = min(len(gain), len(ref))
-    larger = p.get("relation", "smaller") == "larger"
-    d = (gain[:m] - ref[:m]) if larger else (ref[:m] - gain[:m])
-    mean, lo, hi = seed_interval(d, protocol=p.get("protocol", PROTOCOL))
-    word = "larger" if larger else "smaller"
-    ours += f"; this gain {'minus' if larger else 'below'} the reference gain: {fmt(mean, lo, hi)}"
-    if lo > 0:
-        return first, ours, f"the first part holds, and the gain is {word} than the reference (interval above 0)", \
-            detail
-    return DIRECTION, ours, f"the first part holds, but a {word} gain than the reference is not shown", detail
-
-
 def equivalence(s: dict, p: dict, margin: float, ours: str, detail: dict) -> tuple:
-    """Protocol 3's verdict of rule ``no_gain`` on the summary ``s`` of the per-seed gains (after the
+    """The verdict of rule ``no_gain`` on the summary ``s`` of the per-seed gains (after the
     rule's gate and its failed-control branch)."""
     two = bool(p.get("two_sided", False))
     inside = s["hi"] < margin and (not two or s["lo"] > -margin)
@@ -101,11 +79,11 @@ def gains_over_room(a, b, ceiling: float = 1.0) -> np.ndarray:
 
 
 def room_left(ev: dict, p: dict, first: str, ours: str, detail: dict) -> tuple:
-    """Protocol 3's second part of rule ``gain_vs_reference``, once the first part holds (``first``):
+    """The second part of rule ``gain_vs_reference``, once the first part holds (``first``):
     this gain against the reference gain (``ref_gain``, over the reference comparison's ``ref_b``), both
     over the room left, paired by seed."""
     if "ref_b" not in ev:
-        raise ValueError("protocol 3 compares gains over the room left: the evidence needs 'ref_b', the "
+        raise ValueError("gains are compared over the room left: the evidence needs 'ref_b', the "
                          "reference comparison's per-seed accuracy of the model its gain is measured from")
     ceiling, margin = p.get("ceiling", 1.0), p.get("baseline_margin", 0.02)
     b, ref_b = np.asarray(ev["b"], float), np.asarray(ev["ref_b"], float)

@@ -10,6 +10,7 @@ import numpy as np
 from penb.claims.intervals import DEFAULT_SESOI, no_narrower, seed_interval
 from penb.claims.protocol import PROTOCOL
 
+
 REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED = (
     "reproduced", "direction only", "not reproduced", "inconclusive", "not tested")
 VERDICTS = (REPRODUCED, DIRECTION, NOT_REPRODUCED, INCONCLUSIVE, NOT_TESTED)
@@ -26,9 +27,9 @@ def _agree_needed(n: int, fraction: float) -> int:
 
 
 def _summary(d: np.ndarray, p: dict, **more) -> dict:
-    """Mean, interval, sign agreement and SD of per-seed values ``d`` under the protocol in ``p``."""
-    mean, lo, hi = seed_interval(d, protocol=p.get("protocol", PROTOCOL), seed=p.get("bootstrap_seed", 0))
-    if len(d):                        # protocol 5: no narrower than the measure's resolution on either side
+    """Mean, interval, sign agreement and SD of per-seed values ``d``."""
+    mean, lo, hi = seed_interval(d)
+    if len(d):                        # no narrower than the measure's resolution on either side (protocol 5 on)
         lo, hi = no_narrower(mean, lo, hi, p.get("resolution"))
     return dict(diff=mean, lo=lo, hi=hi, agree=int((d > 0).sum()), n=len(d),
                 need=_agree_needed(len(d), p.get("min_agree", 0.8)),
@@ -38,4 +39,4 @@ def _summary(d: np.ndarray, p: dict, **more) -> dict:
 def _detail(s: dict, p: dict, needed: Optional[int] = None) -> dict:
     """What the scorecard draws and says of a comparison: effect, interval, SESOI, seeds, seeds needed."""
     return dict(effect=s["diff"], lo=s["lo"], hi=s["hi"], sesoi=p.get("sesoi", DEFAULT_SESOI), n=s["n"],
-                sd=s["sd"], seeds_needed=needed, protocol=p.get("protocol", PROTOCOL))
+                sd=s["sd"], seeds_needed=needed, protocol=PROTOCOL)

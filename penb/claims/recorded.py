@@ -6,6 +6,7 @@ this module, which imports neither.
 
 * :func:`grades_file`, :func:`collect` -- where a chapter's grades live, and all of them;
 * :func:`provenance_words`, :func:`scale_words` -- the runs and the scale behind a verdict, in words;
+* :func:`training_line`, :func:`doubling_line` -- what the protocol's tests made of a build's rows, counted;
 * :func:`training_state`, :func:`training_mark`, :func:`curves_svg` -- the training state of a comparison
   (protocol 3, :mod:`penb.claims.training`): its word, its mark beside the verdict, its learning curves.
 """
@@ -18,6 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
+from penb.claims.outcomes import VERDICTS
+from penb.claims.scale import FIELDS, show
 from penb.store import paths
 
 
@@ -47,8 +50,6 @@ def provenance_words(r: dict) -> str:
 
 def scale_words(r: dict) -> str:
     """'graded at vocabulary 32, length 16, ...; the text's: ...', with the smaller fields said in words."""
-    from penb.claims.scale import FIELDS, show
-
     if not r.get("scale"):
         return ""
     names = {"vocab": "vocabulary", "length": "length", "hidden": "hidden", "updates": "updates"}
@@ -168,3 +169,46 @@ def curves_svg(t: Optional[dict], width: int = 300, height: int = 70) -> str:
     return (f'<svg class="penb-curves" role="img" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}"><title>{html.escape(title)}</title>{frame}{"".join(lines)}'
             f'{"".join(legend)}</svg>')
+
+
+def training_line(table: list[dict]) -> str:
+    """The texts' comparative verdicts counted by their models' training state (protocol 3's rise criterion,
+    recorded beside each verdict): those on trained models apart from the rest."""
+    by = {}
+    for r in table:
+        state = training_state(r.get("detail")) if r["verdict"] != "not tested" else ""
+        if state:
+            by.setdefault(state, Counter())[r["verdict"]] += 1
+    if not by:
+        return "No comparison of the texts' claims was graded in this build."
+    total = sum(sum(c.values()) for c in by.values())
+    parts = [f"**{state}** ({sum(c.values())}): " + "; ".join(f"{c[v]} {v}" for v in VERDICTS if c.get(v))
+             for state, c in sorted(by.items(), key=lambda kv: ("trained", "still learning").index(kv[0])
+                                    if kv[0] in ("trained", "still learning") else 2)]
+    share = sum(by.get("trained", Counter()).values()) / total
+    return (f"**Comparisons by their models' training state** ({total} of the texts' claims graded by a "
+            f"comparison; {share:.0%} on trained models by protocol 3's rise criterion): " + " | ".join(parts) +
+            ". Under protocol 3 a claim about trained models on models still learning was inconclusive; since "
+            "protocol 4 the doubling test decides instead, and the state is shown, not used.")
+
+
+def doubling_line(table: list[dict]) -> str:
+    """How many of the texts' claims about trained models the doubling test settled, and how the rest stand (moved
+    by doubling, or no runs at half the budget), then what the horizon made of those it let stand."""
+    graded = [r for r in table if r["verdict"] != "not tested" and (r.get("detail") or {}).get("doubling")]
+    if not graded:
+        return "No claim about trained models was graded in this build."
+    by = Counter(doubling_state(r["detail"]) for r in graded)
+    models = sum(any(r["detail"]["doubling"]["moves"][q].get("kind") == "model"
+                     for q in r["detail"]["doubling"].get("held_by") or ()) for r in graded)
+    horizon = [r["detail"]["horizon"] for r in graded if r["detail"].get("horizon")]
+    reach = sum(bool(h.get("decided")) for h in horizon)
+    one = sum("one doubling only" in (h.get("why") or "") for h in horizon)
+    line6 = (f" **The horizon** read the {len(horizon)} verdicts the doubling test let stand at the texts' own "
+             f"budgets: {reach} hold there; {len(horizon) - reach} inconclusive ({one} of them with one doubling "
+             f"only, no runs at N/4)." if horizon else " **The horizon** had no settled verdict to read.")
+    return (f"**The doubling test** ({len(graded)} of the texts' claims about trained models graded): "
+            f"{by.get(True, 0)} settled, their verdicts decided; {by.get(False, 0)} moved by more than their "
+            f"smallest effect when the updates doubled, so inconclusive ({models} of them because a compared model "
+            f"still moved); {by.get(None, 0)} without runs at half the budget, so inconclusive." + line6
+            + not_doubled_words(table))

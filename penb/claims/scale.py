@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
+from penb.claims.sources import BEYOND
+from penb.preflight import largest
+from penb.presets import table
+
+
 FIELDS = ("vocab", "length", "hidden", "updates")
 CORES = ("gru", "lstm", "s4d", "transformer")
 
@@ -29,8 +34,6 @@ def _core(key: str) -> Optional[str]:
 
 def _from_values(values: Mapping[str, Any], key: str) -> dict:
     """Scale fields read from a chapter's values: per core where the claim names one."""
-    from penb.preflight import largest
-
     core = _core(key)
     vocab = values.get(f"{core}_vocab") if core else None
     steps = (values.get("per_core") or {}).get(core, {}).get("steps") if core else None
@@ -52,13 +55,9 @@ def published_scale(claim) -> dict:
     """The scale the text made ``claim`` at ({} for the book's own hypotheses, claims with no chapter and texts
     that state none, :data:`NO_SCALE`). A per-model mapping in ``extra`` (``{"gru": 64, ...}``) gives the
     claim's own model's value."""
-    from penb.claims.sources import BEYOND
-
     if claim.source == BEYOND or not claim.chapter or claim.key.split(".")[0] in NO_SCALE:
         return {}
     try:
-        from penb.presets import table
-
         out = _from_values(table(claim.chapter)["paper"], claim.key)
     except (ValueError, KeyError):
         out = {}

@@ -16,9 +16,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
-from penb.claims import history
+from penb.claims import archives, history, to_decide, training
+from penb.claims.archives import section as archived
+from penb.claims.catalog import get, graded
+from penb.claims.display import CSS, VERDICT_COLORS, badge, esc, head, row_cells, text_color
+from penb.claims.forest import forest_rows, save, source_name
+from penb.claims.grading import NOT_TESTED, PROTOCOL, VERDICTS
+from penb.claims.outcomes import DECIDED
+from penb.claims.recorded import (collect, curves_svg, doubling_line, doubling_words, grades_file,  # noqa: F401
+                                  provenance_words, scale_words, training_line)
+from penb.claims.scale import graded_scale, smaller
+from penb.claims.sources import BEYOND
+from penb.device import resolve_device
 from penb.store import atomic, paths
-from penb.claims.recorded import collect, grades_file, provenance_words, scale_words  # noqa: F401
 
 
 def _steps(cfg) -> object:
@@ -51,15 +61,12 @@ def _device(name) -> Optional[str]:
     """The device a config ran on ("auto" resolved), or None."""
     if not name:
         return None
-    from penb.device import resolve_device
 
     return resolve_device(name).type
 
 
 def record(g, cfg=None, **provenance) -> None:
     """Keep grade ``g`` for the scorecard, with the preset, device, seeds and steps behind it."""
-    from penb.claims.catalog import get
-
     claim = get(g.claim)
     chapter = getattr(cfg, "chapter", "") or claim.chapter or "unknown"
     prov = {}
@@ -68,14 +75,12 @@ def record(g, cfg=None, **provenance) -> None:
         prov = {"preset": cfg.preset, "device": _device(cfg.get("device")), "seeds": seeds,
                 "steps": _steps(cfg), "precision": _precision(cfg)}
     prov.update(provenance)
-    from penb.claims.grading import PROTOCOL
-    from penb.claims.scale import graded_scale, smaller
 
     scale = graded_scale(g.claim, cfg, provenance)
     path = grades_file(chapter)
     data = json.loads(path.read_text()) if path.exists() else {}
     data[g.claim] = {"verdict": g.verdict, "ours": g.ours, "reason": g.reason, "chapter": chapter, **prov,
-                     "protocol": PROTOCOL, "detail": g.detail, "previous": g.previous, "scale": scale,
+                     "protocol": PROTOCOL, "detail": g.detail, "scale": scale,
                      "claim_scale": claim.scale, "smaller_scale": smaller(scale, claim.scale)}
     atomic.write_json(path, data)
 
@@ -87,9 +92,6 @@ def clear(chapter: str, out_dir: Optional[Path] = None) -> None:
 
 def rows(out_dir: Optional[Path] = None) -> list[dict]:
     """One row per graded claim of the registry (settings excluded), with this build's verdict."""
-    from penb.claims.catalog import graded
-    from penb.claims.grading import NOT_TESTED
-
     found = collect(out_dir)
     out = []
     for c in graded():
@@ -124,10 +126,6 @@ def _md(text) -> str:
 
 def _bars(table: list[dict]) -> list[str]:
     """Counts of each verdict per text as small stacked bars (HTML), with a legend of the badges."""
-    from penb.claims.grading import VERDICTS
-    from penb.claims.display import VERDICT_COLORS, badge, esc, text_color
-    from penb.claims.forest import source_name
-
     out = ['<div class="penb-bars">']
     for source in dict.fromkeys(r["source"] for r in table):
         counts = Counter(r["verdict"] for r in table if r["source"] == source)
@@ -144,12 +142,6 @@ def _bars(table: list[dict]) -> list[str]:
 
 def _row(r: dict) -> list[str]:
     """One claim: its line (where, short phrase, paper, ours, interval, badge) and, folded, the rest."""
-    from penb.claims import training
-    from penb.claims.catalog import get
-    from penb.claims.display import esc, row_cells
-    from penb.claims import to_decide
-    from penb.claims.recorded import curves_svg, doubling_words
-
     c = get(r["key"])
     cells, titles = row_cells(c, r["verdict"], r.get("ours"), r.get("detail"))
     spans = "".join(f'<span title="{esc(t)}">{x}</span>' for x, t in zip(cells, titles))
@@ -176,65 +168,11 @@ def _row(r: dict) -> list[str]:
     return lines + ([svg, ""] if svg else []) + ["</div></details>", ""]
 
 
-def training_line(table: list[dict]) -> str:
-    """The texts' comparative verdicts counted by their models' training state (protocol 3, kept beside
-    protocol 4): those on trained models apart from the rest."""
-    from penb.claims.grading import VERDICTS
-    from penb.claims.recorded import training_state
-
-    by = {}
-    for r in table:
-        state = training_state(r.get("detail")) if r["verdict"] != "not tested" else ""
-        if state:
-            by.setdefault(state, Counter())[r["verdict"]] += 1
-    if not by:
-        return "No comparison of the texts' claims was graded in this build."
-    total = sum(sum(c.values()) for c in by.values())
-    parts = [f"**{state}** ({sum(c.values())}): " + "; ".join(f"{c[v]} {v}" for v in VERDICTS if c.get(v))
-             for state, c in sorted(by.items(), key=lambda kv: ("trained", "still learning").index(kv[0])
-                                    if kv[0] in ("trained", "still learning") else 2)]
-    share = sum(by.get("trained", Counter()).values()) / total
-    return (f"**Comparisons by their models' training state** ({total} of the texts' claims graded by a "
-            f"comparison; {share:.0%} on trained models by protocol 3's rise criterion): " + " | ".join(parts) +
-            ". Under protocol 3 a claim about trained models on models still learning was inconclusive; protocols "
-            "4-5 ask the doubling test instead.")
-
-
-def doubling_line(table: list[dict]) -> str:
-    """Protocol 5: how many of the texts' claims about trained models the doubling test settled, and how the
-    rest stand (moved by doubling, or no runs at half the budget)."""
-    from penb.claims.recorded import doubling_state, not_doubled_words
-
-    graded = [r for r in table if r["verdict"] != "not tested" and (r.get("detail") or {}).get("doubling")]
-    if not graded:
-        return "No claim about trained models was graded in this build."
-    by = Counter(doubling_state(r["detail"]) for r in graded)
-    p4 = sum(bool((r["detail"].get("doubling_p4") or {}).get("decided")) for r in graded)
-    models = sum(any(r["detail"]["doubling"]["moves"][q].get("kind") == "model"
-                     for q in r["detail"]["doubling"].get("held_by") or ()) for r in graded)
-    horizon = [r["detail"]["horizon"] for r in graded if r["detail"].get("horizon")]
-    reach = sum(bool(h.get("decided")) for h in horizon)
-    one = sum("one doubling only" in (h.get("why") or "") for h in horizon)
-    line6 = (f" **The horizon** (protocols 6-7) read the {len(horizon)} verdicts the doubling test let stand at "
-             f"the texts' "
-             f"own budgets: {reach} hold there; {len(horizon) - reach} inconclusive ({one} of them with one "
-             f"doubling only, no runs at N/4)." if horizon else
-             " **The horizon** (protocols 6-7) had no settled verdict to read.")
-    return (f"**The doubling test** (protocol 5; {len(graded)} of the texts' claims about trained models graded): "
-            f"{by.get(True, 0)} settled, their verdicts decided; {by.get(False, 0)} moved by more than their "
-            f"smallest effect when the updates doubled, so inconclusive ({models} of them because a compared model "
-            f"still moved); {by.get(None, 0)} without runs at half the budget, so inconclusive. Protocol 4, which "
-            f"read the gap alone, settled {p4} of the same claims." + line6 + not_doubled_words(table))
-
-
 def at_a_glance(papers: list[dict], root: Optional[Path] = None) -> str:
     """One plain paragraph (issues 59 and 66): what this build decides and why the rest is open, what the archived
     executions add, where the long run for Fig. 2's headline stands, and what would decide the rest, read off the
     rows' own records and the committed archives (``root``: ``book/archived`` by default; no verdict word written
     here)."""
-    from penb.claims import archives
-    from penb.claims.outcomes import DECIDED
-
     decided = [r for r in papers if r["verdict"] in DECIDED]
     open_ = [r for r in papers if r["verdict"] == "inconclusive"]
     untested = sum(r["verdict"] == "not tested" for r in papers)
@@ -280,8 +218,6 @@ def at_a_glance(papers: list[dict], root: Optional[Path] = None) -> str:
 
 def _to_decide_words(trained: list[dict]) -> str:
     """' What would decide them: ...' from :mod:`penb.claims.to_decide`'s estimate of each undecided trained row."""
-    from penb.claims import to_decide
-
     est = [to_decide.estimate(r["detail"], (r.get("claim_scale") or {}).get("updates")) for r in trained]
     est = [e for e in est if e is not None]
     if not est:
@@ -302,11 +238,6 @@ def _to_decide_words(trained: list[dict]) -> str:
 def render(out_dir: Optional[Path] = None) -> str:
     """MyST markdown of the scorecard page: counts per text, the forest plot (where ``out_dir`` holds it),
     then one line per claim with its badge and its details folded, then the grading protocol."""
-    from penb.claims.grading import VERDICTS
-    from penb.claims.display import CSS, head
-    from penb.claims.forest import forest_rows, source_name
-    from penb.claims.sources import BEYOND
-
     table = rows(out_dir)
     papers = headline(table)
     counts = Counter(r["verdict"] for r in papers)
@@ -351,75 +282,19 @@ def render(out_dir: Optional[Path] = None) -> str:
         for r in part:
             lines += _row(r)
         lines += ["</div>", ""]
-    from penb.claims.archives import section as archived          # issue 36: GPU executions beside this build's
-    return "\n".join(lines + archived(table) + _protocol_section(table))
+    papers = headline(table)
+    return "\n".join(lines + archived(table) + history.section(
+        table, papers, [doubling_line(papers), "", training_line(papers)]))
 
 
 def headline(table: list[dict]) -> list[dict]:
     """The rows the headline counts read: the three texts' claims, less the exploratory ones (issue 49, item 4)."""
-    from penb.claims.sources import BEYOND
-
     return [r for r in table if r["source"] != BEYOND and not r.get("exploratory")]
-
-
-SHORT = {"reproduced": "R", "direction only": "D", "not reproduced": "N", "inconclusive": "I", "not tested": "-"}
-
-
-def _protocol_section(table: list[dict]) -> list[str]:
-    """The grading protocol in force, its history, and every claim's verdict under each protocol (folded)."""
-    from penb.claims.grading import VERDICTS
-    from penb.claims.grading import PROTOCOL, PROTOCOLS
-    from penb.claims.sources import BEYOND
-
-    recorded = history.read()                   # every protocol's verdicts as committed (issue 66)
-
-    def earlier(r, v):
-        return history.verdict(recorded, "quick", r["key"], v) or \
-            (r.get("previous") or {}).get(str(v), {}).get("verdict", r["verdict"])
-
-    lines = ["## Grading protocol", "", f"This build grades under **protocol {PROTOCOL}**.", "",
-             doubling_line(headline(table)), "", training_line(headline(table)), "", "History:", ""]
-    lines += [f"* protocol {v}: {text}" for v, text in sorted(PROTOCOLS.items())]
-    papers = headline(table)
-    for v in sorted(PROTOCOLS):
-        if v != PROTOCOL:
-            counts = Counter(earlier(r, v) for r in papers)
-            lines += ["", f"The same runs under protocol {v}: " +
-                      "; ".join(f"{counts.get(w, 0)} {w}" for w in VERDICTS) + f" ({len(papers)} claims)."]
-    lines += archived_history(recorded)
-    lines += ["", "<details><summary>Every claim's verdict under each protocol</summary>", "",
-              "Short forms, so that every protocol fits the page: " + "; ".join(f"{a} {v}" for v, a in SHORT.items())
-              + ".", "",
-              "| claim | " + " | ".join(f"p{v}" for v in sorted(PROTOCOLS)) + " |",
-              "|---|" + "---|" * len(PROTOCOLS)]          # (the seeds a decision needs: in each row above)
-    for r in table:
-        cells = [SHORT[earlier(r, v) if v != PROTOCOL else r["verdict"]] for v in sorted(PROTOCOLS)]
-        lines.append(f"| {r['key']} | " + " | ".join(cells) + " |")
-    return lines + ["", "</details>", ""]
-
-
-def archived_history(recorded: list[dict]) -> list[str]:
-    """Each archived execution's verdicts under each protocol it recorded, counted (``penb.claims.history``)."""
-    sources = sorted({r["source"] for r in recorded if r["source"] != "quick"})
-    if not sources:
-        return []
-    lines = ["", "The archived executions' verdicts under each protocol they recorded (" +
-             "; ".join(f"{a} {v}" for v, a in SHORT.items()) + "; `penb/claims/protocol_history.csv`, with the "
-             "commit that graded each):", "",
-             "| archive | protocol | " + " | ".join(SHORT.values()) + " |", "|---|---|" + "---|" * len(SHORT)]
-    for src in sources:
-        mine = [r for r in recorded if r["source"] == src]
-        for p in sorted({r["protocol"] for r in mine}):
-            counts = Counter(r["verdict"] for r in mine if r["protocol"] == p)
-            lines.append(f"| {src} | {p} | " + " | ".join(str(counts.get(v, 0)) for v in SHORT) + " |")
-    return lines
 
 
 def write_page(out_dir: Optional[Path] = None) -> Path:
     """Write ``scorecard.md`` and its forest plot into the executed folder (the first page after the
     introduction)."""
-    from penb.claims.forest import forest_rows, save
-
     out = Path(out_dir or paths.executed_dir())
     save(forest_rows(rows(out)), out / FOREST)
     return atomic.write_text(out / "scorecard.md", render(out))

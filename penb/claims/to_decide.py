@@ -24,8 +24,11 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from scipy import stats
+
 from penb.claims import horizon as horizon_test
 from penb.claims.intervals import ALPHA, POWER, PRACTICAL_SEEDS
+
 
 MIN_SEEDS = 3                      # the doubling test reads nothing on fewer (penb.claims.doubling)
 MAX_DOUBLINGS = 8                  # where a record names no horizon: at most 2^8 N
@@ -33,8 +36,6 @@ MAX_DOUBLINGS = 8                  # where a record names no horizon: at most 2^
 
 def move_sd(m: dict) -> float:
     """The per-seed SD behind a move's Student-t 95% interval ``m`` ({"lo", "hi", "n"}): half-width x sqrt(n) / t."""
-    from scipy import stats
-
     n = int(m["n"])
     if n < 2:
         return math.nan
@@ -44,8 +45,6 @@ def move_sd(m: dict) -> float:
 def pass_probability(mean: float, sd: float, n: int, sesoi: float, direction: str) -> float:
     """P(the 95% t interval of ``n`` normal per-seed moves, true mean ``mean`` and SD ``sd``, passes the doubling
     test): "shrink" needs lo > -sesoi, "grow" hi < +sesoi, "still" both (its lower bound p_lo + p_hi - 1)."""
-    from scipy import stats
-
     if n < 2:
         return 0.0
     crit = stats.t.ppf(1 - ALPHA / 2, n - 1)

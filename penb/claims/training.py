@@ -1,4 +1,5 @@
-"""The training state of a comparison (grading protocol 3): have the models a verdict rests on stopped improving?
+"""The training state of a comparison: have the models a verdict rests on stopped improving? (Protocol 3 gated
+verdicts on it; since protocol 4 the doubling test decides, and the state is shown beside each verdict.)
 
 The texts' claims are about trained models (Morita's PE models sit near 100% after 300,000 updates, the vanilla
 ones have flattened below them). A short preset grades the same claims on models early in training, where an
@@ -27,15 +28,17 @@ doubling adds, part of it the annealing's lift, so a model that rises a little a
 0.02 from more updates: the criterion errs towards "still learning", that is towards inconclusive.
 
 :func:`state` builds the record from a chapter's table of runs (a ``path`` column per run); :func:`combine` joins
-the cells of a trend; :func:`gate` is protocol 3's rule for a claim about trained models.
+the cells of a trend.
 """
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
+
 
 RISE_LIMIT = 0.02          # the protocol's default SESOI: a second-half gain above it means still learning
 TRAINED, LEARNING, UNKNOWN = "trained", "still learning", "not recorded"
@@ -95,8 +98,6 @@ def model_state(histories: list[Sequence[Mapping]], updates: Optional[int] = Non
 def histories_of(paths: Iterable) -> list[list[dict]]:
     """The training histories of the finished runs in folders ``paths`` (their ``result.json``; [] for a path
     that holds no run)."""
-    import json
-
     out = []
     for p in paths:
         f = Path(str(p)) / "result.json"
@@ -171,21 +172,3 @@ def words(t: Optional[dict]) -> str:
     unit = " nats" if t.get("metric") == "loss" else ""
     rises = ", ".join(f"{k} {m['rise']:+.3f}" for k, m in t["models"].items() if math.isfinite(m["rise"]))
     return f"{t['state']} at {t['updates']:,} updates (second-half rise: {rises}; limit {t['limit']:g}{unit})"
-
-
-def gate(verdict: str, reason: str, t: Optional[dict], scale: Optional[Mapping] = None) -> tuple[str, str]:
-    """Protocol 3 for a claim about trained models: a decided verdict (reproduced, direction only, not
-    reproduced) on models still learning becomes inconclusive, worded 'still learning at N updates', with what
-    would decide it; other verdicts, and verdicts on trained models, stand."""
-    from penb.claims.grading import DIRECTION, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-
-    if not t or t["state"] != LEARNING or verdict not in (REPRODUCED, DIRECTION, NOT_REPRODUCED):
-        return verdict, reason
-    paper = (scale or {}).get("updates")
-    more = f"; the text trains {paper:,}" if isinstance(paper, int) and paper > t["updates"] else ""
-    who = ", ".join(f"{k} {t['models'][k]['rise']:+.3f}" for k in t["learning"])
-    return INCONCLUSIVE, (f"still learning at {t['updates']:,} updates ({who} over the second half of training, "
-                          f"above the {t['limit']:g} limit): the rule alone would say '{verdict}' ({reason}), but "
-                          f"a claim about trained models is decided only by trained models. Deciding it needs "
-                          f"runs trained until that rise falls under {t['limit']:g}: more updates{more}, e.g. the "
-                          "gpu or paper preset")

@@ -18,10 +18,14 @@ items are picklable: the sweep passes a module-level function and plain dicts) a
 from __future__ import annotations
 
 import multiprocessing as mp  # noqa: F401 (executors.mp: the pool's start context, which tests replace)
+from pathlib import Path
 
+from penb.device import resolve_device
 from penb.executors.base import Executor, LocalExecutor
+from penb.executors.batched import BatchedExecutor
 from penb.executors.cost import ANCHOR_VOCAB, PAPER_STEP_S, READOUT_S, gpu_hours, step_seconds
 from penb.executors.pool import ProcessExecutor, RunFailed, _cost  # noqa: F401 (_cost: tested)
+from penb.store import paths
 
 __all__ = ["Executor", "LocalExecutor", "ProcessExecutor", "RunFailed", "SubmititExecutor", "EXECUTORS",
            "for_config", "make_executor", "gpu_hours", "step_seconds", "PAPER_STEP_S", "ANCHOR_VOCAB", "READOUT_S"]
@@ -44,29 +48,18 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
     * ``"submitit"``: a :class:`SubmititExecutor` (``cluster``, ``partition``, ``gpus_per_job``,
       ``time_limit_min``, ``array_parallelism`` from ``cfg``) whose folder is ``submitit/`` in the run store
       (``store``: the store's ``rnn`` folder when a sweep was pointed elsewhere; its parent holds it)."""
-    from pathlib import Path
-
-    from penb.store import paths
-    from penb.device import resolve_device
-
     name = cfg.get("executor", "auto")
     if name not in ("auto", "local", "process", "submitit", "batched"):
         raise ValueError(f"unknown executor {name!r}; valid: auto, local, process, submitit, batched")
     if name == "submitit":
-        from penb.executors.cluster import SubmititExecutor
-
         folder = (Path(store).parent if store is not None else paths.store_dir()) / "submitit"
-        return SubmititExecutor(folder, cluster=cfg["cluster"], partition=cfg["partition"],
-                                gpus_per_job=cfg["gpus_per_job"], time_limit_min=cfg["time_limit_min"],
-                                array_parallelism=cfg["array_parallelism"])
+        return _submitit(folder=folder, cluster=cfg["cluster"], partition=cfg["partition"],
+                         gpus_per_job=cfg["gpus_per_job"], time_limit_min=cfg["time_limit_min"],
+                         array_parallelism=cfg["array_parallelism"])
     if name == "batched":
-        from penb.executors.batched import BatchedExecutor
-
         return BatchedExecutor(cfg.batch_runs)
     cpu = resolve_device(cfg.device).type == "cpu"
     if name == "auto" and todo > 1 and cpu:
-        from penb.executors.batched import BatchedExecutor
-
         return BatchedExecutor(cfg.batch_runs, workers=cfg.workers, threads=1, desc=desc)
     if name == "process" or (name == "auto" and cfg.workers > 1 and todo > 1):
         return ProcessExecutor(cfg.workers, 1, desc=desc)
@@ -74,7 +67,7 @@ def for_config(cfg, desc: str = "runs", todo: int = 2, store=None) -> Executor:
 
 
 def _submitit(**options) -> Executor:
-    from penb.executors.cluster import SubmititExecutor
+    from penb.executors.cluster import SubmititExecutor   # deferred: submitit is optional (a GPU image may lack it)
 
     return SubmititExecutor(**options)
 
@@ -85,7 +78,7 @@ EXECUTORS = {"local": LocalExecutor, "process": ProcessExecutor, "submitit": _su
 def __getattr__(name: str):
     """``SubmititExecutor``, imported on first use: a GPU image without submitit can still run the other executors."""
     if name == "SubmititExecutor":
-        from penb.executors.cluster import SubmititExecutor
+        from penb.executors.cluster import SubmititExecutor   # deferred: submitit is optional (a GPU image may lack it)
 
         return SubmititExecutor
     raise AttributeError(f"module 'penb.executors' has no attribute {name!r}")

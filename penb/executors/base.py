@@ -4,6 +4,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Iterable, Optional
 
+import torch
+
 
 class Executor(ABC):
     """Runs ``fn`` over ``items``; returns the results in the order of ``items``; errors propagate."""
@@ -20,8 +22,6 @@ class LocalExecutor(Executor):
         self.threads = check_count("threads", threads, optional=True)
 
     def map(self, fn, items):
-        import torch
-
         before = torch.get_num_threads()
         if self.threads:
             torch.set_num_threads(self.threads)

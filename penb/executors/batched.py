@@ -13,16 +13,19 @@ A chapter's sweep takes it with ``executor="batched"`` (``penb.executors.for_con
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from penb import trunks
+from penb.executors.pool import ProcessExecutor, _cost
 from penb.runner import train_group
 from penb import runs
-from penb.trainer import group_key
+from penb.trainer import group_key, loop
 from penb.trainer.kernels import stackable as batchable
 from penb.executors.base import Executor, LocalExecutor, check_count
 from penb.executors.cost import flat
+from penb.trainer.policy import CPU_BATCH_GAIN, batch_most
 
 
 def stage(configs: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -68,27 +71,21 @@ def groups(configs: Sequence[Mapping[str, Any]], max_runs: int,
     (an S4D, a transformer: a batch of its own, after the batches, longest budget first). A branch (a shorter budget
     of a WSD trunk, its :func:`stage` rank in ``ranks`` above 0) trains only its decay; any other run its whole
     budget."""
-    from penb.trunks import to_go
-
     ranks = stage(configs) if ranks is None else ranks
     alone = sorted((c for c in configs if not batchable(c)), key=lambda c: -c["steps"])
     todo = plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in alone]
-    return [(b, max(to_go(c, branch=bool(ranks[runs.key(c)])) for c in b)) for b in todo]
+    return [(b, max(trunks.to_go(c, branch=bool(ranks[runs.key(c)])) for c in b)) for b in todo]
 
 
 def pays(configs: Sequence[Mapping[str, Any]], to_go: Optional[int] = None) -> bool:
     """Whether training ``configs`` (one group key) as one stacked batch beats training them one at a time, each with
     its own fused module (``penb.trainer.loop.batch_pays``), with ``to_go`` updates left (default: all of them)."""
-    from penb.trainer.loop import batch_pays
-
-    return batch_pays(configs, max(x["steps"] for x in configs) if to_go is None else to_go)
+    return loop.batch_pays(configs, max(x["steps"] for x in configs) if to_go is None else to_go)
 
 
 def split(batch: list) -> list[list]:
     """``batch`` in as few parts of as even a size as hold at most ``penb.trainer.policy.batch_most`` runs each (the
     CPU's LSTM: 8; 15 runs go as 8 and 7, 9 as 5 and 4); the whole batch where there is no such limit."""
-    from penb.trainer.policy import batch_most
-
     most = batch_most(batch)
     if most is None or len(batch) <= most:
         return [batch]
@@ -100,9 +97,6 @@ def split(batch: list) -> list[list]:
 def group_cost(group: list) -> float:
     """A group's relative CPU time: its runs' cost (``penb.executors.pool._cost``) over the batch's measured CPU gain
     (``penb.trainer.policy.CPU_BATCH_GAIN``; a lone run, or a core without a measured gain: its cost)."""
-    from penb.executors.pool import _cost
-    from penb.trainer.policy import CPU_BATCH_GAIN
-
     return _cost(group) / (CPU_BATCH_GAIN.get(group[0]["core"], 1.0) if len(group) > 1 else 1.0)
 
 
@@ -119,8 +113,6 @@ def spread(groups: list[list], workers: int) -> list[list]:
     """A stage's ``groups``, or the same with every batch of a limited size (``penb.trainer.policy.batch_most``: the
     CPU's LSTM) trained as single runs, whichever :func:`makespan` finishes first on ``workers`` processes: a batch of
     6 LSTMs on one core (1.24x) is slower than its runs over two cores when nothing else fills the second."""
-    from penb.trainer.policy import batch_most
-
     if workers < 2:
         return groups
     alone = [part for g in groups for part in ([[c] for c in g] if len(g) > 1 and batch_most(g) is not None else [g])]
@@ -159,10 +151,6 @@ class BatchedExecutor(Executor):
         self.workers, self.threads, self.desc = check_count("workers", workers), check_count("threads", threads), desc
 
     def map(self, fn, items):
-        from functools import partial
-
-        from penb.executors.pool import ProcessExecutor
-
         items = list(items)
         keywords = getattr(fn, "keywords", None) or {}
         if "store" not in keywords:

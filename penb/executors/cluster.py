@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import submitit
+import torch
 from submitit.helpers import Checkpointable
 
 from penb.executors.base import Executor, check_count
@@ -27,8 +29,6 @@ class _Requeueable(Checkpointable):
         self.fn, self.threads = fn, threads
 
     def __call__(self, item):
-        import torch
-
         torch.set_num_threads(self.threads)
         return self.fn(item)
 
@@ -60,8 +60,6 @@ class SubmititExecutor(Executor):
     def executor(self):
         """The submitit executor: ``LocalExecutor`` for ``cluster="local"`` (its time-limit signal delay can be
         set there), else ``AutoExecutor`` (Slurm when present)."""
-        import submitit
-
         if self.cluster == "local":
             ex = submitit.LocalExecutor(folder=self.folder, max_num_timeout=self.max_requeue)
             ex.update_parameters(timeout_min=self.time_limit_min, gpus_per_node=self.gpus_per_job,

@@ -130,8 +130,6 @@ def batch_seconds(configs, updates: int) -> float:
     charged the compile allowance plus its eager updates over the compiled speed-up measured at its K
     (:func:`compiled_speedup`), but no less than its runs' arithmetic (K x :func:`step_seconds`: at
     the paper's size the batch is compute-bound, and the graph removes launches, not FLOPs)."""
-    import torch
-
     c, k = configs[0], len(configs)
     one = alone_seconds(c)
     if k == 1:

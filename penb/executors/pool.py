@@ -8,23 +8,23 @@ import multiprocessing as mp
 import os
 import signal
 import threading
+from multiprocessing.connection import wait
 from typing import Any, Callable, Optional
+
+import torch
+from tqdm.auto import tqdm
 
 from penb.executors.base import Executor, check_count
 
 
 def _init_worker(threads: int) -> None:
     _exit_with_parent()
-    import torch
-
     torch.set_num_threads(threads)
 
 
 def _exit_with_parent() -> None:
     """In a pool worker: end this process as soon as the process that started it ends (a daemon thread
     waits on the parent's sentinel), so that no worker outlives an interrupted or killed sweep."""
-    from multiprocessing.connection import wait
-
     parent = mp.parent_process()
     if parent is None:
         return
@@ -74,8 +74,6 @@ class ProcessExecutor(Executor):
         self.cost = _cost if cost is None else cost
 
     def map(self, fn, items):
-        from tqdm.auto import tqdm
-
         items = list(items)
         if not items:
             return []

@@ -22,6 +22,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from penb import presets, sizing
+from penb.chapters.key_findings import analysis
+from penb.claims import composition
+from penb.executors.cost import batch_seconds
 
 HORIZON = 300_000                  # Morita's updates (Sec. 3.3): the budget the claim speaks of
 ALTERNATIVE = 0.95                 # the text's level for the PE GRU (Sec. 4.1, morita.fig2.level.gru)
@@ -46,7 +50,7 @@ def pooled(curves) -> tuple[float, float]:
 
 
 def simulate(van: np.ndarray, pe: Optional[np.ndarray], seeds: int, offset: float, noise: float, n: int,
-             protocol: int, rng: np.random.Generator, gap: Optional[float] = None,
+             rng: np.random.Generator, gap: Optional[float] = None,
              horizon: int = HORIZON, params: Optional[dict] = None, names: tuple = ("PE GRU", "vanilla GRU"),
              low: float = 0.0, sesoi: Optional[float] = None, extra: Optional[dict] = None) -> tuple[str, bool]:
     """One draw of ``morita.fig2.gru``'s verdict: vanilla's mean at N/4, N/2, N (``van``), PE's (``pe``; or vanilla's
@@ -56,8 +60,6 @@ def simulate(van: np.ndarray, pe: Optional[np.ndarray], seeds: int, offset: floa
     Another claim read by rule "better" (a above b) draws the same way: ``pe`` its side a, ``van`` its side b, with its
     own rule ``params``, side ``names``, the quantity's lower end ``low`` (accuracies sit in [0, 1], a difference of
     two in [-1, 1]), smallest effect ``sesoi`` and evidence fields ``extra`` (a baseline)."""
-    from penb.claims import composition
-
     pe = van + gap if pe is None else pe
     off = rng.normal(0.0, offset, (2, seeds))
     ev = []
@@ -67,7 +69,7 @@ def simulate(van: np.ndarray, pe: Optional[np.ndarray], seeds: int, offset: floa
         ev.append({"a": list(a), "b": list(b), "seeds": list(range(seeds)), "a_name": names[0],
                    "b_name": names[1], "resolution": 1e-4, **(extra or {})})
     return composition.settle("better", PARAMS if params is None else params, ev[2], ev[1], (n // 2, n),
-                              SESOI if sesoi is None else sesoi, protocol, quarter=ev[0], horizon=horizon)
+                              SESOI if sesoi is None else sesoi, quarter=ev[0], horizon=horizon)
 
 
 # --- cost: the CPU at the rates measured on the 2-core AVX-512 host, a GPU at the measured batched rates ----------
@@ -89,10 +91,6 @@ def cpu_minutes(vocabs, n: int, seeds: int, variants: int = 2, rate: Optional[di
 def gpu_minutes(vocabs, n: int, seeds: int, variants: int = 2) -> float:
     """Minutes one H100 takes for the same runs as one eager batch (``penb.executors.cost.batch_seconds`` at the
     measured batched rates), the branches charged as part of the trunk's updates."""
-    from penb import presets
-    from penb.chapters.key_findings import analysis
-    from penb.executors.cost import batch_seconds
-
     cfg = presets.resolve("key_findings", "quick", cores=("gru",), gru_vocab=tuple(int(v) for v in vocabs),
                           seeds=presets.confirmation(seeds), device="cpu")
     configs = analysis.run_configs(cfg)[:len(vocabs) * variants * seeds]
@@ -108,8 +106,6 @@ def pick(t: pd.DataFrame, col: str, budgets, cost: str = "cpu_min", limit: Optio
     ``cost``; default ``sizing.DEEP_CPU_MIN`` CPU-minutes) at ``DEEP_MIN_SEEDS``-``most_seeds`` seeds (default
     ``DEEP_MAX_SEEDS``), the smallest N whose power (column ``col``) reaches ``POWER`` with the fewest seeds;
     where none does, the largest N that fits with the most seeds that fit."""
-    from penb import sizing
-
     limit = sizing.DEEP_CPU_MIN if limit is None else limit
     fits = t[(t["N"].isin(budgets)) & (t[cost] <= limit)
              & (t["seeds"] >= sizing.DEEP_MIN_SEEDS) & (t["seeds"] <= (most_seeds or sizing.DEEP_MAX_SEEDS))]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from penb import power as core
+from penb import power as core, sizing
 from penb.power import searched
 from penb.store import paths
 
@@ -35,20 +35,19 @@ def load(path=SEARCH) -> pd.DataFrame:
     return searched.load(path)
 
 
-def analyse(table: pd.DataFrame, draws: int = core.DRAWS, protocols=(7, 6)) -> pd.DataFrame:
+def analyse(table: pd.DataFrame, draws: int = core.DRAWS) -> pd.DataFrame:
     """One row per (vocabulary, N, seeds) (:func:`penb.power.searched.rows`): each side's accuracy at N and last move,
     the power of ``morita.fig2.gru`` at the searched effect and at the SESOI, and the figure's CPU and H100 minutes."""
     def cost(n, k):
         return {"cpu_min": round(core.cpu_minutes(VOCABS, n, k), 1),
                 "h100_min": round(core.gpu_minutes(VOCABS, n, k), 1)}
-    return pd.DataFrame(searched.rows(SPEC, table, SEED_COUNTS, cost, draws, protocols)).round(4)
+    return pd.DataFrame(searched.rows(SPEC, table, SEED_COUNTS, cost, draws)).round(4)
 
 
 def choose(power_table: pd.DataFrame, protocol=None) -> dict:
     """DEEP_RULE v2 on a power table (:func:`analyse`), read at the largest V: the smallest N of
     ``sizing.GPU_DEEP_BUDGETS`` with ``POWER`` at the v2 seeds' count, within ``GPU_DEEP_MINUTES`` of one H100;
     else the largest that fits."""
-    from penb import sizing
     t = power_table[power_table["vocab"] == SPEC.vocab]
     return core.pick(t, f"power_p{protocol or sizing.SIZED_UNDER}", sizing.GPU_DEEP_BUDGETS, cost="h100_min",
                      limit=sizing.GPU_DEEP_MINUTES, most_seeds=len(sizing.DEEP_V2_SEEDS))

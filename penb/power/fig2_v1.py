@@ -25,7 +25,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from penb import power as core
+from penb import power as core, sizing
+from penb.claims.intervals import t_interval
+from penb.claims.outcomes import REPRODUCED
+from penb.claims.protocol import PROTOCOL
 from penb.store import paths
 
 SEARCH = paths.REPO / "penb" / "chapters" / "key_findings" / "deep_search.csv"
@@ -72,18 +75,16 @@ def means(table: pd.DataFrame, vocab: int, n: int) -> tuple[np.ndarray, bool]:
     return np.array([x[1], x[2], min(x[2] + ratio * m2, 1.0)]), True
 
 
-def power(van: np.ndarray, seeds: int, offset: float, noise: float, n: int, protocol: int,
+def power(van: np.ndarray, seeds: int, offset: float, noise: float, n: int,
           alternative: str = "text", draws: int = core.DRAWS, seed: int = 0, horizon: int = core.HORIZON) -> float:
     """The share of ``draws`` draws in which "PE above vanilla" settles as reproduced: PE stopped at
     :data:`ALTERNATIVE` (``alternative="text"``) or vanilla plus :data:`SESOI` (``"sesoi"``)."""
-    rng = np.random.default_rng([seed, seeds, n, int(1e4 * van[-1])])     # the same draws for every protocol
+    rng = np.random.default_rng([seed, seeds, n, int(1e4 * van[-1])])     # the same draws for every N
     pe = np.full(3, core.ALTERNATIVE) if alternative == "text" else None
-    from penb.claims.outcomes import REPRODUCED
-
     hits = 0
     for _ in range(draws):
-        verdict, settled = core.simulate(van, pe, seeds, offset, noise, n, protocol, rng,
-                                    gap=core.SESOI if alternative == "sesoi" else None, horizon=horizon)
+        verdict, settled = core.simulate(van, pe, seeds, offset, noise, n, rng,
+                                         gap=core.SESOI if alternative == "sesoi" else None, horizon=horizon)
         hits += settled and verdict == REPRODUCED
     return hits / draws
 
@@ -96,8 +97,6 @@ SEED_COUNTS = (3, 5, 8, 10)
 
 def moves(table: pd.DataFrame, vocab: int, n: int) -> dict:
     """Vanilla's two moves (N/4 -> N/2, N/2 -> N) on the search seeds, each mean with its Student-t 95% interval."""
-    from penb.claims.intervals import t_interval
-
     x = curve(table, vocab, n)
     out = {}
     for name, d in (("earlier", x[:, 1] - x[:, 0]), ("later", x[:, 2] - x[:, 1])):
@@ -106,9 +105,9 @@ def moves(table: pd.DataFrame, vocab: int, n: int) -> dict:
     return out
 
 
-def analyse(table: pd.DataFrame, draws: int = core.DRAWS, protocols=(7, 6)) -> pd.DataFrame:
+def analyse(table: pd.DataFrame, draws: int = core.DRAWS) -> pd.DataFrame:
     """One row per (vocabulary, N, seeds): vanilla's mean at N (searched or extrapolated), its two moves on the search
-    seeds (where searched), the power of ``morita.fig2.gru`` under each protocol at the text's effect and at the
+    seeds (where searched), the power of ``morita.fig2.gru`` under the protocol in force at the text's effect and at the
     core.SESOI, and the cost of the whole figure at that N and seed count (CPU minutes on the 2-core AVX-512 host, H100
     minutes)."""
     offset, noise = spread_and_noise(table)
@@ -123,9 +122,8 @@ def analyse(table: pd.DataFrame, draws: int = core.DRAWS, protocols=(7, 6)) -> p
                            offset_sd=round(offset, 4), noise_sd=round(noise, 4))
                 for name, (mean, lo, hi) in mv.items():
                     row[f"{name}_move"], row[f"{name}_lo"], row[f"{name}_hi"] = mean, lo, hi
-                for p in protocols:
-                    row[f"power_p{p}"] = power(van, k, offset, noise, n, p, "text", draws)
-                    row[f"power_sesoi_p{p}"] = power(van, k, offset, noise, n, p, "sesoi", draws)
+                row[f"power_p{PROTOCOL}"] = power(van, k, offset, noise, n, "text", draws)
+                row[f"power_sesoi_p{PROTOCOL}"] = power(van, k, offset, noise, n, "sesoi", draws)
                 row["cpu_min"] = round(core.cpu_minutes(vocabs, n, k), 1)
                 row["h100_min"] = round(core.gpu_minutes(vocabs, n, k), 1)
                 rows.append(row)
@@ -136,7 +134,6 @@ def choose(power_table: pd.DataFrame, protocol: Optional[int] = None) -> dict:
     """``penb.presets.DEEP_RULE`` applied to a power table (:func:`analyse`): {"N", "seeds", "power", "cpu_min",
     "reached": whether the power was reached, "why"}, read at the largest vocabulary (where morita.fig2.gru is read)
     under ``protocol`` (default: ``penb.sizing.SIZED_UNDER``, the one the rule was written under)."""
-    from penb import sizing
     col = f"power_p{protocol or sizing.SIZED_UNDER}"
     t = power_table[power_table["vocab"] == power_table["vocab"].max()]
     return core.pick(t, col, sizing.DEEP_BUDGETS)
@@ -150,7 +147,7 @@ def view(path: Path = TABLE):
     move on the search seeds, the power of morita.fig2.gru under protocols 7 and 6 (the text's effect; the core.SESOI's
     beside) and the figure's cost; with the rule's choice as a caption line. A Markdown line where the table is not
     there."""
-    from IPython.display import Markdown
+    from IPython.display import Markdown  # deferred: IPython is for display only (the device image has none)
 
     if not Path(path).exists():
         return Markdown(f"No power analysis table at `{Path(path).name}` (`scripts/power_analysis.py` writes it).")

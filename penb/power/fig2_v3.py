@@ -33,7 +33,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from penb import power as core
+from penb import claims, power as core
+from penb.claims.intervals import t_interval
+from penb.claims.protocol import PROTOCOL
 from penb.power import searched
 from penb.run_config import decay_start
 from penb.store import paths
@@ -117,13 +119,9 @@ def rate(trunks: Path = TRUNKS) -> float:
     return ends.count(MEASURED[2]) * updates_left(MEASURED[2]) / first["minutes"]
 
 
-def analyse(draws: int = core.DRAWS, protocol=None) -> pd.DataFrame:
+def analyse(draws: int = core.DRAWS) -> pd.DataFrame:
     """One row per (scenario, seeds): both sides' means at 300,000, the pooled offset and noise, the power of
-    ``morita.fig2.gru`` there under ``protocol`` (default: the one in force) and the CPU-minutes left."""
-    from penb.claims.intervals import t_interval
-    from penb.claims.protocol import PROTOCOL
-
-    protocol = protocol or PROTOCOL
+    ``morita.fig2.gru`` there under the protocol in force and the CPU-minutes left."""
     x = measured()
     offset, noise = core.pooled(list(x.values()))
     per_run = rate()
@@ -131,7 +129,6 @@ def analyse(draws: int = core.DRAWS, protocol=None) -> pd.DataFrame:
     for scenario in SCENARIOS:
         a, b = means(x[SPEC.sides[0]], scenario), means(x[SPEC.sides[1]], scenario)
         if scenario == "sesoi":
-            from penb import claims
             a = b + claims.get(SPEC.claim).sesoi
         for k in SEED_COUNTS:
             fresh = max(k - DESIGN_SEEDS, 0) * 2 * updates_left()
@@ -142,7 +139,7 @@ def analyse(draws: int = core.DRAWS, protocol=None) -> pd.DataFrame:
             for side, name in zip(SPEC.sides, ("a", "b")):
                 row[f"{name}_last_move"], row[f"{name}_last_lo"], row[f"{name}_last_hi"] = (
                     t_interval(x[side][:, 2] - x[side][:, 1]))
-            row[f"power_p{protocol}"] = searched.power(SPEC, a, b, k, offset, noise, N, protocol,
+            row[f"power_p{PROTOCOL}"] = searched.power(SPEC, a, b, k, offset, noise, N,
                                                        "sesoi" if scenario == "sesoi" else "search", draws,
                                                        horizon=N)
             out.append(row)
@@ -160,7 +157,7 @@ def design_power(path: Path = TABLE) -> dict:
 def view(path: Path = TABLE):
     """What the chapter shows of v3's table: per scenario and seed count, both sides at 300,000, the gap, the power
     of morita.fig2.gru and the CPU-minutes left; a Markdown line where the table is not there."""
-    from IPython.display import Markdown
+    from IPython.display import Markdown  # deferred: IPython is for display only (the device image has none)
 
     if not Path(path).exists():
         return Markdown(f"No power analysis table at `{Path(path).name}` "

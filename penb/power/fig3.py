@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from penb import power as core
+from penb import power as core, presets, sizing
+from penb.chapters.frequency import analysis
+from penb.executors.cost import batch_seconds
 from penb.power import searched
 from penb.store import paths
 
@@ -62,10 +64,10 @@ def spread_and_noise(table: pd.DataFrame, value: str = SPEC.value) -> tuple[floa
     return searched.spread_and_noise(table, value, SPEC.noise_budgets)
 
 
-def power(a, b, seeds: int, offset: float, noise: float, n: int, protocol: int, alternative: str = "search",
+def power(a, b, seeds: int, offset: float, noise: float, n: int, alternative: str = "search",
           draws: int = core.DRAWS, seed: int = 0, params=None, horizon=None) -> float:
     """:func:`penb.power.searched.power` of :data:`SPEC`: vanilla's harm (``a``) above the PE GRU's (``b``)."""
-    return searched.power(SPEC, a, b, seeds, offset, noise, n, protocol, alternative, draws, seed, params, horizon)
+    return searched.power(SPEC, a, b, seeds, offset, noise, n, alternative, draws, seed, params, horizon)
 
 
 def cpu_rate(table: pd.DataFrame, vocab: int = DEEP_VOCAB) -> float:
@@ -85,30 +87,25 @@ def cpu_minutes(n: int, seeds: int, rate: float, variants: int = 2) -> float:
 
 def gpu_minutes(n: int, seeds: int) -> float:
     """Minutes one H100 takes for the same runs as one eager batch (``penb.executors.cost.batch_seconds``)."""
-    from penb import presets
-    from penb.chapters.frequency import analysis
-    from penb.executors.cost import batch_seconds
-
     cfg = presets.resolve("frequency", "quick", cores=("gru",), gru_vocab=DEEP_VOCAB,
                           seeds=presets.confirmation(seeds), device="cpu")
     return batch_seconds(analysis.run_configs(cfg), int(core.BRANCHES * n)) / 60
 
 
-def analyse(table: pd.DataFrame, draws: int = core.DRAWS, protocols=(7, 6)) -> pd.DataFrame:
+def analyse(table: pd.DataFrame, draws: int = core.DRAWS) -> pd.DataFrame:
     """One row per (vocabulary, N, seeds) (:func:`penb.power.searched.rows`): each side's harm at N and last move,
     the power of :data:`CLAIM` at the searched effect and at the SESOI, and the cell's CPU and H100 minutes."""
     rate = cpu_rate(table)
 
     def cost(n, k):
         return {"cpu_min": round(cpu_minutes(n, k, rate), 1), "h100_min": round(gpu_minutes(n, k), 1)}
-    return pd.DataFrame(searched.rows(SPEC, table, SEED_COUNTS, cost, draws, protocols)).round(4)
+    return pd.DataFrame(searched.rows(SPEC, table, SEED_COUNTS, cost, draws)).round(4)
 
 
 def choose(power_table: pd.DataFrame, protocol=None) -> dict:
     """``penb.sizing.FREQ_DEEP_RULE`` on a power table (:func:`analyse`): {"N", "seeds", "power", "cpu_min", "reached",
     "why"}, read at ``DEEP_VOCAB`` under ``protocol`` (default: ``penb.sizing.SIZED_UNDER``, the one the rule was
     written under)."""
-    from penb import sizing
     col = f"power_p{protocol or sizing.SIZED_UNDER}"
     return core.pick(power_table[power_table["vocab"] == DEEP_VOCAB], col, sizing.FREQ_DEEP_BUDGETS)
 

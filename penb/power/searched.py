@@ -23,7 +23,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from penb import power as core
+from penb import claims, power as core
+from penb.claims.intervals import t_interval
+from penb.claims.outcomes import REPRODUCED
+from penb.claims.protocol import PROTOCOL
 
 
 @dataclass(frozen=True)
@@ -83,20 +86,17 @@ def means(table: pd.DataFrame, vocab: int, n: int, encoding: str, value: str) ->
     return np.array([x[1], x[2], x[2] + ratio * m2]), True
 
 
-def power(spec: Spec, a: np.ndarray, b: np.ndarray, seeds: int, offset: float, noise: float, n: int, protocol: int,
+def power(spec: Spec, a: np.ndarray, b: np.ndarray, seeds: int, offset: float, noise: float, n: int,
           alternative: str = "search", draws: int = core.DRAWS, seed: int = 0, params=None, horizon=None) -> float:
     """The share of ``draws`` draws in which ``spec.claim`` ("a above b") settles as reproduced: both sides on their
     searched means (``"search"``), or a at b's plus the SESOI (``"sesoi"``); the claim's rule parameters and horizon
     unless ``params`` / ``horizon`` are given."""
-    from penb import claims
-    from penb.claims.outcomes import REPRODUCED
-
     c = claims.get(spec.claim)
     rng = np.random.default_rng([seed, seeds, n, int(1e4 * (b[-1] + 1))])
     extra = {} if spec.baseline is None else {"baseline": spec.baseline}
     hits = 0
     for _ in range(draws):
-        verdict, settled = core.simulate(b, None if alternative == "sesoi" else a, seeds, offset, noise, n, protocol,
+        verdict, settled = core.simulate(b, None if alternative == "sesoi" else a, seeds, offset, noise, n,
                                          rng, gap=c.sesoi if alternative == "sesoi" else None,
                                          horizon=horizon or c.horizon, params=params or c.rule.params,
                                          names=spec.names, low=spec.low, sesoi=c.sesoi, extra=extra)
@@ -104,12 +104,10 @@ def power(spec: Spec, a: np.ndarray, b: np.ndarray, seeds: int, offset: float, n
     return hits / draws
 
 
-def rows(spec: Spec, table: pd.DataFrame, seed_counts, cost, draws: int = core.DRAWS, protocols=(7, 6)) -> list[dict]:
+def rows(spec: Spec, table: pd.DataFrame, seed_counts, cost, draws: int = core.DRAWS) -> list[dict]:
     """One row per (vocabulary searched for both sides, N of ``spec.budgets``, seeds): each side's mean at N (searched
-    or extrapolated), its last move on the search seeds (where searched), the power under each protocol at the
+    or extrapolated), its last move on the search seeds (where searched), the power under the protocol in force at the
     searched effect and at the SESOI, and ``cost(n, seeds)`` (a dict of the cell's costs)."""
-    from penb.claims.intervals import t_interval
-
     offset, noise = spread_and_noise(table, spec.value, spec.noise_budgets or spec.budgets)
     out = []
     both = set.intersection(*(set(table.loc[table["encoding"] == e, "vocab"]) for e in spec.sides))
@@ -126,9 +124,8 @@ def rows(spec: Spec, table: pd.DataFrame, seed_counts, cost, draws: int = core.D
                     row0.update({f"{name}_last_move": mean, f"{name}_last_lo": lo, f"{name}_last_hi": hi})
             for k in seed_counts:
                 row = dict(row0, seeds=k)
-                for p in protocols:
-                    row[f"power_p{p}"] = power(spec, a, b, k, offset, noise, n, p, "search", draws)
-                    row[f"power_sesoi_p{p}"] = power(spec, a, b, k, offset, noise, n, p, "sesoi", draws)
+                row[f"power_p{PROTOCOL}"] = power(spec, a, b, k, offset, noise, n, "search", draws)
+                row[f"power_sesoi_p{PROTOCOL}"] = power(spec, a, b, k, offset, noise, n, "sesoi", draws)
                 row.update(cost(n, k))
                 out.append(row)
     return out
@@ -138,7 +135,7 @@ def view(path: Path, names: tuple, write: str):
     """What a chapter shows of a power table at ``path``: per vocabulary, budget and seed count, both sides at N
     (``names``: their display names) and their last moves on the search seeds, the power (the searched effect; the
     SESOI's beside) and the figure's cost; a Markdown line naming ``write`` where the table is not there."""
-    from IPython.display import Markdown
+    from IPython.display import Markdown  # deferred: IPython is for display only (the device image has none)
 
     if not Path(path).exists():
         return Markdown(f"No power analysis table at `{Path(path).name}` (`{write}` writes it).")

@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 
 def atomic_write(path: str | os.PathLike, write: Callable[[str], None]) -> Path:
     """Call ``write(tmp_path)`` and move the result onto ``path`` atomically."""
@@ -64,8 +66,6 @@ def write_json(path: str | os.PathLike, obj: Any) -> Path:
 
 def write_npz(path: str | os.PathLike, arrays: dict) -> Path:
     """Write ``arrays`` to ``path`` as a compressed ``.npz``, atomically."""
-    import numpy as np
-
     def save(tmp: str) -> None:
         with open(tmp, "wb") as f:              # a file object: np.savez would append ".npz" to a name
             np.savez_compressed(f, **arrays)

@@ -28,8 +28,13 @@ import platform
 import re
 import subprocess
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping
+
+import numpy
+import scipy
+import torch
 
 STORE_VERSION = 4
 
@@ -65,12 +70,6 @@ def git_commit() -> str:
 def environment(device: str = "cpu") -> dict:
     """What made a result: store version, penb version, git commit, torch/numpy/scipy versions, Python,
     the device's name and the number of torch threads."""
-    from importlib import metadata
-
-    import numpy
-    import scipy
-    import torch
-
     try:
         penb_version = metadata.version("penb")
     except metadata.PackageNotFoundError:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from penb import claims
+from penb import claims, report
 from penb.chapters.appendix import summary
 
 
@@ -40,7 +41,7 @@ class Page:
     (``extra``) that its stamps and tables print."""
 
     def __init__(self, prefix: str, cfg, frame: pd.DataFrame, **extra):
-        from myst_nb import glue
+        from myst_nb import glue  # deferred: myst_nb glues into the rendered book only (heavy; not on the device image)
 
         self.prefix, self.cfg, self.frame, self.extra = prefix, cfg, frame, extra
         self.summ = summary.summary(frame, n_resamples=cfg.bootstrap)
@@ -49,26 +50,21 @@ class Page:
 
     def provenance(self, extra: Optional[dict] = None) -> None:
         """Print the provenance line of the preset with ``extra`` (None: the page's fields)."""
-        from penb.report import provenance
-
-        print(provenance(self.cfg, **(self.extra if extra is None else extra)))
+        print(report.provenance(self.cfg, **(self.extra if extra is None else extra)))
 
     def show(self, fig, extra: Optional[dict] = None) -> None:
         """Stamp ``fig`` with the preset and ``extra`` (None: the page's fields), display it,
         close it and print the same provenance under it."""
-        import matplotlib.pyplot as plt
-        from IPython.display import display
+        from IPython.display import display  # deferred: IPython is for display only (the device image has none)
 
-        from penb.report import stamp
-
-        stamp(fig, self.cfg, **(self.extra if extra is None else extra))
+        report.stamp(fig, self.cfg, **(self.extra if extra is None else extra))
         display(fig)
         plt.close(fig)
         self.provenance(extra)
 
     def table(self, frame: pd.DataFrame, extra: Optional[dict] = None) -> None:
         """Display ``frame`` and print the provenance under it."""
-        from IPython.display import display
+        from IPython.display import display  # deferred: IPython is for display only (the device image has none)
 
         display(frame)
         self.provenance(extra)
@@ -76,7 +72,7 @@ class Page:
     def verdicts(self, grades: list, extra: Optional[dict] = None) -> list:
         """Glue every grade's verdict, reason and our number, show the verdict table with the
         provenance under it, and return ``grades``."""
-        from myst_nb import glue
+        from myst_nb import glue  # deferred: myst_nb glues into the rendered book only (heavy; not on the device image)
 
         for g in grades:
             glue(glue_name(self.prefix, g.claim), g.verdict, display=False)

@@ -13,6 +13,7 @@ per run: the per-seed points; diverged runs have no point).
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Optional, Sequence
 
 import matplotlib.pyplot as plt
@@ -176,8 +177,6 @@ def length_curves(per_len: pd.DataFrame, variants: Optional[Sequence[str]] = Non
 
 def placeholder(text: str, width: float = 6.0):
     """Figure: an empty panel saying why nothing is drawn (e.g. a section not run)."""
-    import textwrap
-
     fig, ax = plt.subplots(figsize=(width, 1.6))
     ax.axis("off")
     ax.text(0.5, 0.55, textwrap.fill(text, 90), ha="center", va="center", fontsize=8,

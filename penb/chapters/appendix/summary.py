@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import torch
 
 from penb import claims, metrics, train
 from penb import runs
 from penb.chapters.appendix import common
 from penb.chapters.appendix.common import Panel
+from penb.models import count_parameters
 
 KEYS = ["panel", "vocab", "variant"]
 
@@ -138,10 +140,6 @@ def parameter_counts(cfg, panels: list[Panel]) -> pd.DataFrame:
     Columns: panel, vocab, variant, label, input_width (the core's input size),
     parameters.
     """
-    import torch
-
-    from penb.models import count_parameters
-
     x = torch.zeros(1, 1, dtype=torch.long)
     rows = []
     for p in panels:

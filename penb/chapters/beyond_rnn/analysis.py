@@ -21,11 +21,16 @@ from typing import Iterable, Optional
 
 import numpy as np
 import pandas as pd
+from scipy.stats import spearmanr
 
-from penb import claims
+from penb import claims, presets
 from penb import runs
 from penb import sweeps
+from penb.chapters import rnn_common
+from penb.chapters.invertibility import analysis as inv
+from penb.chapters.key_findings.analysis import run_config
 from penb.claims import evidence, training
+from penb.encodings import blog
 from penb.executors import Executor
 from penb.presets import left_out
 
@@ -47,8 +52,6 @@ def variants(cfg) -> list[tuple[str, str, str]]:
 def run_configs(cfg) -> list[dict]:
     """One ``penb.train`` config per (variant, seed of :func:`seeds_of`); vanilla and PE are exactly
     key_findings' configs."""
-    from penb.chapters.key_findings.analysis import run_config
-
     out = []
     for label, enc, mode in variants(cfg):
         extra = {} if mode == "concat" else {"input_mode": mode}
@@ -77,8 +80,6 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
     """Train or reuse every run of ``cfg`` (and, with ``doubling``, each at half its updates: protocol 4; with
     ``earlier``, at a quarter too);
     the :func:`frame` of the full-budget runs."""
-    from penb.chapters import rnn_common
-
     configs = run_configs(cfg)
     todo = rnn_common.all_budgets(configs, cfg)                     # N, N/2 (and N/4: earlier)
     results, _ = sweeps.chapter_sweep(todo, cfg, "beyond_rnn runs", executor, store, progress)
@@ -88,8 +89,6 @@ def run(cfg, executor: Optional[Executor] = None, store: Optional[Path] = None,
 def half_frame(frame_: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
     """The runs of ``frame_`` at half their updates, from the store (:func:`frame`'s table); None when ``cfg``
     trains none or one is missing (then the hypotheses about trained models read undecided)."""
-    from penb.chapters import rnn_common
-
     found = rnn_common.half_of(frame_, cfg)
     return None if found is None else frame(found)
 
@@ -97,8 +96,6 @@ def half_frame(frame_: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
 def quarter_frame(frame_: pd.DataFrame, cfg) -> Optional[pd.DataFrame]:
     """As :func:`half_frame`, the runs at a quarter of the updates (the horizon's earlier doubling); None unless
     ``cfg.earlier`` and all are stored."""
-    from penb.chapters import rnn_common
-
     found = rnn_common.quarter_of(frame_, cfg)
     return None if found is None else frame(found)
 
@@ -139,10 +136,6 @@ def floors(cfg) -> pd.Series:
     ``cfg.invert_preset``: the exact loss floor of its family where the chapter derives one (affine in the
     position: direct*, linear*; normal quantiles: normal*), else (sincos) the loss its inverter reaches at
     the end of the chapter's study, pooled over that preset's seeds. Lower: easier to invert."""
-    from penb import presets
-    from penb.chapters.invertibility import analysis as inv
-    from penb.encodings import blog
-
     icfg = presets.resolve("invertibility", cfg.invert_preset)
     exact = inv.floors(icfg.length)
     out = {}
@@ -158,8 +151,6 @@ def floors(cfg) -> pd.Series:
 def rank_evidence(frame: pd.DataFrame, floor: pd.Series) -> dict:
     """Evidence of ``beyond.hansen.invertibility``: per seed, minus the Spearman correlation over the blog
     encodings between the floor and the accuracy gain over vanilla (seeds with every run valid)."""
-    from scipy.stats import spearmanr
-
     keys = list(floor.index)
     w = evidence.wide(frame, BY, [VANILLA, *keys])
     rho = [float(spearmanr(floor.to_numpy(), (w.loc[s, keys] - w.loc[s, VANILLA]).to_numpy())[0])

@@ -22,10 +22,12 @@ import pandas as pd
 
 from penb import claims, presets, sweeps
 from penb import runs
+from penb.chapters import rnn_common
 from penb.chapters.beyond_transformers.length import MODEL, length_frame
 from penb.chapters.irie.budgets import half, next_cost, quarter
 from penb.chapters.irie.ceiling import binomial_margin as margin  # noqa: F401 (the chapter's margin)
 from penb.chapters.irie.ceiling import blind_ceiling
+from penb.chapters.key_findings import analysis as kfa
 from penb.claims import evidence, training
 from penb.executors import Executor
 
@@ -78,8 +80,6 @@ def _kf(cfg):
 
 def lstm_configs(cfg) -> list[dict]:
     """key_findings' PE-LSTM runs at (L, smallest vocabulary, seeds), made by key_findings' code."""
-    from penb.chapters.key_findings import analysis as kfa
-
     return kfa.run_configs(_kf(cfg))
 
 
@@ -87,9 +87,6 @@ def lstm_half_configs(cfg) -> list[dict]:
     """The PE-LSTM runs at half their updates, as key_findings trains them for its own doubling test (branches of
     the same WSD trunks, so shared through the store); [] when that preset trains none or ``cfg.lstm`` is off.
     The length study's doubling move reads them with the Transformers' half runs."""
-    from penb.chapters import rnn_common
-    from penb.chapters.key_findings import analysis as kfa
-
     if not (cfg.lstm and cfg.half_models):
         return []
     kcfg = _kf(cfg)
@@ -99,9 +96,6 @@ def lstm_half_configs(cfg) -> list[dict]:
 def lstm_quarter_configs(cfg) -> list[dict]:
     """As :func:`lstm_half_configs`, at a quarter of the updates (key_findings' N/4 branches, where its preset
     trains them); [] unless ``cfg.earlier``."""
-    from penb.chapters import rnn_common
-    from penb.chapters.key_findings import analysis as kfa
-
     if not (cfg.lstm and cfg.half_models and cfg.get("earlier", 0)):
         return []
     kcfg = _kf(cfg)

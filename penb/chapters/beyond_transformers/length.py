@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from tqdm.auto import tqdm
 
 from penb import train
 from penb import runs
@@ -72,8 +73,6 @@ def length_frame(frame: pd.DataFrame, results, cfg, progress: bool = True) -> tu
     """Every valid run at the smallest vocabulary (the Transformers and the PE-LSTM) scored at L (its own
     test) and at ``test_factor`` x L; (rows: model, seed, at_L, at_long; {model: per-position accuracy at
     the long length, mean over seeds}). ``results`` None reads the runs from ``frame``'s paths."""
-    from tqdm.auto import tqdm
-
     long = cfg.test_factor * cfg.length
     if results is None:
         results = [runs.RunResult.from_dir(Path(p)) for p in frame["path"]]

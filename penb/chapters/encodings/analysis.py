@@ -10,7 +10,9 @@ import math
 from typing import Optional
 
 import numpy as np
+import pandas as pd
 import torch
+from sklearn.decomposition import PCA
 
 from penb.encodings import BlogEncoding, build, sinusoidal
 
@@ -59,8 +61,6 @@ def pca_2d(table):
     Rows with NaN (the blog's sentinel) get NaN coordinates. A component explaining less than 1e-9
     of the variance (rounding noise, e.g. PC2 of a rank-1 table) is set to exactly 0.
     """
-    from sklearn.decomposition import PCA
-
     x = np.asarray(table, dtype=np.float64)
     ok = np.isfinite(x).all(axis=1)
     coords = np.full((len(x), 2), np.nan)
@@ -86,8 +86,6 @@ def norm_comparison(dim: int, vocab: int, num_positions: int, hidden: int = 512,
     when ``[x, e]`` is concatenated; ``share_lstm`` measures the same share of ``|W [x; e]|^2`` in an
     LSTM input projection ``W [4*hidden, 2*dim] ~ U(+-1/sqrt(hidden))`` (PyTorch's init).
     """
-    import pandas as pd
-
     g = generator
     emb = torch.randn(vocab + 1, dim, generator=g, dtype=torch.float64)
     tokens, command = emb[:vocab], emb[vocab:]
@@ -125,8 +123,6 @@ def share_closed_form(dims):
     Unit-norm encoding (Eq. 1-2, random): ``1 / (1 + D)``; unscaled sinusoid (norm ``sqrt(D/2)``):
     ``1/3``; learnable N(0,1) rows (norm ``~sqrt(D)``): ``1/2``.
     """
-    import pandas as pd
-
     return pd.DataFrame({"dim": list(dims),
                          "unit norm (Eq. 1-2, random)": [1 / (1 + d) for d in dims],
                          "sinusoid without scaling": [1 / 3 for _ in dims],

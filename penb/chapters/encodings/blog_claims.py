@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import torch
+from scipy import stats
 
 from penb import claims
 from penb.encodings import blog
@@ -103,8 +104,6 @@ def covariance_row(table: np.ndarray, mu: np.ndarray, sd: np.ndarray) -> dict:
     """Over rows 1..N-1 of a normal encoding's ``table`` [N, K] (component k ~ N(mu_k, sd_k) by design): the
     largest Kolmogorov-Smirnov distance of a component to its normal, and the smallest and largest
     correlation between two components."""
-    from scipy import stats
-
     x = table[1:]
     ks = max(stats.kstest(x[:, j], "norm", args=(mu[j], sd[j])).statistic for j in range(x.shape[1]))
     r = np.corrcoef(x.T)

@@ -16,7 +16,7 @@ from penb import claims
 from penb.chapters import rnn_common
 from penb.claims import training
 from penb.claims.intervals import t_interval
-from penb.chapters.frequency.grid import majority_level, per_seed, quarter_cells, quarters
+from penb.chapters.frequency.grid import cells, majority_level, per_seed, quarter_cells, quarters
 from penb.chapters.frequency import sec4_2
 from penb.chapters.frequency.gates import (absent as _absent, learned as _learned,  # noqa: F401
                                           of as _of, vanilla_control as _vanilla_control)
@@ -222,9 +222,6 @@ def vanilla_harm_premise(sh: pd.DataFrame, model: str) -> dict:
 
 def harm_premise_of_runs(frame: pd.DataFrame, model: str) -> dict:
     """:func:`vanilla_harm_premise` read from the stored runs of ``frame`` ({} for a hand-built table)."""
-    from penb.chapters.frequency.grid import cells
-    from penb.chapters.frequency.harm import seed_harm
-
     at = frame[frame["model"] == model]
     if "path" not in at or not at["path"].astype(str).str.len().all():
         return {}

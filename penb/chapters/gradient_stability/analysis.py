@@ -29,7 +29,8 @@ import pandas as pd
 import torch
 
 from penb import claims
-from penb.store import atomic
+from penb.device import resolve_device
+from penb.store import atomic, identity
 from penb import runs
 from penb.chapters import frequency, rnn_common
 from penb.chapters.gradient_stability import sec4_3, similarity  # noqa: F401 (sec4_3: the S4D half of Sec. 4.3)
@@ -38,6 +39,7 @@ from penb.names import model_name, variant_label
 
 from penb.chapters.gradient_stability.grading import (CLAIMS, PE, S4D_CLAIM, STAYS, VANILLA,  # noqa: F401
                                                      course_scores, evidence, grade_claims, stays_evidence)
+from penb.tasks import make_task
 from penb.trainer import load_model
 
 
@@ -80,9 +82,7 @@ def options(cfg, core: str) -> dict:
 def cache_path(path: Path, opts: dict) -> Path:
     """The cached score table of a run folder for scoring options ``opts``; the key holds the store
     version too (``penb.store.identity``), so scores of older code are never reused."""
-    from penb.store.identity import STORE_VERSION
-
-    blob = json.dumps({**opts, "store_version": STORE_VERSION}, sort_keys=True)
+    blob = json.dumps({**opts, "store_version": identity.STORE_VERSION}, sort_keys=True)
     return Path(path) / "stability" / f"{hashlib.sha256(blob.encode()).hexdigest()[:16]}.csv"
 
 
@@ -105,8 +105,6 @@ def curves(cfg, frame: pd.DataFrame, executor: Optional[Executor] = None, progre
     Columns: step, core, encoding, seed, method, target, disturbants, similarity (mean over the pairs of the
     cell), sd, n, plus variant.
     """
-    from penb.device import resolve_device
-
     device = str(resolve_device(cfg.device))
     frame = frame[~frame["diverged"].astype(bool)] if "diverged" in frame else frame
     items = [(row.path, options(cfg, row.model), device, False) for row in frame.itertuples()]
@@ -215,8 +213,6 @@ def readings_check(path, cfg, n: int = 4) -> tuple[pd.DataFrame, pd.DataFrame]:
     result = runs.RunResult.from_dir(path)
     core = result.config["core"]
     task_cfg = result.config
-    from penb.tasks import make_task
-
     task = make_task(task_cfg["task"], task_cfg["vocab_size"], task_cfg["length"], **task_cfg["task_options"])
     pos = target_position(cfg, core)
     pairs = similarity.make_pairs(task, 4 * n, torch.Generator().manual_seed(cfg.pair_seed), pos)

@@ -38,7 +38,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence, Union
 
+import pandas as pd
 import torch
+from tqdm.auto import tqdm
 
 from penb.chapters.gradient_stability.jacobians import (  # noqa: F401 (CORES, latent_jacobians re-exported)
     CORES, ENGINES, LSTM_OUTPUTS, MODES, S4D_OUTPUTS, latent_jacobians, scaled_latent_jacobians)
@@ -176,8 +178,6 @@ def pair_similarities(model, pairs: Pairs, method: Union[str, Sequence[str]] = "
 def stability_at_checkpoint(model, pairs: Pairs, method: Union[str, Sequence[str]] = "weighted_rows",
                             chunk: int = 64, **options):
     """DataFrame: one row per method x target x disturbants with the mean similarity, sd and n."""
-    import pandas as pd
-
     sims = pair_similarities(model, pairs, method, chunk, **options)
     target, disturbants = pairs.conditions()
     frames = [pd.DataFrame({"method": m, "target": target, "disturbants": disturbants, "similarity": v.numpy()})
@@ -195,9 +195,6 @@ def stability_over_training(run, n_pairs: int = 1024, seed: int = 0,
     Columns: step, core, encoding, seed, method, target, disturbants, similarity, sd, n. The same pairs
     (drawn from ``seed``) serve every checkpoint; ``steps`` picks checkpoints (default: all kept).
     """
-    import pandas as pd
-    from tqdm.auto import tqdm
-
     cfg = run.config
     methods = _methods(method)
     _check_options(options)

@@ -25,9 +25,14 @@ from typing import Optional, Sequence
 import numpy as np
 import pandas as pd
 import torch
+from scipy.optimize import least_squares
+from scipy.special import expit, ndtri
+from tqdm.auto import tqdm
 
 from penb.chapters.invertibility.batch import InversionBatch
+from penb.device import resolve_device
 from penb.encodings import blog
+from penb.store.paths import shared_dir
 
 TRUNC_STD = 0.87962566103423978   # sd of a standard normal truncated to [-2, 2] (Flax lecun_normal)
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -121,10 +126,6 @@ def simulate(inits: int = 100, iterations: int = 20_000, dim: int = 32, length: 
     encs = check_args(inits, iterations, dim, length, lr, encodings, sentinel, dtype)
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be None or an int >= 1, got {threads!r}")
-    from tqdm.auto import tqdm
-
-    from penb.device import resolve_device
-
     dev, dt = resolve_device(device), DTYPES[dtype]
     start = time.perf_counter()
     batch = InversionBatch(initial_state(encs, inits, dim, seed, dt), encs, length, dim, sentinel, dt, dev)
@@ -201,9 +202,6 @@ def run_table(studies: Sequence[Study]) -> pd.DataFrame:
 # --- exact floors -----------------------------------------------------------------------------------
 def _best_fit(x: np.ndarray, t: np.ndarray, n_total: int) -> float:
     """min over (a, c) of sum((sigmoid(a x + c) - t)^2) / n_total, by scipy least squares."""
-    from scipy.optimize import least_squares
-    from scipy.special import expit
-
     best = np.inf
     for x0 in ((1.0, 0.0), (5.0, -2.5), (1.0, -1.0)):
         fit = least_squares(lambda p: expit(p[0] * x + p[1]) - t, x0, xtol=1e-15, ftol=1e-15, gtol=1e-15)
@@ -218,8 +216,6 @@ def floors(length: int = 100) -> dict[str, float]:
     ``normal``: best ``sigmoid(a ndtri(t) + c)`` fit over positions 1..N-1, position 0 predicted 0
     exactly (the sentinel row), mean still over all N positions.
     """
-    from scipy.special import ndtri
-
     t = np.arange(length) / length
     return {"affine": _best_fit(t, t, length), "normal": _best_fit(ndtri(t[1:]), t[1:], length)}
 
@@ -227,9 +223,6 @@ def floors(length: int = 100) -> dict[str, float]:
 def sincos_best_fit(length: int = 100, dim: int = 32, starts: int = 3, seed: int = 0) -> dict[str, float]:
     """Best MSE of ``sigmoid(S w + b)`` over all ``dim + 1`` parameters (scipy least squares from ``starts``
     small random starts), and the largest |weight| it needs. sincos has no two-parameter floor."""
-    from scipy.optimize import least_squares
-    from scipy.special import expit
-
     S = blog.sincos_table(length, dim, dtype=torch.float64).numpy()
     X, t = np.hstack([S, np.ones((length, 1))]), np.arange(length) / length
     rng, best = np.random.default_rng(seed), (np.inf, np.nan)
@@ -262,8 +255,6 @@ def published_factor(iterations: int = PUBLISHED_ITERATIONS, inits: int = PUBLIS
 
 
 def _anchor_dir() -> Path:
-    from penb.store.paths import shared_dir
-
     return shared_dir() / "anchors" / "pos-enc-invert"
 
 

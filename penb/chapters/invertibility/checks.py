@@ -20,6 +20,7 @@ import pandas as pd
 from penb import claims
 from penb.chapters.invertibility.curves import (compare, crossing_step, flat_step, lead_holds,  # noqa: F401
                                                 overtake_step, plateau_step, ranking, rankings, settle_step)
+from penb.claims import grading
 
 CHAPTER = "invertibility"
 AFFINE = ("direct1", "directN", "linear_normal", "linear_normal_learned", "linear_uniform",
@@ -228,8 +229,6 @@ def sanity(m: dict[str, float]) -> list[claims.Grade]:
     """The book's sanity checks of its engine (the exact floors, ``kind="setting"`` entries of
     ``penb.claims.hansen``, not claims of the blog): each under its registered ``close`` rule on the
     pooled measures ``m``, the encoding furthest from its floor. Not recorded for the scorecard."""
-    from penb.claims import grading
-
     out = []
     for key, group in zip(SANITY, (AFFINE, NORMAL)):
         c = claims.get(key)
@@ -269,8 +268,6 @@ def agreement(c: claims.Claim, pooled_ev: dict, per_seed: pd.DataFrame, inits: i
     initialisations each) read by the same rule, and the share of initialisations whose seed gives the pooled
     curve's outcome. Initialisations are counted by seed, the unit the study keeps a curve for: {"inits",
     "groups", "agree", "share"}."""
-    from penb.claims import grading
-
     want = grading.apply(c.rule, pooled_ev)[0]
     got = [grading.apply(c.rule, evidence(dict(row))[c.key])[0] for _, row in per_seed.iterrows()]
     agree = sum(v == want for v in got)

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
+from penb.claims.intervals import seed_interval
+
 
 STAMP_INCHES = 0.22  # bottom strip kept free for penb.report.stamp
 _C = plt.get_cmap("tab10").colors
@@ -133,8 +135,6 @@ def _measure_panel(ax, per_seed: pd.DataFrame, pooled: pd.Series, cols: list, la
     """One column per measure: each seed a hollow point, the seed-level mean with its bootstrap
     interval over seeds, the pooled value (what the rule grades) as a cross; the blog's value as
     a star with its factor band, or a reference line ``ref`` with a relative ``band``."""
-    from penb.claims import seed_interval
-
     blog = blog or {}
     for j, col in enumerate(cols):
         v = per_seed[col].to_numpy(float)

@@ -24,6 +24,7 @@ import pandas as pd
 import torch
 
 from penb import claims
+from penb.chapters.irie import q4_grading
 from penb.chapters.irie.probes import (context_ids, context_strings, differences, distinct_tokens,
                                        equivariance, fast_weight_recurrence, first_change, make_model,
                                        random_permutations, reach_from_jacobian, reach_from_mask,
@@ -272,8 +273,6 @@ def grades(exact: pd.DataFrame, q4_runs: dict, cfg) -> list[claims.Grade]:
     on the runs of ``q4.run``, the claims about trained models (``irie.one_layer``, ``irie.q4.order``,
     ``irie.q4.attention``) under protocol 4's doubling test and the language models' ``irie.q4`` at their budget
     (``penb.chapters.irie.q4_grading``); the claims no chapter tests recorded with the registry's reason."""
-    from penb.chapters.irie import q4_grading
-
     out = {g.claim: g for g in grade_exact(exact, cfg)}
     out.update({g.claim: g for g in q4_grading.grade_trained(q4_runs, cfg)})
     out[q4_grading.CLAIM] = q4_grading.grade_lm(q4_runs, cfg)

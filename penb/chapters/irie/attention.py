@@ -19,6 +19,7 @@ import torch
 from penb import claims
 from penb.chapters.irie import q4
 from penb.chapters.irie.budgets import run_cost
+from penb.claims import training
 from penb.transformer import attention_mask
 from penb.trainer import load_model
 
@@ -115,8 +116,6 @@ def grade(results: dict, cfg) -> claims.Grade:
     """``irie.q4.attention`` graded on the language-model runs of ``q4.run`` (not tested where ``cfg`` has no
     two-layer models, or no such language model without PE ran), with the models' training state on their
     training loss (protocol 3's record); ``steps`` gives protocol 4 its budgets (lm_steps / 2, lm_steps)."""
-    from penb.claims import training
-
     why = q4.lm_missing(cfg)
     n = claims.get("irie.q4").extra["layers"]
     mine = [r for r in results["lm"] if r.config["layers"] == n and r.config["encoding"] == q4.NONE]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from penb.executors.cost import step_seconds
+
 
 def shorter(configs: Iterable[dict], k: int) -> list[dict]:
     """Each run config at 1/2^k of its updates (``steps >> k``), its one checkpoint at its end and its log every
@@ -38,8 +40,6 @@ def next_cost(configs: Sequence[dict], wall_s: Sequence[float]) -> dict:
     """What the next doubling (2N updates, a fresh cosine run per seed) of the runs ``configs`` (their full-budget
     configs, each with ``steps``) would cost: {"updates", "runs", "cpu_min" (their own wall times on one core,
     doubled), "gpu_min" (an H100, :func:`penb.executors.cost.step_seconds`)}; {} without runs."""
-    from penb.executors.cost import step_seconds
-
     if not configs:
         return {}
     n = max(int(c["steps"]) for c in configs)

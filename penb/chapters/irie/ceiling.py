@@ -14,6 +14,7 @@ from functools import lru_cache
 from math import comb
 
 import numpy as np
+from scipy.stats import poisson
 
 EXACT_LIMIT = 20_000    # vocab_size x length above which blind_ceiling uses the float method
 
@@ -66,8 +67,6 @@ def blind_ceiling_float(vocab_size: int, length: int) -> float:
     over V tokens are V independent Poisson(L/V) counts conditioned on their sum being L, so
     P(max <= m) = P(N <= m)^V P(S = L | every N_i <= m) / P(S = L), the middle term the L-th entry of the
     V-fold convolution of the truncated Poisson pmf (by repeated squaring, entries above L dropped)."""
-    from scipy.stats import poisson
-
     lam = length / vocab_size
     log_pl = poisson.logpmf(length, length)                           # P(S = L), S ~ Poisson(L)
     expected = 0.0

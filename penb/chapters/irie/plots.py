@@ -22,6 +22,8 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from penb.claims.intervals import seed_interval
+
 DIFF, SAME, EDGE = "#f4a261", "#eeeeee", "#1d3557"
 NO_PE, PE = "#e76f51", "#264653"
 
@@ -167,8 +169,6 @@ def exact_checks(table, tol: float, width: float = 14.5):
     largest deviations the exact claims require to be rounding (below ``tol``); right, the
     smallest changes Q3 and the contrasts require to be real (above ``tol``). Hollow points: one
     seed each; filled: the mean over seeds with its 95% Student-t interval over seeds."""
-    from penb.claims import seed_interval
-
     groups = ((("q1", "Q1: |f(Px) - Pf(x)|\nno mask, no PE"), ("q5", "Q5: last output,\n1 layer, no PE"),
                ("q5_mid_same", "Q5: earlier,\nsame context"),
                ("lin_q5", "Sec. 4: last output,\n1 linear layer"),

@@ -42,7 +42,11 @@ at a quarter of the full ones, 3 x 375 x 0.014 s + 3 x 375 x 0.0065 s + 3 x 187 
 20 s on the two workers.
 """
 from penb import encodings
+from penb.chapters.irie.q4 import ORDER_TASKS
+from penb.corpus import CORPORA, SPLITS
 from penb.presets import confirmation, require
+from penb.tasks import make_task
+from penb.tasks.lm import CROPS
 from penb.transformer import NORMS
 
 CONTEXT = ("all", "first", "none")
@@ -169,11 +173,6 @@ def check(cfg):
 
 def check_q4(cfg):
     """Question 4's keys: cheap checks only (the corpus is not loaded here; penb.train checks the rest)."""
-    from penb.corpus import CORPORA, SPLITS
-    from penb.chapters.irie.q4 import ORDER_TASKS
-    from penb.tasks.lm import CROPS
-    from penb.tasks import make_task
-
     def positive(name):
         v = cfg[name]
         require(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{name} must be an int >= 1, got {v!r}")

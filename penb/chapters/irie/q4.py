@@ -27,6 +27,7 @@ from penb import sweeps
 from penb.chapters.irie.budgets import shorter
 from penb.chapters.irie.ceiling import binomial_margin, blind_ceiling
 from penb.executors import LocalExecutor, ProcessExecutor
+from penb.tasks import make_task
 
 ORDER_TASKS = ("reverse", "sort", "predecessor", "reverse_add")
 NONE = "none"
@@ -96,8 +97,6 @@ def lm_task_options(cfg) -> dict:
 
 def lm_task(cfg):
     """The ``lm`` task of the chapter (loads the corpus and the tokenizer on first use)."""
-    from penb.tasks import make_task
-
     return make_task("lm", cfg.lm_vocab, cfg.lm_length, **lm_task_options(cfg))
 
 

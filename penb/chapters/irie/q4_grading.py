@@ -26,6 +26,7 @@ from penb import claims
 from penb.chapters.irie import attention, one_layer, q4
 from penb.chapters.irie.budgets import run_cost
 from penb.chapters.irie.ceiling import blind_ceiling
+from penb.claims import training
 from penb.claims.irie import Q4_PPL_RATIO
 
 CLAIM, ORDER, NONE = q4.CLAIM, q4.ORDER, q4.NONE
@@ -52,8 +53,6 @@ def order_evidence(results: dict, cfg) -> dict:
 
 def grade_order(results: dict, cfg) -> claims.Grade:
     """``irie.q4.order`` on the order runs (not tested where ``cfg`` cannot test it)."""
-    from penb.claims import training
-
     why = q4.missing(cfg)
     if why:
         return claims.not_tested(ORDER, f"not at this preset: {why}", cfg)
@@ -118,8 +117,6 @@ def curves(results: dict, cfg) -> Optional[dict]:
 
 def lm_training_state(results: dict, cfg) -> dict:
     """Protocol 3's record of the two language models (training loss), kept beside protocol 4's reading."""
-    from penb.claims import training
-
     n = claims.get(CLAIM).extra["layers"]
     return training.of_results({f"LM, {q4.label(n, e)}": _cell(results["lm"], n, e)[0]
                                 for e in (NONE, cfg.encoding)}, metric="loss")

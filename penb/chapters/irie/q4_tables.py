@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from penb import claims, metrics
+from penb import claims, metrics, models, train
 from penb.chapters.irie.q4 import graded, groups, label, lm_configs, lm_held_out, lm_task, order_configs, split
 from penb.tasks import IGNORE
 from penb.trainer import load_model
@@ -164,8 +164,6 @@ def curves(results) -> pd.DataFrame:
 
 def parameter_counts(cfg) -> pd.DataFrame:
     """Trainable parameters of each model of both studies (a sinusoidal PE adds none)."""
-    from penb import models, train
-
     rows = []
     for study, configs in (("order", order_configs(cfg)), ("lm", lm_configs(cfg))):
         seen = set()

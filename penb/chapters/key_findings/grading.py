@@ -26,6 +26,7 @@ from penb.chapters import rnn_common
 from penb.chapters.key_findings.presets import FIXED
 from penb.claims import evidence as evidence_table
 from penb.claims import training
+from penb.claims.intervals import t_interval
 from penb.names import model_name, variant_label
 from penb.presets import QUICK_RULE, SLICE_S4D, left_out
 
@@ -147,8 +148,6 @@ def rescue_evidence(frame: pd.DataFrame, half: pd.DataFrame, model: str,
     ``model``'s accuracy at N; b, at N/2 (paired by seed, valid at both); and the
     premise that the PE model has settled (its own move's Student-t interval within
     +-0.02), without which a vanilla model still gaining refutes nothing."""
-    from penb.claims.intervals import t_interval
-
     full, short = (_paired(f, model, vocab, "token_accuracy") for f in (frame, half))
     seeds = sorted(set(full.index) & set(short.index))
     move = (full.loc[seeds, PE] - short.loc[seeds, PE]).to_numpy(float)

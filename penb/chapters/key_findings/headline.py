@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
 from penb.store import paths
@@ -114,8 +115,6 @@ def figure(dirs: Sequence[Path], width: float = 10.0):
     """The V 256 curves (thin lines, one per seed: the training batches' accuracy), the
     held-out accuracy at each budget (points, one per seed, and the mean as a bar), the
     budgets as dotted lines, the verdicts in a box, the archives' provenance below."""
-    import matplotlib.pyplot as plt    # deferred: a figure is drawn only on a page
-
     c, b, v = curves(dirs), budgets(dirs), verdicts(dirs)
     fig, ax = plt.subplots(figsize=(width, 4.6))
     for (enc, _, _), g in c.groupby(["encoding", "seed", "archive"]):

@@ -32,7 +32,7 @@ from penb import runs
 from penb import sweeps
 from penb.executors import Executor
 from penb.names import variant_label
-from penb.tasks import IGNORE
+from penb.tasks import IGNORE, make_task
 
 PAPER_ROWS = {"none": "vanilla", "sinusoidal": "pe"}   # keys of claim "morita.table1"
 
@@ -82,8 +82,6 @@ def prepare(cfg) -> Data:
     when no source has it, and ``ValueError`` when ``held_out`` exceeds the usable test
     paragraphs.
     """
-    from penb.tasks import make_task
-
     task = make_task("lm", cfg.vocab, cfg.length, **task_options(cfg))
     d = task.data                                   # loads the corpus: may raise here
     if cfg.held_out:

@@ -50,6 +50,7 @@ run of the new settings, not one chosen from results.
 """
 from penb import encodings
 from penb.chapters import rnn_common
+from penb.corpus import CORPORA, SPLITS
 from penb.presets import confirmation, require
 
 PAPER = dict(
@@ -119,8 +120,6 @@ def _count(cfg, key: str, low: int) -> None:
 
 
 def check(cfg):
-    from penb.corpus import CORPORA, SPLITS
-
     require(cfg.corpus in CORPORA,
             f"unknown corpus {cfg.corpus!r}; valid: {', '.join(CORPORA)}")
     for k in ("train_split", "test_split"):
