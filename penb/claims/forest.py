@@ -66,8 +66,8 @@ def forest(rows: list[dict], width: float = 7.4):
     text, a thin line between figures; x = effect / SESOI with its interval; 0 and 1 drawn as lines."""
     # deferred: matplotlib is heavy, and penb.claims (which every chapter and the CLI import) draws only here
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.lines import Line2D  # deferred: matplotlib (as above)
+    from matplotlib.ticker import FuncFormatter  # deferred: matplotlib (as above)
 
     if not rows:
         raise ValueError("a forest plot needs at least one row with an effect")
@@ -122,7 +122,7 @@ def save(rows: list[dict], path) -> Optional[str]:
     name, or None (and no file) when there is no row to draw."""
     # deferred: matplotlib is heavy (see forest)
     import matplotlib
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: matplotlib (as above)
 
     path = Path(path)
     if not rows:
