@@ -3,7 +3,6 @@ rehearsed on the CPU end to end (a clean commit accepted; a changed file or a wr
 import json
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 

@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from penb import claims, presets, train
-from penb import runs
+from penb import claims, presets
 from penb.chapters import frequency
 from penb.chapters.gradient_stability import analysis as sc
 from penb import runner

@@ -2,9 +2,7 @@
 worked out here: the horizon's doublings, one doubling only, moves that grow, what D doublings could close, a claim
 at its text's budget; Sec. 4.1's extra-updates claim with its gates; budget claims below the text's budget; Hansen's
 agreement over initialisations; read under the protocol in force."""
-import math
 
-import numpy as np
 import pytest
 
 from penb import claims

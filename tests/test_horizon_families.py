@@ -21,7 +21,6 @@ under way** at 5 seeds, whose moves sit below the noise (6-7% of draws): the ver
 Mutants that must each fail the suite: the growth gate removed (every growth read as shown, ratio 1), 80%
 intervals, and no doublings left.
 """
-import math
 
 import numpy as np
 import pytest

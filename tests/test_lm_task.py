@@ -8,7 +8,6 @@ import torch
 
 from penb import runner
 from penb import corpus, train
-from penb import runs
 from tests import lm_reference as lm
 from penb.tasks import IGNORE, make_task
 from penb.tokenizer import train_tokenizer

@@ -240,7 +240,7 @@ def test_parts_hold_at_most_part_bytes_and_join_back(tmp_path, monkeypatch, cut_
     file comes back byte for byte; a later pack in fewer parts leaves no stale part behind."""
     store, configs = cut_store
     assert long_run.PART_BYTES == limits.PART_BYTES <= limits.FILE_BYTES
-    monkeypatch.setattr(long_run, "PART_BYTES", 2048)
+    monkeypatch.setattr(long_run.packed, "PART_BYTES", 2048)
     folder = tmp_path / "committed"
     man = long_run.pack(folder, configs, store, fields())
     sizes = [(folder / p["file"]).stat().st_size for p in man["parts"]]
@@ -264,7 +264,7 @@ def test_parts_hold_at_most_part_bytes_and_join_back(tmp_path, monkeypatch, cut_
     assert long_run.restore(folder, fresh) == len(want)
     assert files_of(fresh) == want
 
-    monkeypatch.setattr(long_run, "PART_BYTES", 10 ** 7)
+    monkeypatch.setattr(long_run.packed, "PART_BYTES", 10 ** 7)
     again = long_run.pack(folder, configs, store, fields())
     assert [p["file"] for p in again["parts"]] == ["state.tar.xz.part-001"]
     assert [p.name for p in folder.glob("state.tar.xz.part-*")] == ["state.tar.xz.part-001"]
@@ -276,7 +276,7 @@ def test_parts_hold_at_most_part_bytes_and_join_back(tmp_path, monkeypatch, cut_
 @pytest.mark.parametrize("damage", ["flip", "missing", "truncated"])
 def test_a_corrupted_part_is_refused_before_anything_is_written(tmp_path, monkeypatch, cut_store, damage):
     store, configs = cut_store
-    monkeypatch.setattr(long_run, "PART_BYTES", 2048)
+    monkeypatch.setattr(long_run.packed, "PART_BYTES", 2048)
     folder = tmp_path / "committed"
     man = long_run.pack(folder, configs, store, fields())
     assert len(man["parts"]) >= 3

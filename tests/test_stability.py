@@ -8,7 +8,6 @@ import torch
 
 from penb import runner
 from penb import models
-from penb import runs
 from penb.chapters.gradient_stability import similarity as st
 from penb.tasks import make_task
 from penb.trainer import load_model

@@ -28,7 +28,8 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
+from unittest.mock import patch
 
 from penb.device import ARCHIVED
 from penb.store import atomic, identity, paths
@@ -189,20 +190,6 @@ def _restore_part(tar_path: Path) -> int:
     return put
 
 
-@contextlib.contextmanager
-def _env(**values: str) -> Iterator[None]:
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def manifest(source: Path, chapter: str) -> dict:
     """The manifest of ``source`` as one chapter's: a slice's top-level fields with that chapter's own merged in.
     ``ValueError`` for a folder without one, or one that holds no runs of ``chapter``."""
@@ -279,7 +266,8 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     dest = Path(dest) if dest is not None else paths.REPO / "book" / "archived" / f"{chapter}-{man['preset']}"
     if dest.exists() and any(dest.iterdir()) and not (dest / "manifest.json").exists():
         raise ValueError(f"{dest} is not empty and holds no archived execution: choose another --dest")
-    with tempfile.TemporaryDirectory() as tmp, _env(PENB_STORE=str(Path(tmp) / "store"), **{ARCHIVED: man["device"]}):
+    with tempfile.TemporaryDirectory() as tmp, \
+            patch.dict(os.environ, {"PENB_STORE": str(Path(tmp) / "store"), ARCHIVED: man["device"]}):
         check_runs(chapter, man, results)
         restore(source)
         executed = notebook.run_chapter(chapter, {"preset": man["preset"], **man["parameters"]},

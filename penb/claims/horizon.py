@@ -1,45 +1,27 @@
-"""The horizon (protocol 6 on, as protocol 8 reads it): would a verdict about trained models still hold at the
-text's budget?
+"""The horizon (protocol 8, issue 66): would a verdict about trained models still hold at the text's budget H?
 
-**Protocol 8** (issue 66; :func:`growth8`, :func:`carried8`, :func:`span_left`) reads each quantity's two moves for
-a bound on their growth: a ratio r (0-4) the later move is shown to stay under, charged geometrically over the span
-to the text's budget; undecided where a move is seen and no ratio bounds it; a quantity that has not moved
-measurably charged its later move's bound growing linearly over the span. Models that do not move are read through
-the gap or slope they move; a moving model's bound is charged into the gap's (into a slope's by the least-squares
-weight of its x, :func:`slope_weights`). An unknown budget decides nothing (:func:`unknown_budget`, fails closed),
-and every verdict says what no test at N can see (:func:`assumption`). What follows is protocol 6's design, which
-protocols 7 and 8 refine; a claim that is itself a doubling test (Sec. 4.1's extra updates) is carried by
-:mod:`penb.claims.doubling_claim`.
+A verdict at N updates speaks of H (``Claim.horizon``) only where, for every quantity that could overturn it
+(``penb.claims.doubling.reads``: a gap, a slope, a level, each model of a "no gain" and its gap):
 
-Protocol 5's doubling test asks whether the last doubling (N/2 -> N) moved anything that could overturn a verdict by
-its smallest effect of interest (SESOI). A slow, steady creep passes it at every doubling and still adds up: 0.010
-a doubling for the seven doublings from quick's 2,000 updates to Morita's 300,000 is 0.07. So a verdict at budget N
-speaks of the text's budget H (``Claim.horizon``) only where, for every quantity that could overturn it
-(``penb.claims.doubling.reads``):
+1. **two doublings are there** (N/4 -> N/2 -> N, the same seeds): with one, whether the moves grow cannot be seen;
+   the verdict stays inconclusive and says what the runs at N/4 would cost;
+2. **their growth is bounded** (:func:`growth8`): the smallest ratio r (0-4) for which the paired 95% interval of
+   later move - r x earlier move ends at most the grading resolution; a quantity seen moving that no r bounds is
+   undecided; one that has not moved measurably is charged the growth its interval cannot exclude;
+3. **what the span left could move it by leaves the verdict standing** (:func:`carried8`, over ``span_left``
+   = log2(H/N) doublings, the last one in part): b r + b r^2 + ... from the later move's 95% bound b, or
+   span b + charge span^2 / 2 for a quantity not moving. A gap found keeps its lower end above 0 after losing that;
+   a gap denied keeps its upper end below the smallest effect of interest after gaining it; a level keeps its side
+   of the text's value; a quantity that must stay still moves by less than its smallest effect in all. Models read
+   through the gap or slope they move ("better", "gain_vs_reference", "trend") are charged into it (a slope by the
+   least-squares weight of each x, :func:`slope_weights`) rather than gated on their own.
 
-1. **two doublings are there** (N/4 -> N/2 and N/2 -> N, the same seeds): with one, whether the moves shrink cannot
-   be seen, and the verdict reads inconclusive with what the runs at N/4 would cost;
-2. **the moves do not grow**: the later move's mean in the direction that could overturn the verdict is at most the
-   earlier one's (or 0) plus the measure's resolution, unless the later move is not shown to be one (its 95%
-   interval reaches 0: noise around a stopped model, which the bound below already carries). A curve that speeds up again (the records' V 64 and V 128
-   GRU probes: a later move 1.3-1.8 times the earlier) is not extrapolated. A model read through the gap or the
-   slope it moves ("better", "gain_vs_reference", "trend") is not gated on its own: a model that speeds up moves
-   the gap or the slope faster, and their own moves are gated;
-3. **what they could close leaves the verdict standing**: moves that do not grow add up to at most ``D`` times the
-   later move's bound, ``b``: the end of its 95% interval on the overturning side (0 if that end lies on the other),
-   over the ``D = ceil(log2(H / N))`` doublings left. Then
-   * a gap found (a gap, a slope, a second part that must not shrink) keeps the lower end of its interval at N
-     above 0 after losing ``C``; a gap denied keeps the upper end below the SESOI after gaining ``C``; a level
-     likewise against its threshold. For "better" and "gain_vs_reference" ``C`` is the larger of the gap's own
-     ``D x b`` and the sum of its two models' (both in the gap's unit);
-   * a quantity that must stay still (both models of a "no gain", a held model, a checked level) moves by less
-     than its SESOI in all: ``D x b`` below it.
-
-At N >= H (``D = 0``) the doubling test alone decides. The derivation: with moves that do not grow, the move over
-the k-th doubling after N is at most the last one's, and the last one's is at most ``b`` with 95% confidence; D
-doublings add at most ``D x b``. It is conservative where curves saturate (their moves shrink geometrically, and
-``D x b`` overstates the sum), and it says nothing of a curve that breaks out later (a plateau before a jump past N:
-no doubling test sees it; ``tests/test_horizon_calibration.py`` reports it rather than requiring it).
+At N >= H the doubling test alone decides. An unknown budget decides nothing (:func:`unknown_budget`: fails closed),
+and every verdict says what no test at N can see (:func:`assumption`: a take-off after N, or one under way below the
+noise). The calibration (``tests/test_horizon_p8_calibration.py``, README's power table) runs at the resolution
+``grade()`` uses. A claim that is itself a doubling test (Sec. 4.1's extra updates) is carried by
+:mod:`penb.claims.doubling_claim`. Earlier protocols' verdicts are a committed table
+(``penb/claims/protocol_history.csv``), not code.
 """
 from __future__ import annotations
 

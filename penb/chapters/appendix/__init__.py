@@ -18,6 +18,8 @@ Each of those four holds its chapter's presets (``PAPER``, ``QUICK``, ``SMOKE``,
 * ``common``: the :class:`~penb.chapters.appendix.common.Panel`, the input variants and
   their labels, the run configs, their validation, the sweep through the run store
   (diverged runs kept and flagged), the run table, the parameter counts;
+* ``regimes``: the training regimes (paper, quick, GPU, smoke) the four chapters'
+  presets start from, a reason per value;
 * ``summary``: accuracy and distance per panel (and per input length) with intervals
   over seeds;
 * ``analysis``: the evidence of every claim and its grade through ``penb.claims``;
@@ -30,6 +32,6 @@ A notebook writes ``from penb.chapters import appendix`` and then, e.g.,
 ``appendix.appendix_a.run(cfg)``, ``appendix.page.Page("a", cfg, frame)``,
 ``appendix.analysis.grade_a(...)``, ``appendix.plots.bars(...)``.
 """
-from penb.chapters.appendix import common, summary, plots, analysis, page  # noqa: F401
+from penb.chapters.appendix import common, regimes, summary, plots, analysis, page  # noqa: F401
 from penb.chapters.appendix import appendix_a, appendix_b  # noqa: F401
 from penb.chapters.appendix import appendix_c, appendix_d  # noqa: F401

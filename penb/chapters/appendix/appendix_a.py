@@ -52,7 +52,7 @@ SMOKE only exercises every cell.
 their runs and ``run(cfg)`` trains or reuses them (``common.run``).
 """
 from penb.chapters import rnn_common
-from penb.chapters.appendix import common
+from penb.chapters.appendix import common, regimes
 from penb.chapters.appendix.common import Panel
 from penb.presets import QUICK_SEEDS, confirmation, left_out, require, require_ints, require_names
 
@@ -112,18 +112,18 @@ QUICK = dict(                       # the key-findings r1-r8 regime (docstring)
     checkpoint_every=1000,          # two checkpoints per run
     bootstrap=2000,                 # a fifth of the paper's resamples: faster
     workers=2,                      # one run per core of the 2-core machine
-    schedule=common.QUICK_REGIME["schedule"],  # WSD, probed here (common.QUICK_REGIME):
+    schedule=regimes.QUICK_REGIME["schedule"],  # WSD, probed here (regimes.QUICK_REGIME):
                                     # the GRU reversal runs are key findings' own again
-    doubling=common.QUICK_REGIME["doubling"],  # each run also at N/2 (protocol 4)
-    earlier=common.QUICK_REGIME["earlier"],    # and at N/4 (protocol 7's two doublings)
+    doubling=regimes.QUICK_REGIME["doubling"],  # each run also at N/2 (protocol 4)
+    earlier=regimes.QUICK_REGIME["earlier"],    # and at N/4 (protocol 7's two doublings)
 )
 # Paper-sized models on a shortened schedule for one GPU: appendices B-D's GPU regime
-# (common.GPU_REGIME: key findings' GPU settings) with updates per section. Only a
+# (regimes.GPU_REGIME: key findings' GPU settings) with updates per section. Only a
 # panel's largest vocabulary is graded (Fig. 7's trend reads three): the others are
 # left to the paper preset.
 GPU = dict(
-    {k: v for k, v in common.GPU_REGIME.items() if k != "steps"},  # lr 3e-3, seeds,
-                                    # checkpoints, fp32, 4 runs packed (common.py)
+    {k: v for k, v in regimes.GPU_REGIME.items() if k != "steps"},  # lr 3e-3, seeds,
+                                    # checkpoints, fp32, 4 runs packed (regimes.py)
     add_vocab=(896, 1024, 1088),    # A.1: three of the paper's four: the trend's fewest
     add_steps=12_000,               # A.1: twice the other sections' updates (paper)
     sort_gru_vocab=(256,),          # A.2: graded (largest) GRU V of Fig. 2, anchors'

@@ -20,27 +20,27 @@ SMOKE only exercises every cell.
 ``panels(cfg)`` gives the one panel, ``run_configs(cfg)`` its runs and ``run(cfg)``
 trains or reuses them (``common.run``).
 """
-from penb.chapters.appendix import common
+from penb.chapters.appendix import common, regimes
 from penb.chapters.appendix.common import Panel
 from penb.presets import confirmation, require, require_ints
 
-PAPER = dict(common.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
+PAPER = dict(regimes.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
     min_length=32,                  # shortest input length (App. B)
     length=64,                      # longest input length (App. B)
     vocab=16384,                    # vocabulary size (App. B)
 )
-QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
+QUICK = dict(regimes.QUICK_REGIME,  # appendix A's regime (see the docstring)
     seeds=confirmation(3),          # fig11 needs ~98 (pilot): the minimum (docstring)
     min_length=8,                   # half of L, as in the paper: phases overlap
     length=16,                      # the key-findings regime's L (a quarter of 64)
     vocab=256,                      # the smallest LSTM V of Fig. 2 (= appendix D's)
 )
-GPU = dict(common.GPU_REGIME,   # paper-sized models, shortened schedule (common.py)
-    vocab=common.GPU_VOCAB,         # 4,096, a quarter of the paper's (common.GPU_VOCAB)
+GPU = dict(regimes.GPU_REGIME,   # paper-sized models, shortened schedule (regimes.py)
+    vocab=regimes.GPU_VOCAB,         # 4,096, a quarter of the paper's (regimes.GPU_VOCAB)
 )
 # Estimated cost (penb.executors.gpu_hours): 10 runs x 6k x 26.6 ms (LSTM V4096, L up
 # to 64) = 27 min one run at a time, 0.44 GPU-hours. Measure it before trusting it.
-SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
+SMOKE = dict(regimes.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     min_length=2,                   # half of L, as at the other presets
     length=4,                       # toy L: lengths 2-4, three per-length points
     vocab=16,                       # toy vocabulary

@@ -26,32 +26,32 @@ SMOKE only exercises every cell.
 ``run(cfg)`` trains or reuses them (``common.run``); ``summary.parameter_counts`` shows
 the control's size.
 """
-from penb.chapters.appendix import common
+from penb.chapters.appendix import common, regimes
 from penb.chapters.appendix.common import Panel
 from penb.presets import confirmation, require, require_ints
 
 TASKS = ("reverse", "sort")
 ALLOWED = ("vanilla", "double", "sinusoidal")
 
-PAPER = dict(common.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
+PAPER = dict(regimes.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
     tasks=TASKS,                    # reverse ordering and sorting (Fig. 12)
     variants=ALLOWED,               # vanilla, double vanilla, sinusoidal PE
     length=64,                      # input length L
     vocab=16384,                    # vocabulary size
 )
-QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
+QUICK = dict(regimes.QUICK_REGIME,  # appendix A's regime (see the docstring)
     seeds=confirmation(3),          # no_gain needs ~85 (pilot): the minimum (docstring)
     length=16,                      # appendix A's sorting L: its runs are shared
     vocab=256,                      # appendix A's sorting V: its runs are shared
 )
-GPU = dict(common.GPU_REGIME,   # paper-sized models, shortened schedule (common.py)
-    vocab=common.GPU_VOCAB,         # 4,096, a quarter of the paper's (common.GPU_VOCAB)
+GPU = dict(regimes.GPU_REGIME,   # paper-sized models, shortened schedule (regimes.py)
+    vocab=regimes.GPU_VOCAB,         # 4,096, a quarter of the paper's (regimes.GPU_VOCAB)
 )
 # Estimated cost (penb.executors.gpu_hours): 30 runs x 6k x 26.6 ms (LSTM V4096, L64)
 # = 80 min one run at a time, 1.3 GPU-hours from an empty store; after key findings (the
 # vanilla/PE reversal runs) and appendix A (the vanilla/PE sorting runs) only the 10
 # double-vanilla runs are new: 27 min. Measure it before trusting it.
-SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
+SMOKE = dict(regimes.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     length=4,                       # toy L
     vocab=16,                       # toy vocabulary
 )

@@ -33,21 +33,21 @@ SMOKE only exercises every cell.
 ``panels(cfg)`` gives one panel per setting, ``run_configs(cfg)`` their runs and
 ``run(cfg)`` trains or reuses them (``common.run``).
 """
-from penb.chapters.appendix import common
+from penb.chapters.appendix import common, regimes
 from penb.chapters.appendix.common import Panel
 from penb.presets import QUICK_SEEDS, confirmation, require, require_ints, require_names
 
 SETTINGS = ("fixed", "variable")
 ALLOWED = ("vanilla", "sinusoidal", "random", "learnable")
 
-PAPER = dict(common.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
+PAPER = dict(regimes.PAPER_REGIME,  # the published setting (Sec. 3.3, App. B-D)
     settings=SETTINGS,              # fixed (Fig. 13) and variable length (Fig. 14)
     variants=ALLOWED,               # vanilla and the three encodings
     length=64,                      # the (longest) input length
     min_length=32,                  # shortest input length of the variable setting
     vocab=16384,                    # vocabulary size
 )
-QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
+QUICK = dict(regimes.QUICK_REGIME,  # appendix A's regime (see the docstring)
     seeds=confirmation(QUICK_SEEDS),  # why 3: penb.presets.QUICK_SEEDS; the pilot's 5
                                     # for fig13.random and fig14 (docstring) served
                                     # protocol 2
@@ -55,14 +55,14 @@ QUICK = dict(common.QUICK_REGIME,  # appendix A's regime (see the docstring)
     min_length=8,                   # appendix B's shortest length: its runs reused
     vocab=256,                      # appendix B's and C's vocabulary: runs reused
 )
-GPU = dict(common.GPU_REGIME,   # paper-sized models, shortened schedule (common.py)
-    vocab=common.GPU_VOCAB,         # 4,096, a quarter of the paper's (common.GPU_VOCAB)
+GPU = dict(regimes.GPU_REGIME,   # paper-sized models, shortened schedule (regimes.py)
+    vocab=regimes.GPU_VOCAB,         # 4,096, a quarter of the paper's (regimes.GPU_VOCAB)
 )
 # Estimated cost (penb.executors.gpu_hours): 40 runs x 6k x 26.6 ms (LSTM V4096, L64)
 # = 107 min one run at a time, 1.8 GPU-hours from an empty store; after appendices B and
 # C (their vanilla/PE runs) the 20 random and learnable runs are new: 53 min, 0.9
 # GPU-hours. Measure it before trusting it.
-SMOKE = dict(common.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
+SMOKE = dict(regimes.SMOKE_REGIME,  # toy sizes: only exercises every cell (seconds)
     length=4,                       # toy L, as appendix B's and C's smoke
     min_length=2,                   # appendix B's smoke range: its runs reused
     vocab=16,                       # toy vocabulary, as appendix B's and C's smoke

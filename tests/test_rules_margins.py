@@ -69,7 +69,7 @@ def test_a_two_sided_no_gain_also_excludes_a_loss():
     assert grading.no_gain(paired(inside), {**P3, **p, "two_sided": True})[0] == grading.REPRODUCED
 
 
-def test_a_failed_control_stays_inconclusive_under_protocol_3():
+def test_a_failed_control_stays_inconclusive():
     far_below = paired([-0.3, -0.31, -0.29, -0.33, -0.3])
     assert grading.no_gain(far_below, {**P3, "margin": 0.02, "sesoi": 0.02})[0] == grading.INCONCLUSIVE
 
