@@ -138,8 +138,11 @@ def test_a_trunk_packed_restored_and_continued_equals_uninterrupted_runs_bit_for
     for c in full:
         assert 0 < got[runs.key(c)] < decay_start(N, TINY["decay"])
         assert runs.status(c, store) == "partial"
-    assert all(got[runs.key(c)] == 0 for c in half + quarter)
-    assert m1["reached"] == got and set(m1["segments"][0]["updates"]) == {runs.key(c) for c in full}
+    # the branches not begun: as far as the trunk's branch points (8, 16) at or before their decay starts (8, 16)
+    u = min(got[runs.key(c)] for c in full)
+    assert all(got[runs.key(c)] == (16 if u >= 16 else 8 if u >= 8 else 0) for c in half)
+    assert all(got[runs.key(c)] == (8 if u >= 8 else 0) for c in quarter)
+    assert m1["reached"] == got and set(m1["segments"][0]["updates"]) == {k for k, v in got.items() if v}
     shutil.rmtree(tmp_path / "m1")
 
     # machine 2: restored; the N runs finish and the N/2 runs stop inside their decay branch
@@ -157,7 +160,7 @@ def test_a_trunk_packed_restored_and_continued_equals_uninterrupted_runs_bit_for
         same_checkpoint(last, checkpoints(runs.run_dir(c, alone[runs.key(c)]))[-1][1])
     for c in half:
         assert decay_start(N // 2, TINY["decay"]) < got2[runs.key(c)] < N // 2     # cut inside its branch
-    assert all(got2[runs.key(c)] == 0 for c in quarter)
+    assert all(got2[runs.key(c)] == 8 for c in quarter)                 # not begun: at its trunk's branch point
     assert [s["updates"] for s in m2["segments"]] == [m1["segments"][0]["updates"],
                                                       {k: [got[k], got2[k]] for k in got2 if got2[k] != got[k]}]
     shutil.rmtree(tmp_path / "m2")
@@ -442,6 +445,20 @@ def test_the_manifest_says_how_far_each_run_went_and_a_repack_keeps_the_segments
     again = long_run.repack(configs, folder)
     assert again["segments"] == man["segments"] and again["runs"] == man["runs"]
     assert again["state_sha256"] == man["state_sha256"]          # the same files, the same bytes
+
+
+def test_a_branch_not_begun_reaches_its_trunks_last_checkpoint_up_to_its_own_decay_start(tmp_path):
+    """A run that has no checkpoint of its own begins from the latest trunk checkpoint at or before its decay start,
+    so that is how far it has come; past that point the trunk's checkpoints are not its own."""
+    n, half = trunk_configs(("none",))[:2]
+    assert (decay_start(n["steps"], n["decay"]), decay_start(half["steps"], half["decay"])) == (32, 16)
+    folder = trunks.trunk_dir(n, tmp_path)
+    folder.mkdir(parents=True)
+    for step in (8, 12, 24):
+        trunks.path(folder, step).write_bytes(b"")
+    got = long_run.reached([n, half], tmp_path)
+    assert got == {runs.key(n): 24, runs.key(half): 12}
+    assert long_run.reached([n], tmp_path / "empty") == {runs.key(n): 0}
 
 
 def test_a_partial_archive_grades_only_the_claims_whose_cells_it_holds():

@@ -54,7 +54,8 @@ def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int 
     processes, then pack the state back into ``folder`` with this segment appended to its manifest. Returns the
     manifest."""
     store = runs.root()
-    identity = _restored([*sources, folder], store)
+    _restored([*sources, folder], store)
+    identity = code_identity()
     before = reached(configs, store)
     start = time.time()
     deadline = start + 60 * minutes
@@ -81,13 +82,11 @@ def _with_held(folder: Path, configs: Sequence[dict], store: Path) -> tuple[dict
     return old, [*configs, *held]
 
 
-def _restored(folders: Sequence[Path], store: Path) -> str:
+def _restored(folders: Sequence[Path], store: Path) -> dict:
     """Restore each of ``folders`` into ``store`` in order, under this checkout's training code identity (refused
-    under another); returns that identity."""
+    under another); {folder name: files written} for each folder that holds a long run's state."""
     identity = code_identity()
-    for f in folders:
-        restore(f, store, identity)
-    return identity
+    return {f.name: restore(f, store, identity) for f in folders if read_manifest(f) is not None}
 
 
 def repack(configs: Sequence[dict], folder: Path, sources: Sequence[Path] = ()) -> dict:
@@ -96,7 +95,8 @@ def repack(configs: Sequence[dict], folder: Path, sources: Sequence[Path] = ()) 
     format brought up to date, or the state of a store trained here collected. Refused, as a continuation is, under
     another training code identity."""
     store = runs.root()
-    identity = _restored([*sources, folder], store)
+    _restored([*sources, folder], store)
+    identity = code_identity()
     old, configs = _with_held(folder, configs, store)
     keep = {k: v for k, v in old.items() if k not in ("keys", "reached", "runs", "parts", "state_sha256")}
     return pack(folder, configs, store, {**keep, "code_identity": identity, "segments": old.get("segments", [])})
@@ -125,12 +125,8 @@ def restore_for(chapters: Sequence[str], preset: str, store: Optional[Path] = No
     ``store`` (default: the run store), so that a device call continues these trunks instead of starting others
     (``penb.call.device_run``); {folder name: files written} for each folder there is."""
     store = Path(store) if store is not None else runs.root()
-    identity, out = code_identity(), {}
-    for chapter in chapters:
-        for f in [*sources_for(chapter, preset), folder_for(chapter, preset)]:
-            if read_manifest(f) is not None:
-                out[f.name] = restore(f, store, identity)
-    return out
+    return {k: v for chapter in chapters
+            for k, v in _restored([*sources_for(chapter, preset), folder_for(chapter, preset)], store).items()}
 
 
 def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: int = 2,

@@ -163,13 +163,15 @@ def restore(folder: Path, store: Path, identity: Optional[str] = None) -> int:
 
 
 def reached(configs: Sequence[dict], store: Path) -> dict:
-    """{run key: the update each run of ``configs`` has reached in ``store``} (its budget when finished)."""
+    """{run key: the update each run of ``configs`` has reached in ``store``}: its budget when finished, else its
+    latest checkpoint, else (a WSD branch not begun) the latest checkpoint of its trunk up to its own decay start,
+    where it will begin; 0 where there is none."""
     out = {}
     for c in configs:
         d = runs.run_dir(c, store)
         if (d / "result.json").exists():
             out[runs.key(c)] = c["steps"]
         else:
-            saved = checkpoints(d)
+            saved = checkpoints(d) or [*reversed(trunks.latest(trunks.trunk_dir(c, store), trunks.branch_limit(c)))]
             out[runs.key(c)] = saved[-1][0] if saved else 0
     return out
