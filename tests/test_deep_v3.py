@@ -115,7 +115,7 @@ def test_a_later_presets_runs_continue_an_earlier_presets_packed_trunks_bit_for_
     assert {trunks.trunk_key(c) for c in early} == {trunks.trunk_key(c) for c in late}
     store = use_store(monkeypatch, tmp_path / "m1")
     v2 = tmp_path / "v2"
-    long_run.segment(early, v2, minutes=30, workers=1, commit="v2")
+    long_run.segment(early, v2, minutes=30, workers=1, commit="v2", fields={"preset": "deep_v2"})
     before = {p.name: p.read_bytes() for p in v2.iterdir()}
     points = {int(p.stem.split("-")[1]) for p in trunks.trunk_dir(early[0], store).glob("step-*.pt")}
     assert points == {decay_start(n, TINY["decay"]) for n in (128, 64, 32)}
@@ -229,7 +229,8 @@ def test_a_device_call_restores_the_long_runs_trunks_before_it_trains(tmp_path, 
     early = trunk_configs(encodings=("none",), n=32)
     use_store(monkeypatch, tmp_path / "m1")
     folders = {p: tmp_path / f"key_findings-{p}-trunks" for p in ("deep_v2", "deep_v3")}
-    long_run.segment(early, folders["deep_v2"], minutes=30, workers=1, commit="v2")
+    long_run.segment(early, folders["deep_v2"], minutes=30, workers=1, commit="v2",
+                     fields={"preset": "deep_v2"})
     monkeypatch.setattr(long_run, "folder_for", lambda chapter, preset: folders.get(preset, tmp_path / "none"))
     store = tmp_path / "device-store"
     got = long_run.restore_for(["key_findings"], "deep_v3", store)

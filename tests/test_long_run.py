@@ -461,6 +461,27 @@ def test_a_branch_not_begun_reaches_its_trunks_last_checkpoint_up_to_its_own_dec
     assert long_run.reached([n], tmp_path / "empty") == {runs.key(n): 0}
 
 
+def test_once_every_run_is_done_the_trunk_files_go_unless_a_later_preset_continues_them(tmp_path, monkeypatch):
+    """A finished preset that nothing continues packs its runs' results and predictions without the trunks' branch
+    points (issue 65: the trunk files go once the targets are reached; the archive stays executable); deep_v2, which
+    deep_v3 continues, keeps them."""
+    configs = trunk_configs(encodings=("none",), n=32)
+    store = use_store(monkeypatch, tmp_path / "m1")
+    last = long_run.segment(configs, tmp_path / "last", minutes=30, workers=1, fields={"preset": "deep_v3"})
+    kept = long_run.segment(configs, tmp_path / "kept", minutes=30, workers=1, fields={"preset": "deep_v2"})
+    assert all(runs.status(c, store) == "done" for c in configs)
+    assert (last["trunk_points"], kept["trunk_points"]) == (False, True)
+
+    def names(folder):
+        blob = b"".join((folder / p["file"]).read_bytes() for p in long_run.read_manifest(folder)["parts"])
+        with tarfile.open(fileobj=io.BytesIO(blob), mode="r:xz") as tar:
+            return tar.getnames()
+    runs_only = {f"{runs.key(c)}/{n}" for c in configs for n in ("config.json", "result.json", "predictions.npz")}
+    assert set(names(tmp_path / "last")) == runs_only
+    points = set(names(tmp_path / "kept")) - runs_only
+    assert points and all(n.startswith(f"{trunks.FOLDER}/") and n.endswith(".pt") for n in points)
+
+
 def test_a_partial_archive_grades_only_the_claims_whose_cells_it_holds():
     """Issue 65: a part of deep_v2 at V 256 reads Fig. 2's comparison, distance, level and extra-updates claims (all
     read at the figure's largest V); the trend and the decline, which read every V, are "cells not yet trained". A

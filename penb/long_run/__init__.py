@@ -69,7 +69,8 @@ def segment(configs: Sequence[dict], folder: Path, minutes: float, workers: int 
            "minutes": round((time.time() - start) / 60, 1),
            "updates": {k: [before.get(k, v), v] for k, v in after.items() if v != before.get(k, v)}}
     return pack(folder, configs, store, {**(fields or {}), "code_identity": identity,
-                                         "segments": [*old.get("segments", []), seg]})
+                                         "segments": [*old.get("segments", []), seg]},
+                trunk_points=_trunk_points(configs, store, (fields or {}).get("preset")))
 
 
 def _with_held(folder: Path, configs: Sequence[dict], store: Path) -> tuple[dict, list[dict]]:
@@ -98,8 +99,19 @@ def repack(configs: Sequence[dict], folder: Path, sources: Sequence[Path] = ()) 
     _restored([*sources, folder], store)
     identity = code_identity()
     old, configs = _with_held(folder, configs, store)
-    keep = {k: v for k, v in old.items() if k not in ("keys", "reached", "runs", "parts", "state_sha256")}
-    return pack(folder, configs, store, {**keep, "code_identity": identity, "segments": old.get("segments", [])})
+    keep = {k: v for k, v in old.items()
+            if k not in ("keys", "reached", "runs", "parts", "state_sha256", "trunk_points")}
+    return pack(folder, configs, store, {**keep, "code_identity": identity, "segments": old.get("segments", [])},
+                trunk_points=_trunk_points(configs, store, old.get("preset")))
+
+
+def _trunk_points(configs: Sequence[dict], store: Path, preset: Optional[str]) -> bool:
+    """Whether a pack keeps the WSD trunks' branch points: while a run of ``configs`` is unfinished, or while a later
+    preset continues ``preset``'s trunks (:data:`CONTINUES`). Once the targets are reached and nothing continues
+    them, the trunk files go (issue 65); the finished runs' results and predictions stay, so that the archive made
+    from them can be executed again under a later protocol (issue 66's three archives could not)."""
+    return preset in CONTINUES.values() or any(not (runs.run_dir(c, store) / "result.json").exists()
+                                               for c in configs)
 
 
 def folder_for(chapter: str, preset: str) -> Path:

@@ -67,9 +67,10 @@ def host() -> dict:
     return {"cpu": model, "isa": isa, "cores": os.cpu_count(), "torch": torch.__version__}
 
 
-def _members(configs: Sequence[dict], store: Path) -> list[tuple[str, Path]]:
+def _members(configs: Sequence[dict], store: Path, trunk_points: bool = True) -> list[tuple[str, Path]]:
     """(name in the tar, file) of the state of ``configs`` in ``store``: a finished run's config, result and
-    predictions; an unfinished run's config and latest checkpoint; every WSD trunk's branch points."""
+    predictions; an unfinished run's config and latest checkpoint; every WSD trunk's branch points (unless not
+    ``trunk_points``)."""
     out, seen = [], set()
     for c in configs:
         d = runs.run_dir(c, store)
@@ -80,22 +81,22 @@ def _members(configs: Sequence[dict], store: Path) -> list[tuple[str, Path]]:
         if not done and checkpoints(d):
             keep.append(checkpoints(d)[-1][1])
         t = trunks.trunk_dir(c, store)
-        if t is not None and t.is_dir() and t not in seen:
+        if trunk_points and t is not None and t.is_dir() and t not in seen:
             seen.add(t)
             keep += sorted(t.glob("step-*.pt"))
         out += [(str(p.relative_to(store)), p) for p in keep]
     return sorted(set(out))
 
 
-def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> dict:
+def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict, trunk_points: bool = True) -> dict:
     """Write the state of ``configs`` in ``store`` into ``folder`` (the parts and ``manifest.json``: their run keys,
-    each run's budget, the update it reached and whether it finished, the parts' sha256, the other fields from
-    ``fields``); stale parts are removed. Returns the manifest."""
+    each run's budget, the update it reached and whether it finished, the parts' sha256, whether the trunks' branch
+    points are kept, the other fields from ``fields``); stale parts are removed. Returns the manifest."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:xz", preset=6) as tar:
-        for name, p in _members(configs, store):
+        for name, p in _members(configs, store, trunk_points):
             info = tar.gettarinfo(str(p), arcname=name)
             info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
             with open(p, "rb") as f:
@@ -110,7 +111,7 @@ def pack(folder: Path, configs: Sequence[dict], store: Path, fields: dict) -> di
         if stale.name not in {p["file"] for p in parts}:
             stale.unlink()
     at = reached(configs, store)
-    manifest = {**fields, "keys": sorted(at), "reached": at,
+    manifest = {**fields, "keys": sorted(at), "reached": at, "trunk_points": trunk_points,
                 "runs": {runs.key(c): {"steps": c["steps"], "reached": at[runs.key(c)],
                                        "done": (runs.run_dir(c, store) / "result.json").exists()} for c in configs},
                 "parts": parts, "state_sha256": hashlib.sha256(blob).hexdigest()}
