@@ -55,18 +55,11 @@ vocab: Optional[int] = None  # vocabulary size
 hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
 batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
-warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
-schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
-doubling: Optional[bool] = None  # also train each run at half its updates (the doubling test)
-earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not yet read here
 lr: Optional[float] = None  # peak learning rate of Adam
-betas: Optional[tuple] = None  # Adam betas: official code (0.9, 0.98), text 0.999
-held_out: Optional[int] = None  # test sequences per length per trial, never trained on
-bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
-execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
-#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
-#   also works alone, as -p executor ...)
+recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
+execution: Optional[dict] = None  # how runs execute, not what they train
+# Both are dicts of knobs that python -m penb params lists with each preset's value;
+# each knob also works alone, as -p NAME VALUE
 
 # %%
 from penb import presets

@@ -67,17 +67,12 @@ length: Optional[int] = None  # input length L, the output phase has L more step
 hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
 batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
-warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
-schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
 lr: Optional[float] = None  # peak learning rate of Adam
-betas: Optional[tuple] = None  # Adam betas
-held_out: Optional[int] = None  # test sequences per trial, never trained on
-bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
-execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
-#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
-#   also works alone, as -p executor ...)
+recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
+execution: Optional[dict] = None  # how runs execute, not what they train
+# Both are dicts of knobs that python -m penb params lists with each preset's value;
+# each knob also works alone, as -p NAME VALUE
 
 # %%
 import matplotlib.pyplot as plt

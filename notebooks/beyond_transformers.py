@@ -55,7 +55,6 @@ seeds: Optional[tuple] = None  # one training-test trial per seed
 models: Optional[tuple] = None  # among 1-layer NoPE, 2-layer NoPE, 2-layer PE
 one_layer_seeds: Optional[int] = None  # seeds (the first n) of the 1-layer NoPE model
 half_models: Optional[tuple] = None  # models also trained at half their updates
-earlier: Optional[int] = None  # 1: those models at N/4 too (the horizon reads it)
 vocab: Optional[tuple] = None  # vocabulary sizes of the reversal task
 length: Optional[int] = None  # training length L (the output phase has L more steps)
 test_factor: Optional[int] = None  # the length study tests at test_factor x L
@@ -67,13 +66,10 @@ norm: Optional[str] = None  # layer-norm placement (pre or post)
 steps: Optional[int] = None  # training updates per run
 batch_size: Optional[int] = None  # sequences per update
 lr: Optional[float] = None  # peak learning rate of Adam
-warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
-held_out: Optional[int] = None  # test sequences per trial (also at the longer length)
-bootstrap: Optional[int] = None  # bootstrap resamples of each 95% interval
-execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
-#   batch_runs, workers (python -m penb params lists them; each also works alone, as -p
-#   executor ...)
+recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
+execution: Optional[dict] = None  # how runs execute, not what they train
+# Both are dicts of knobs that python -m penb params lists with each preset's value;
+# each knob also works alone, as -p NAME VALUE
 
 # %%
 import matplotlib.pyplot as plt

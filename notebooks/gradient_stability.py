@@ -114,14 +114,8 @@ length: Optional[int] = None  # input length L
 hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
 batch_size: Optional[int] = None  # sequences per update
 steps: Optional[int] = None  # training updates per run
-warmup: Optional[int] = None  # linear warm-up updates before the schedule's decay
-schedule: Optional[str] = None  # cosine (the paper's) or wsd (stable, then decay)
-doubling: Optional[bool] = None  # also train each run at half its updates (the doubling test)
-earlier: Optional[int] = None  # budgets below N/2 also trained (1: N/4), not yet read here
 lr: Optional[float] = None  # peak learning rate of Adam
-betas: Optional[tuple] = None  # Adam betas
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
-bootstrap: Optional[int] = None  # bootstrap resamples of each interval over seeds
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 pairs: Optional[int] = None  # sequence pairs per checkpoint, a multiple of 4
 pair_seed: Optional[int] = None  # seed of the pairs (the same at every checkpoint)
@@ -130,10 +124,10 @@ engine: Optional[str] = None  # GRU/LSTM Jacobians: chain (fast) or func (vmap)
 lstm_output: Optional[str] = None  # LSTM output: h (Fig. 4) or hc
 s4d_output: Optional[str] = None  # S4D output: output, or ssm (a control)
 s4d_target: Optional[int] = None  # S4D target step t from 1; None: 23 of 64 scaled
-execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
-#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
-#   also works alone, as -p executor ...)
+recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
+execution: Optional[dict] = None  # how runs execute, not what they train
+# Both are dicts of knobs that python -m penb params lists with each preset's value;
+# each knob also works alone, as -p NAME VALUE
 
 # %%
 from penb.chapters import rnn_common

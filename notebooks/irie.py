@@ -80,10 +80,10 @@ lm_steps: Optional[int] = None  # updates per language-model run
 lm_seeds: Optional[tuple] = None  # seeds of the language models, e.g. (2001, 2002)
 lm_length: Optional[int] = None  # inputs per language-model window (T)
 q4_context: Optional[str] = None  # ungraded Q4 cells' seeds: "all", "first", "none"
-doubling: Optional[bool] = None  # also train the trained-model claims' cells at N/2
-earlier: Optional[int] = None  # 1: those cells at N/4 too (the horizon reads it)
-execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   workers (python -m penb params lists them; each also works alone, as -p workers ...)
+recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
+execution: Optional[dict] = None  # how runs execute, not what they train
+# Both are dicts of knobs that python -m penb params lists with each preset's value;
+# each knob also works alone, as -p NAME VALUE
 
 # %%
 import matplotlib.pyplot as plt

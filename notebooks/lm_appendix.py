@@ -67,15 +67,13 @@ length: Optional[int] = None  # inputs per paragraph, its first tokens (paper: 1
 hidden: Optional[int] = None  # LSTM hidden size, also the embedding width (paper: 512)
 batch_size: Optional[int] = None  # paragraphs per update (paper: 512)
 steps: Optional[int] = None  # training updates (paper: 300,000)
-warmup: Optional[int] = None  # linear warm-up updates before the cosine decay
 lr: Optional[float] = None  # peak learning rate (paper: 1e-3)
-held_out: Optional[int] = None  # test paragraphs scored; 0 means every usable one
 seeds: Optional[tuple] = None  # one trial per seed and model
 log_every: Optional[int] = None  # updates per point of the training curve
-execution: Optional[dict] = None  # how runs execute, not what they train (a dict):
-#   executor, cluster, partition, gpus_per_job, time_limit_min, array_parallelism,
-#   batch_runs, workers, checkpoint_every, amp (python -m penb params lists them; each
-#   also works alone, as -p executor ...)
+recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
+execution: Optional[dict] = None  # how runs execute, not what they train
+# Both are dicts of knobs that python -m penb params lists with each preset's value;
+# each knob also works alone, as -p NAME VALUE
 
 # %%
 cfg = presets.from_parameters("lm_appendix", globals())

@@ -130,10 +130,16 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "list":
             print("\n".join(notebook.book_chapters()))
         elif args.cmd == "params":
-            for k, info in notebook.declared_parameters(args.chapter).items():
+            declared = notebook.declared_parameters(args.chapter)
+            for k, info in declared.items():
                 print(f"{k:>14} = {info['default']:<12} # {info['help']}")
-            print()
             t = presets.table(args.chapter)
+            groups = [g for g in presets.GROUPS if g in declared]
+            if groups:
+                print("\nEach a dict of its knobs, or each knob alone (-p NAME VALUE):")
+            for group in groups:
+                print(f"{group:>14}: {', '.join(presets.group_knobs(group, t['paper']))}")
+            print()
             print(f"{'key':>14} " + " ".join(f"{p:>14}" for p in t))
             for k in t["paper"]:
                 print(f"{k:>14} " + " ".join(f"{t[p][k]!s:>14}" for p in t))

@@ -1,7 +1,7 @@
 """Checks of a chapter's resolved values that hold for every chapter (``penb.presets.resolve`` runs them after
 the chapter's own ``check``), :func:`require`, the building block of every chapter check, with its helpers for
-names and ints and near misses (:func:`suggest`), and the ``execution`` parameter laid out as its knobs
-(:func:`execution_of`)."""
+names and ints and near misses (:func:`suggest`), and the grouped parameters (``execution``, ``recipe``) laid out as
+their knobs (:func:`ungroup`)."""
 from __future__ import annotations
 
 import difflib
@@ -57,28 +57,40 @@ def require(cond: bool, message: str) -> None:
         raise ValueError(message)
 
 
-# How a chapter's runs execute rather than what they train (issue 67): one parameter of a notebook, ``execution``, a
-# dict of any of these that the chapter's config has; each is still accepted on its own (papermill's and the CLI's
-# ``-p executor submitit``), and ``python -m penb params CHAPTER`` lists them with their preset values.
+# Knobs a notebook takes as one dict parameter each rather than one by one (issue 67), by the parameter's name: a
+# chapter's group holds those of its knobs that its config has, and each is still accepted on its own (papermill's and
+# the CLI's ``-p executor submitit``, ``-p warmup 100``); ``python -m penb params CHAPTER`` lists them with their
+# preset values. ``execution``: how a chapter's runs execute rather than what they train. ``recipe``: the training
+# recipe and the grading details every chapter shares, rather than what its claims vary (``lr`` stays in the cell).
 EXECUTION_KNOBS = ("executor", "cluster", "partition", "gpus_per_job", "time_limit_min", "array_parallelism",
                    "batch_runs", "workers", "checkpoint_every", "amp")
+RECIPE_KNOBS = ("warmup", "schedule", "doubling", "earlier", "betas", "held_out", "bootstrap")
+GROUPS = {"execution": EXECUTION_KNOBS, "recipe": RECIPE_KNOBS}
 
 
-def execution_of(chapter: str, overrides: Mapping[str, Any], keys) -> dict:
-    """``overrides`` with its ``execution`` dict (None: nothing) laid out as keys of their own; ``ValueError`` in one
-    line for an execution that is not a dict, names a key outside :data:`EXECUTION_KNOBS` or ``keys`` (the chapter's
-    config), or sets a key also given on its own."""
-    out = {k: v for k, v in overrides.items() if k != "execution"}
-    ex = overrides.get("execution")
-    if ex is None:
-        return out
-    mine = [k for k in EXECUTION_KNOBS if k in keys]
-    require(isinstance(ex, Mapping), f"{chapter}: execution must be a dict of {', '.join(mine)}, got {ex!r}")
-    bad = sorted(set(ex) - set(mine))
-    require(not bad, f"{chapter}: execution has no key(s) {bad}{suggest(bad, mine)}; this chapter's: {', '.join(mine)}")
-    twice = sorted(k for k in ex if out.get(k) is not None)
-    require(not twice, f"{chapter}: {twice} given both on its own and in execution")
-    return {**out, **ex}
+def group_knobs(group: str, keys) -> list[str]:
+    """The knobs of :data:`GROUPS` ``[group]`` that ``keys`` (a chapter's config) has, in the group's order."""
+    return [k for k in GROUPS[group] if k in keys]
+
+
+def ungroup(chapter: str, overrides: Mapping[str, Any], keys) -> dict:
+    """``overrides`` with each group's dict (:data:`GROUPS`; None: nothing) laid out as keys of their own;
+    ``ValueError`` in one line for a group that is not a dict, names a key outside the group's knobs in ``keys`` (the
+    chapter's config), or sets a key also given on its own."""
+    out = {k: v for k, v in overrides.items() if k not in GROUPS}
+    for group in GROUPS:
+        given = overrides.get(group)
+        if given is None:
+            continue
+        mine = group_knobs(group, keys)
+        require(isinstance(given, Mapping), f"{chapter}: {group} must be a dict of {', '.join(mine)}, got {given!r}")
+        bad = sorted(set(given) - set(mine))
+        require(not bad, f"{chapter}: {group} has no key(s) {bad}{suggest(bad, mine)}; "
+                         f"this chapter's: {', '.join(mine)}")
+        twice = sorted(k for k in given if out.get(k) is not None)
+        require(not twice, f"{chapter}: {twice} given both on its own and in {group}")
+        out.update(given)
+    return out
 
 
 def suggest(unknown, valid) -> str:

@@ -144,10 +144,11 @@ def validate(name: str, params: dict[str, Any]) -> presets.Config:
     Returns the resolved config; raises ``ValueError`` with the valid choices otherwise.
     """
     declared = declared_parameters(name)
-    execution = set(presets.EXECUTION_KNOBS) & set(presets.table(name)["paper"]) if "execution" in declared else set()
-    unknown = set(params) - set(declared) - execution
+    keys = presets.table(name)["paper"]
+    takes = [*declared, *(k for g in presets.GROUPS if g in declared for k in presets.group_knobs(g, keys))]
+    unknown = set(params) - set(takes)                                      # a grouped knob also works alone
     if unknown:
-        raise ValueError(f"{name}: unknown parameter(s) {sorted(unknown)}{presets.suggest(unknown, declared)}; "
+        raise ValueError(f"{name}: unknown parameter(s) {sorted(unknown)}{presets.suggest(unknown, takes)}; "
                          f"this chapter takes: {', '.join(declared)}")
     preset = params.get("preset", ast.literal_eval(declared["preset"]["default"]))
     overrides = {k: v for k, v in params.items() if k != "preset"}

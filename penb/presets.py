@@ -22,8 +22,8 @@ from typing import Any, Iterator
 
 import pandas as pd
 
-from penb.config_checks import (EXECUTION_KNOBS, cross_check, execution_of, require,  # noqa: F401 (re-exported)
-                                require_finite, require_ints, require_names, suggest)
+from penb.config_checks import (EXECUTION_KNOBS, GROUPS, RECIPE_KNOBS, cross_check,  # noqa: F401 (re-exported)
+                                group_knobs, require, require_finite, require_ints, require_names, suggest, ungroup)
 from penb.device import check_device, resolve_device
 from penb.registry import PRESET_MODULES
 
@@ -195,7 +195,7 @@ def resolve(chapter: str, preset: str = "quick", **overrides: Any) -> Config:
         raise ValueError(f"unknown preset {preset!r} for {chapter}{suggest([preset], presets)}; "
                          f"valid presets: {', '.join(presets)}")
     base = presets[preset]
-    given = {k: v for k, v in execution_of(chapter, overrides, base).items() if v is not None}
+    given = {k: v for k, v in ungroup(chapter, overrides, base).items() if v is not None}
     unknown = set(given) - set(base)
     if unknown:
         raise ValueError(f"{chapter}: unknown parameter(s) {sorted(unknown)}{suggest(unknown, base)}; "
@@ -226,15 +226,15 @@ REQUESTED = "PENB_REQUESTED_PRESET"
 def from_parameters(chapter: str, namespace: Mapping[str, Any]) -> Config:
     """:func:`resolve` for a notebook: ``namespace`` is its globals after the parameters cell.
 
-    Takes ``preset`` and every configuration key of ``chapter`` that ``namespace`` defines (None: the
-    preset's value), so a parameter added to the cell cannot be forgotten in the call. Where the book was
-    asked for another preset that this chapter lacks (``$PENB_REQUESTED_PRESET``, see :func:`book_preset`),
-    prints which preset ran instead.
+    Takes ``preset``, every configuration key of ``chapter`` that ``namespace`` defines (None: the preset's
+    value) and its grouped parameters (:data:`GROUPS`: ``execution``, ``recipe``), so a parameter added to the
+    cell cannot be forgotten in the call. Where the book was asked for another preset that this chapter lacks
+    (``$PENB_REQUESTED_PRESET``, see :func:`book_preset`), prints which preset ran instead.
     """
     if "preset" not in namespace:
         raise ValueError(f"{chapter}: the namespace defines no 'preset'")
     keys = table(chapter)["paper"]
-    cfg = resolve(chapter, namespace["preset"], **{k: namespace[k] for k in [*keys, "execution"] if k in namespace})
+    cfg = resolve(chapter, namespace["preset"], **{k: namespace[k] for k in [*keys, *GROUPS] if k in namespace})
     asked = os.environ.get(REQUESTED)
     if asked and asked != cfg.preset:
         device = f" (device {cfg['device']!r})" if "device" in cfg else ""

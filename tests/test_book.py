@@ -48,12 +48,14 @@ def test_parameters_cell_convention(name):
     for k, info in declared.items():
         assert info["help"].strip(), f"parameter {k!r} has no comment"
         if k != "preset":
-            assert k in keys | {"execution"}, f"parameter {k!r} is not a key of the chapter's config"
+            assert k in keys | set(presets.GROUPS), f"parameter {k!r} is not a key of the chapter's config"
             assert info["default"] == "None", f"{k!r} should default to None (the preset's value)"
-    # issue 67: the knobs of how runs execute are one parameter, ``execution``, never listed one by one
-    execution = set(presets.EXECUTION_KNOBS) & keys
-    assert not execution & set(declared), f"execution knobs listed one by one: {sorted(execution & set(declared))}"
-    assert ("execution" in declared) == bool(execution)
+    # issue 67: the knobs of how runs execute (``execution``) and of the shared training recipe (``recipe``) are one
+    # parameter each, never listed one by one
+    for group in presets.GROUPS:
+        knobs = set(presets.group_knobs(group, keys))
+        assert not knobs & set(declared), f"{group} knobs listed one by one: {sorted(knobs & set(declared))}"
+        assert (group in declared) == bool(knobs), group
     assert "hide-input" in notebook.parameters_tags(name)          # folded in the rendered book
 
 
@@ -77,7 +79,7 @@ def test_config_comes_from_the_parameters_cell(name):
     import jupytext
 
     call = f'cfg = presets.from_parameters("{name}", globals())'
-    keys = set(presets.table(name)["paper"])
+    keys = set(presets.table(name)["paper"]) | set(presets.GROUPS)               # the grouped parameters too
     bound = set()
     for cell in jupytext.read(notebook.notebook_path(name)).cells:
         if cell.cell_type != "code" or "parameters" in cell.metadata.get("tags", []):
@@ -89,6 +91,15 @@ def test_config_comes_from_the_parameters_cell(name):
     else:
         pytest.fail(f"the notebook never calls {call}")
     assert not keys & bound, f"cells before the call bind config keys {sorted(keys & bound)}"
+
+
+def test_a_grouped_knob_works_alone_on_the_command_line():
+    """``-p warmup 3`` where the cell declares ``recipe`` (issue 67): the same config as ``recipe={"warmup": 3}``; a
+    near miss of a grouped knob is refused with its name."""
+    alone = notebook.validate("appendix_b", {"preset": "smoke", "warmup": 3})
+    assert alone == notebook.validate("appendix_b", {"preset": "smoke", "recipe": {"warmup": 3}}) and alone.warmup == 3
+    with pytest.raises(ValueError, match="did you mean 'warmup'"):
+        notebook.validate("appendix_b", {"preset": "smoke", "warmpu": 3})
 
 
 @pytest.mark.parametrize("name", CHAPTERS + DRAFTS)

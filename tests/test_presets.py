@@ -135,3 +135,45 @@ def test_execution_is_one_parameter_that_lays_out_as_the_keys_it_names():
             presets.resolve("key_findings", "smoke", **bad)
     with pytest.raises(ValueError, match="execution has no key"):              # irie's only knob is workers
         presets.resolve("irie", "smoke", execution={"executor": "batched"})
+
+
+# Values of each recipe knob that every chapter's quick preset accepts in place of its own (never its own).
+OTHER = {"warmup": lambda v: 1 if v != 1 else 2, "schedule": lambda v: "cosine" if v == "wsd" else "wsd",
+         "doubling": lambda v: not v, "earlier": lambda v: 0 if v else 1, "betas": lambda v: (0.8, 0.9),
+         "held_out": lambda v: v // 2 if v > 1 else v + 1, "bootstrap": lambda v: v + 100}
+
+
+@pytest.mark.parametrize("chapter", presets.chapters())
+def test_recipe_is_one_parameter_that_lays_out_as_the_keys_it_names(chapter):
+    """Issue 67: each knob of ``recipe`` given in the dict resolves as given alone, to that key and no other, from
+    the notebook's namespace too; left out (None, an empty dict), it is the preset table's value."""
+    table = presets.table(chapter)
+    knobs = presets.group_knobs("recipe", table["paper"])
+    assert knobs == [k for k in presets.RECIPE_KNOBS if k in table["paper"]]
+    for p in ("smoke", "quick"):
+        plain = presets.from_parameters(chapter, {"preset": p, "recipe": None})
+        assert presets.from_parameters(chapter, {"preset": p, "recipe": {}}) == plain
+        assert all(plain[k] == table[p][k] for k in knobs)
+    base = presets.resolve(chapter, "quick")
+    for k in knobs:
+        other = OTHER[k](base[k])
+        budgets = {"doubling": base.get("doubling", True), "earlier": base.get("earlier", 0), k: other}
+        if budgets["earlier"] and not budgets["doubling"]:                 # N/4 without N/2: the checks refuse it
+            continue
+        alone = presets.resolve(chapter, "quick", **{k: other})
+        grouped = presets.from_parameters(chapter, {"preset": "quick", "recipe": {k: other}})
+        assert grouped == alone and grouped.key() == alone.key() != base.key(), k
+        assert [f for f in base if base[f] != grouped[f]] == [k] and grouped[k] == other, k
+
+
+def test_a_recipe_knob_twice_or_unknown_is_refused_in_one_line():
+    for bad, match in [({"recipe": {"warmpu": 3}}, r"recipe has no key\(s\) \['warmpu'\] \(did you mean 'warmup'\?\)"),
+                       ({"recipe": {"warmup": 3}, "warmup": 4}, r"\['warmup'\] given both on its own and in recipe"),
+                       ({"recipe": ("warmup", 3)}, "recipe must be a dict of warmup, schedule"),
+                       ({"recipe": {"workers": 2}}, r"recipe has no key\(s\) \['workers'\]"),
+                       ({"execution": {"warmup": 2}}, r"execution has no key\(s\) \['warmup'\]")]:
+        with pytest.raises(ValueError, match=match) as err:
+            presets.resolve("key_findings", "smoke", **bad)
+        assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match=r"recipe has no key\(s\) \['doubling'\]"):      # lm_appendix's: warmup, betas,
+        presets.resolve("lm_appendix", "smoke", recipe={"doubling": False})            # held_out
