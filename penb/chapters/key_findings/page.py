@@ -19,6 +19,7 @@ STRIP = ("morita.fig2.", "morita.")      # a verdict's glue name: kf_verdict_<th
 
 
 def _vocab_range(v) -> str:
+    """``(32, ..., 1024)`` as "32-1,024"."""
     return f"{v[0]:,}-{v[-1]:,}"
 
 
