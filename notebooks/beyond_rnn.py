@@ -44,7 +44,7 @@ import pandas as pd
 from myst_nb import glue
 
 from penb import claims, presets, report
-from penb.chapters import beyond_rnn
+from penb.chapters import beyond_rnn, pages
 
 pd.set_option("display.max_colwidth", None)
 display(claims.overview(c.key for c in claims.of_chapter("beyond_rnn")))
@@ -199,13 +199,8 @@ display(pd.DataFrame({"floor": floor,
 # the folded part gives both budgets and the move.
 
 # %%
-grades = beyond_rnn.analysis.grade(frame, cfg, floor)
-display(claims.table(grades))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
-
-# %% tags=["hide-input"]
-for g in grades:
-    glue(f"br_v_{g.claim.split('.', 1)[1].replace('.', '_')}", g.verdict, display=False)
+grades = pages.verdicts(beyond_rnn.analysis.grade(frame, cfg, floor), cfg, "br_v_",
+                        **extra)
 
 # %% [markdown]
 # At preset {glue:text}`br_preset` the hypotheses read: the high band beats vanilla,
@@ -234,9 +229,7 @@ for g in grades:
 # them. Run `-p blog` with all nine keys to check it.
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None):
-    display(beyond_rnn.analysis.run_table(frame))
-print(provenance(cfg, **extra))
+pages.table(beyond_rnn.analysis.run_table(frame), cfg, **extra)
 
 # %% [markdown]
 # ## Recap

@@ -40,7 +40,7 @@ import pandas as pd
 from myst_nb import glue
 
 from penb import claims, presets, report
-from penb.chapters import beyond_transformers
+from penb.chapters import beyond_transformers, pages
 
 pd.set_option("display.max_colwidth", None)
 display(claims.overview(
@@ -206,13 +206,8 @@ glue("bt_ceil_long", f"{ceil_long:.3f}", display=False)
 # reading is exploratory.
 
 # %%
-grades = beyond_transformers.analysis.grade(frame, lengths, cfg)
-display(claims.table(grades))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
-
-# %% tags=["hide-input"]
-for g in grades:
-    glue(f"bt_v_{g.claim.split('.', 1)[1].replace('.', '_')}", g.verdict, display=False)
+grades = pages.verdicts(beyond_transformers.analysis.grade(frame, lengths, cfg), cfg,
+                        "bt_v_", **extra)
 
 # %% [markdown]
 # At preset {glue:text}`bt_preset`: the one-layer NoPE model stays blind,
@@ -241,9 +236,7 @@ for g in grades:
 # study also scores at twice the length for its moves.
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None):
-    display(beyond_transformers.analysis.run_table(frame))
-print(provenance(cfg, **extra))
+pages.table(beyond_transformers.analysis.run_table(frame), cfg, **extra)
 half = beyond_transformers.analysis.half_frame(frame, cfg)
 if half is not None:  # protocol 4's runs at half the updates
     with pd.option_context("display.max_rows", None):

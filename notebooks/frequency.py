@@ -58,33 +58,17 @@
 # kept as diverged: shown, counted, never averaged in.
 
 # %% tags=["hide-input"]
-from fractions import Fraction
-
-import matplotlib.pyplot as plt
 import pandas as pd
-from myst_nb import glue
 
-from penb import claims, presets, report
+from penb import presets, report
 from penb.claims import archives
-from penb.chapters import frequency
+from penb.chapters import frequency, pages, rnn_common
+from penb.chapters.frequency import page
 from penb.power import fig3 as fq_power
+from penb.report import provenance
 
 pd.set_option("display.max_colwidth", None)
-fq_keys = [c.key for c in claims.of_chapter("frequency")]
-display(claims.overview(fq_keys))
-
-fq_harm = claims.get(frequency.analysis.HARM["gru"])
-fq_paper = presets.resolve("frequency", "paper")
-fq_rarity = Fraction(fq_harm.extra["rare_probability"]).limit_denominator(1000)
-glue("fq_paper_rarity", str(fq_rarity), display=False)
-glue("fq_paper_ratio", int((1 - fq_rarity) / fq_rarity), display=False)
-for core, v in fq_harm.extra["vocab"].items():
-    glue(f"fq_paper_vocab_{core}", f"{v:,}", display=False)
-glue("fq_paper_length", fq_harm.extra["length"], display=False)
-glue("fq_paper_per_cell", fq_harm.extra["test_sequences_per_condition_position"],
-     display=False)
-glue("fq_paper_tests", f"{4 * fq_paper.length * fq_paper.per_cell:,}", display=False)
-glue("fq_paper_seeds", claims.get("morita.settings").value["seeds"], display=False)
+page.overview()
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
@@ -111,21 +95,10 @@ execution: Optional[dict] = None  # how runs execute, not what they train
 # each knob also works alone, as -p NAME VALUE
 
 # %%
-from penb.chapters import rnn_common
-from penb.names import RNN_CORES, model_name
-from penb.report import provenance, stamp
-
 cfg = presets.from_parameters("frequency", globals())
 display(report.config_table(cfg))
-
-# %% tags=["hide-input"]
 extra = rnn_common.provenance_extra(cfg)
-glue("fq_preset", cfg.preset, display=False)
-glue("fq_seed_count", len(cfg.seeds), display=False)
-glue("fq_seed_list", ", ".join(map(str, cfg.seeds)), display=False)
-for core in RNN_CORES:
-    glue(f"fq_vocab_{core}",
-         f"{cfg[f'{core}_vocab']:,}" if core in cfg.cores else "not run", display=False)
+page.settings(cfg)
 
 # %% [markdown]
 # ## Training
@@ -141,13 +114,8 @@ for core in RNN_CORES:
 
 # %%
 run_frame = frequency.analysis.run(cfg)
-
-# %% tags=["hide-input"]
 cells = frequency.analysis.cells(run_frame)
-glue("fq_runs", len(run_frame), display=False)
-glue("fq_diverged", int(run_frame["diverged"].sum()), display=False)
-glue("fq_run_minutes", float(run_frame["wall_s"].sum() / 60), display=False)
-glue("fq_tests", 4 * cfg.length * cfg.per_cell, display=False)
+page.run_counts(run_frame, cfg)
 
 # %% [markdown]
 # The {glue:text}`fq_runs` runs ({glue:text}`fq_seed_count` seeds per model and variant:
@@ -167,11 +135,9 @@ glue("fq_tests", 4 * cfg.length * cfg.per_cell, display=False)
 
 # %% tags=["hide-input"]
 quarter = frequency.analysis.by_quarter(cells, cfg.length, n_resamples=cfg.bootstrap)
-fig = frequency.plots.quarter_bars(
-    quarter, frequency.analysis.quarter_seeds(cells, cfg.length), models=cfg.cores)
-stamp(fig, cfg, **extra)
-glue("fq_fig_quarters", fig, display=False)
-plt.close(fig)
+pages.figure("fq_fig_quarters", frequency.plots.quarter_bars(
+    quarter, frequency.analysis.quarter_seeds(cells, cfg.length), models=cfg.cores),
+    cfg, **extra)
 
 # %% [markdown]
 # ```{glue:figure} fq_fig_quarters
@@ -192,11 +158,8 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 
 # %% tags=["hide-input"]
 position = frequency.analysis.by_position(cells, n_resamples=cfg.bootstrap)
-fig = frequency.plots.position_lines(
-    position, frequency.analysis.position_seeds(cells), models=cfg.cores)
-stamp(fig, cfg, **extra)
-glue("fq_fig_positions", fig, display=False)
-plt.close(fig)
+pages.figure("fq_fig_positions", frequency.plots.position_lines(
+    position, frequency.analysis.position_seeds(cells), models=cfg.cores), cfg, **extra)
 
 # %% [markdown]
 # ```{glue:figure} fq_fig_positions
@@ -223,9 +186,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 sh = frequency.analysis.seed_harm(cells, target="all")
 sh_summary = frequency.analysis.harm_summary(sh, n_resamples=cfg.bootstrap)
 fig = frequency.plots.harm_points(sh, sh_summary, models=cfg.cores)
-stamp(fig, cfg, **extra)
-glue("fq_fig_harm", fig, display=False)
-plt.close(fig)
+pages.figure("fq_fig_harm", fig, cfg, **extra)
 
 # %% [markdown]
 # ```{glue:figure} fq_fig_harm
@@ -265,17 +226,9 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # left; where a move is seen and nothing bounds its growth the verdict stays undecided.
 
 # %%
-grades = frequency.analysis.grade_claims(cfg, run_frame, sh, cells)
-display(claims.table(grades))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
-
-# %% tags=["hide-input"]
-from penb.claims import doubling_plot
-
-fig = doubling_plot.figure(grades)
-stamp(fig, cfg, **extra)
-glue("fq_doubling", fig, display=False)
-plt.close(fig)
+grades = page.verdicts(frequency.analysis.grade_claims(cfg, run_frame, sh, cells), cfg,
+                       **extra)
+pages.doubling(grades, "fq_doubling", cfg, **extra)
 
 # %% [markdown]
 # ```{glue:figure} fq_doubling
@@ -290,15 +243,6 @@ plt.close(fig)
 # not grow by one, a "no gain" must not move either way (green: it held; orange: it
 # did not).
 # ```
-
-# %% tags=["hide-input"]
-for g in grades:
-    glue("fq_v_" + g.claim.removeprefix("morita.fig3.").replace(".", "_"), g.verdict,
-         display=False)
-rule = claims.get(frequency.analysis.ROBUST["gru"]).rule
-glue("fq_margin", rule.params["baseline_margin"], display=False)
-glue("fq_min_seeds", rule.params["min_seeds"], display=False)
-glue("fq_agree", f"{rule.params['min_agree']:.0%}", display=False)
 
 # %% [markdown]
 # At preset {glue:text}`fq_preset`, the harm claims (RARE disturbants lower the vanilla
@@ -346,15 +290,7 @@ glue("fq_agree", f"{rule.params['min_agree']:.0%}", display=False)
 # with that in mind.
 
 # %% tags=["hide-input"]
-sh_freq = frequency.analysis.seed_harm(cells, target="frequent")
-freq_summary = frequency.analysis.harm_summary(sh_freq, n_resamples=cfg.bootstrap)
-display(frequency.analysis.harm_table(freq_summary, sh_freq, n_resamples=cfg.bootstrap))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
-fig = frequency.plots.harm_points(sh_freq, freq_summary, models=cfg.cores)
-fig.axes[0].set_ylabel("harm, FREQUENT targets only\n(accuracy, FREQUENT - RARE)")
-stamp(fig, cfg, **extra)
-glue("fq_fig_harm_frequent", fig, display=False)
-plt.close(fig)
+page.harm_frequent(cells, cfg, **extra)
 
 # %% [markdown]
 # ```{glue:figure} fq_fig_harm_frequent
@@ -392,10 +328,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # stability" its curves.
 
 # %% tags=["hide-input"]
-search = frequency.analysis.search_table()
-with pd.option_context("display.max_rows", None, "display.max_columns", None,
-                       "display.width", 250):
-    display(search)
+pages.wide(frequency.analysis.search_table())
 
 # %% [markdown]
 # ### Two doublings, where a preset trains them
@@ -429,9 +362,7 @@ display(rnn_common.budget_view(run_frame, cfg))
 # side's last two moves.
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None, "display.width", 250):
-    display(fq_power.view())
-print(fq_power.choice_text())
+pages.power(fq_power)
 
 # %% [markdown]
 # ## Archived executions
@@ -448,10 +379,7 @@ print(fq_power.choice_text())
 # over seeds). It is not re-run by this build.
 
 # %% tags=["hide-input"]
-for archived in archives.views("frequency", cfg, grades):
-    print(archived["header"])
-    for table in archived["tables"]:
-        display(table)
+pages.archived(archives.views("frequency", cfg, grades))
 
 # %% [markdown]
 # ## Runs
@@ -464,11 +392,7 @@ for archived in archives.views("frequency", cfg, grades):
 # numbers the claims read.
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None):
-    display(frequency.analysis.run_table(run_frame))
-    display(sh.assign(model=sh["model"].map(model_name)).round(4)
-            .set_index(["model", "variant", "seed"]).drop(columns="target"))
-print(provenance(cfg, **extra))
+page.run_tables(run_frame, sh, cfg, **extra)
 
 # %% [markdown]
 # ## Recap

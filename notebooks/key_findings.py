@@ -53,42 +53,15 @@
 
 # %% tags=["hide-input"]
 import pandas as pd
-from myst_nb import glue
 
-from penb import claims, presets, report
+from penb import presets, report
 from penb.power import fig2 as fig2_power, fig2_v1, fig2_v3
-from penb.chapters import key_findings, rnn_common
-from penb.chapters.key_findings import headline
+from penb.chapters import pages, key_findings, rnn_common
+from penb.chapters.key_findings import page
+from penb.report import provenance
 
 pd.set_option("display.max_colwidth", None)
-kf_claims = [c.key for c in claims.of_chapter("key_findings")]
-kf_claims += list(key_findings.analysis.UNTESTED)
-display(claims.overview(kf_claims))
-
-fig2 = claims.get("morita.fig2.lstm")
-paper_setting = claims.get("morita.settings").value
-paper_cfg = presets.resolve("key_findings", "paper")
-
-
-def vocab_range(v):
-    return f"{v[0]:,}-{v[-1]:,}"
-
-
-glue("kf_paper_length", fig2.extra["length"], display=False)
-level = claims.get("morita.fig2.level.lstm")        # the 95% is a claim of its own
-glue("kf_paper_threshold", f"{level.value:.0%}", display=False)
-glue("kf_paper_gru_vocab", vocab_range(claims.get("morita.fig2.gru").extra["vocab"]),
-     display=False)
-glue("kf_paper_lstm_vocab", vocab_range(fig2.extra["vocab"]), display=False)
-glue("kf_paper_hidden", paper_setting["hidden"], display=False)
-glue("kf_paper_batch", paper_setting["batch"], display=False)
-glue("kf_paper_steps", f"{paper_setting['steps']:,}", display=False)
-glue("kf_paper_seeds", paper_setting["seeds"], display=False)
-glue("kf_paper_bootstrap", f"{paper_cfg.bootstrap:,}", display=False)
-glue("kf_paper_held_out", f"{paper_cfg.held_out:,}", display=False)
-glue("kf_paper_runs", len(key_findings.analysis.run_configs(paper_cfg)), display=False)
-glue("kf_betas_text", str(paper_setting["betas_paper_text"]), display=False)
-glue("kf_betas_code", str(paper_setting["betas_official_code"]), display=False)
+page.overview()
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
@@ -113,30 +86,15 @@ execution: Optional[dict] = None  # how runs execute, not what they train
 # each knob also works alone, as -p NAME VALUE
 
 # %%
-import matplotlib.pyplot as plt
-
-from penb.names import model_name
-from penb.report import provenance, stamp
-
 cfg = presets.from_parameters("key_findings", globals())
+extra = key_findings.analysis.provenance_extra(cfg)  # what every stamp adds
 display(report.config_table(cfg))
 
 # %% [markdown]
 # The training settings of each model (the common ones, with `per_core` applied):
 
 # %% tags=["hide-input"]
-own = {c: key_findings.analysis.settings(cfg, c) for c in cfg.cores}
-display(pd.DataFrame({model_name(c): s for c, s in own.items()}, dtype=object))
-extra = key_findings.analysis.provenance_extra(cfg)
-glue("kf_preset", cfg.preset, display=False)
-glue("kf_hidden", ", ".join(sorted({str(s["hidden"]) for s in own.values()})),
-     display=False)
-glue("kf_length", cfg.length, display=False)
-glue("kf_steps", ", ".join(sorted({f"{s['steps']:,}" for s in own.values()})),
-     display=False)
-glue("kf_seed_count", len(cfg.seeds), display=False)
-glue("kf_seed_list", ", ".join(map(str, cfg.seeds)), display=False)
-glue("kf_quick_rule", presets.QUICK_RULE, display=False)
+page.settings(cfg)
 
 # %% [markdown]
 # ## Training
@@ -151,12 +109,7 @@ glue("kf_quick_rule", presets.QUICK_RULE, display=False)
 
 # %%
 run_frame = key_findings.analysis.run(cfg)
-
-# %% tags=["hide-input"]
-glue("kf_runs", len(run_frame), display=False)
-glue("kf_diverged", int(run_frame["diverged"].sum()), display=False)
-glue("kf_run_minutes", float(run_frame["wall_s"].sum() / 60), display=False)
-glue("kf_run_seconds", float(run_frame["wall_s"].mean()), display=False)
+page.run_counts(run_frame)
 
 # %% [markdown]
 # The {glue:text}`kf_runs` runs ({glue:text}`kf_seed_count` seeds per cell:
@@ -180,9 +133,7 @@ glue("kf_run_seconds", float(run_frame["wall_s"].mean()), display=False)
 # %% tags=["hide-input"]
 summ = key_findings.analysis.summary(run_frame, n_resamples=cfg.bootstrap, pooled=True)
 fig = key_findings.plots.vocab_sweep(summ, run_frame, models=cfg.cores)
-stamp(fig, cfg, **extra)
-glue("kf_fig2", fig, display=False)
-plt.close(fig)
+pages.figure("kf_fig2", fig, cfg, **extra)
 
 # %% [markdown]
 # ```{glue:figure} kf_fig2
@@ -215,39 +166,29 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # ## Verdict
 #
 # Each claim graded by its registered rule on this preset's runs: PE vs. vanilla at each
-# model's largest vocabulary here, the distance per model, and, per model, the growth
-# of the gap and the vanilla model's decline over its vocabularies. `ours` gives the
-# seed-level numbers behind the verdict, `why` the rule's reason. The paper's claims
-# are about trained models, and the paper's own test of "trained" (Sec. 4.1) is that
-# more updates do not help the vanilla models. The doubling test applies it: every
-# run is also trained at half its updates on the same seed, and a verdict stands only
-# where going from half the budget to the full one moved nothing that could overturn
-# it by the claim's smallest effect of interest, on an interval over seeds: the gap
-# must not shrink, the model behind must not rise and the model ahead must not fall
-# (a gap that grows while vanilla still climbs says "PE learns faster", not "PE is
-# better"). The mark beside each badge says whether doubling *settled* the verdict or
-# *moved* it; unfold a row for every move and which of them keep it undecided,
-# and the learning curves. Protocol 8 (in
-# force) then reads a settled verdict at the paper's own 300,000 updates: it stands
-# only where runs at N/4 are there and what the doublings left could add cannot close
-# the gap: the later move's bound, growing at most at the ratio the seeds bound from
-# N/4 -> N/2 to N/2 -> N (undecided where a move is seen and no ratio bounds it), for
-# the gap and for each model that moves. A verdict decided there assumes no take-off
-# after N, which no test at N can see. Earlier protocols' verdicts are the committed
-# table the scorecard's protocol section shows.
+# model's largest vocabulary here, the distance per model, and, per model, the growth of
+# the gap and the vanilla model's decline over its vocabularies. `ours` gives the
+# seed-level numbers behind the verdict, `why` the rule's reason. The paper's claims are
+# about trained models, and the paper's own test of "trained" (Sec. 4.1) is that more
+# updates do not help the vanilla models. The doubling test applies it: every run is
+# also trained at half its updates on the same seed, and a verdict stands only where
+# going from half the budget to the full one moved nothing that could overturn it by the
+# claim's smallest effect of interest, on an interval over seeds: the gap must not
+# shrink, the model behind must not rise and the model ahead must not fall (a gap that
+# grows while vanilla still climbs says "PE learns faster", not "PE is better"). The
+# mark beside each badge says whether doubling *settled* the verdict or *moved* it;
+# unfold a row for every move and which of them keep it undecided, and the learning
+# curves. Protocol 8 (in force) then reads a settled verdict at the paper's own 300,000
+# updates: it stands only where runs at N/4 are there and what the doublings left could
+# add cannot close the gap: the later move's bound, growing at most at the ratio the
+# seeds bound from N/4 -> N/2 to N/2 -> N (undecided where a move is seen and no ratio
+# bounds it), for the gap and for each model that moves. A verdict decided there assumes
+# no take-off after N, which no test at N can see. Earlier protocols' verdicts are the
+# committed table the scorecard's protocol section shows.
 
 # %%
-grades = key_findings.analysis.grade(run_frame, cfg)
-display(claims.table(grades))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
-
-# %% tags=["hide-input"]
-from penb.claims import doubling_plot
-
-fig = doubling_plot.figure(grades)
-stamp(fig, cfg, **extra)
-glue("kf_doubling", fig, display=False)
-plt.close(fig)
+grades = page.verdicts(key_findings.analysis.grade(run_frame, cfg), cfg, **extra)
+pages.doubling(grades, "kf_doubling", cfg, **extra)
 
 # %% [markdown]
 # ```{glue:figure} kf_doubling
@@ -262,19 +203,7 @@ plt.close(fig)
 # not grow by one, a "no gain" must not move either way (green: it held; orange: it
 # did not).
 # ```
-
-# %% tags=["hide-input"]
-for g in grades:
-    glue("kf_verdict_" + g.claim.removeprefix("morita.fig2.").removeprefix("morita.")
-         .replace(".", "_"), g.verdict, display=False)
-graded_vocab = {m: max(cfg[f"{m}_vocab"]) if m in cfg.cores else "none"
-                for m in ("gru", "lstm", "s4d")}
-for m, v in graded_vocab.items():
-    glue(f"kf_{m}_v", v, display=False)
-glue("kf_threshold", f"{claims.get('morita.fig2.level.gru').rule.params['level']:.0%}",
-     display=False)
-
-# %% [markdown]
+#
 # At preset {glue:text}`kf_preset` the claims read: GRU at $V$ = {glue:text}`kf_gru_v`,
 # **{glue:text}`kf_verdict_gru`**; LSTM at $V$ = {glue:text}`kf_lstm_v`,
 # **{glue:text}`kf_verdict_lstm`**; S4D at $V$ = {glue:text}`kf_s4d_v`,
@@ -285,13 +214,12 @@ glue("kf_threshold", f"{claims.get('morita.fig2.level.gru').rule.params['level']
 # **{glue:text}`kf_verdict_trend_gru`**, LSTM **{glue:text}`kf_verdict_trend_lstm`**,
 # S4D **{glue:text}`kf_verdict_trend_s4d`**; the vanilla model declines: GRU
 # **{glue:text}`kf_verdict_decline_gru`**, LSTM
-# **{glue:text}`kf_verdict_decline_lstm`**. The paper's level is a claim of its own:
-# the PE GRU **{glue:text}`kf_verdict_level_gru`** and the PE LSTM
+# **{glue:text}`kf_verdict_decline_lstm`**. The paper's level is a claim of its own: the
+# PE GRU **{glue:text}`kf_verdict_level_gru`** and the PE LSTM
 # **{glue:text}`kf_verdict_level_lstm`** against a mean accuracy above
 # {glue:text}`kf_threshold` (its interval over seeds must lie wholly above it; wholly
-# below, it refutes the level). This preset's networks are
-# {glue:text}`kf_hidden` units wide (the paper: {glue:text}`kf_paper_hidden`), its
-# sequences {glue:text}`kf_length`
+# below, it refutes the level). This preset's networks are {glue:text}`kf_hidden` units
+# wide (the paper: {glue:text}`kf_paper_hidden`), its sequences {glue:text}`kf_length`
 # tokens long ({glue:text}`kf_paper_length`) and its runs make {glue:text}`kf_steps`
 # updates ({glue:text}`kf_paper_steps`), so its accuracies are not the paper's and are
 # compared with the paper's level only through those rows. The LSTM trains with bf16
@@ -302,13 +230,12 @@ glue("kf_threshold", f"{claims.get('morita.fig2.level.gru').rule.params['level']
 # vocabularies cost more than that rule allows; the gpu preset trains them. The GRU's
 # cells train as one batch where that is faster than one run at a time
 # (`penb.trainer.policy`). Sec. 4.1 also says that extra updates did not improve the
-# vanilla models: the rows `sec4_1.more_updates` read it on the doubling test's own
-# runs (the vanilla model at N against itself at N/2), and count a gain against the
-# text only where the PE model has settled, as it had at the paper's budget; under
-# protocol 6 either verdict also needs the vanilla model above chance, and no gain
-# must hold to the paper's budget (runs at N/4). Its
-# larger-batch half (last row) needs each cell trained at a second batch size, which
-# no preset does yet.
+# vanilla models: the rows `sec4_1.more_updates` read it on the doubling test's own runs
+# (the vanilla model at N against itself at N/2), and count a gain against the text only
+# where the PE model has settled, as it had at the paper's budget; under protocol 6
+# either verdict also needs the vanilla model above chance, and no gain must hold to the
+# paper's budget (runs at N/4). Its larger-batch half (last row) needs each cell trained
+# at a second batch size, which no preset does yet.
 #
 # ## Exploratory (not graded)
 #
@@ -326,10 +253,7 @@ glue("kf_threshold", f"{claims.get('morita.fig2.level.gru').rule.params['level']
 # run of this chapter has used yet.
 
 # %% tags=["hide-input"]
-every_v = key_findings.analysis.gaps(run_frame, n_resamples=cfg.bootstrap)
-display(every_v.assign(model=every_v["model"].map(model_name)).round(4)
-        .set_index(["model", "vocab"]))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+page.gaps(run_frame, cfg, **extra)
 
 # %% [markdown]
 # ### Two doublings
@@ -360,9 +284,7 @@ display(rnn_common.budget_view(run_frame, cfg))
 # from vanilla's last two moves.
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None, "display.width", 250):
-    display(fig2_v1.view())
-print(fig2_v1.choice_text())
+pages.power(fig2_v1)
 
 # %% [markdown]
 # The deep run sized by that table decided no comparison of the figure, and the PE GRU
@@ -376,9 +298,7 @@ print(fig2_v1.choice_text())
 # (`make device-run DEVICE_PRESET=deep_v2`; on this CPU it would take hours):
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None, "display.width", 250):
-    display(fig2_power.view())
-print(fig2_power.choice_text())
+pages.power(fig2_power)
 
 # %% [markdown]
 # ### The long run toward the text's 300,000 updates
@@ -398,8 +318,7 @@ print(fig2_power.choice_text())
 # uncertain by about 2 points.
 
 # %% tags=["hide-input"]
-display(fig2_v3.view())
-print(fig2_v3.choice_text())
+pages.power(fig2_v3, whole=False)
 
 # %% [markdown]
 # The V 256 cell as the long run's archives hold it. Lines: each seed's training-batch
@@ -411,14 +330,7 @@ print(fig2_v3.choice_text())
 # with the protocol that graded them.
 
 # %% tags=["hide-input"]
-long_run_dirs = headline.folders()
-if long_run_dirs:
-    fig = headline.figure(long_run_dirs)
-    display(fig)
-    plt.close(fig)
-    display(headline.verdicts(long_run_dirs).set_index(["archive", "claim"]))
-else:
-    print("No long-run archive yet (book/archived/key_findings-deep_v2, -deep_v3).")
+page.long_run()
 
 # %% [markdown]
 # ## Archived executions
@@ -435,10 +347,7 @@ else:
 # scorecard counts the verdicts they decided apart from this build's.
 
 # %% tags=["hide-input"]
-for archived in key_findings.archived.load_all(cfg, grades):
-    print(archived["header"])
-    for table in archived["tables"]:
-        display(table)
+pages.archived(key_findings.archived.load_all(cfg, grades))
 
 # %% [markdown]
 # ## Runs
@@ -448,9 +357,7 @@ for archived in key_findings.archived.load_all(cfg, grades):
 # non-finite (empty for a valid run); `wall_s` is its training time where it was made.
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None):
-    display(key_findings.analysis.run_table(run_frame))
-print(provenance(cfg, **extra))
+pages.table(key_findings.analysis.run_table(run_frame), cfg, **extra)
 
 # %% [markdown]
 # ### How the `quick` preset was chosen
@@ -487,10 +394,7 @@ print(provenance(cfg, **extra))
 # hidden 64 showed no gap (`r9`). `r11` tried the GRU's and S4D's added vocabularies.
 
 # %% tags=["hide-input"]
-search = key_findings.analysis.search_table()
-with pd.option_context("display.max_rows", None, "display.max_columns", None,
-                       "display.width", 250):
-    display(search)
+pages.wide(key_findings.analysis.search_table())
 
 # %% [markdown]
 # ## Recap

@@ -24,6 +24,7 @@ CHAPTER_FILES = ["notebooks/key_findings.py", "penb/chapters/key_findings/__init
                  "penb/chapters/key_findings/analysis.py",
                  "penb/chapters/key_findings/grading.py",
                  "penb/chapters/key_findings/headline.py",
+                 "penb/chapters/key_findings/page.py",
                  "penb/chapters/key_findings/plots.py",
                  "penb/chapters/key_findings/presets.py", "penb/plotting.py",
                  "tests/test_key_findings.py"]

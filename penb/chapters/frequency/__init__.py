@@ -15,6 +15,8 @@ disturbant group x target position, one value per seed, with 95% bootstrap inter
   ``contrast``, ``search_table``);
 * :mod:`~penb.chapters.frequency.plots`: Fig. 3 by quarter (``quarter_bars``) and by position
   (``position_lines``), and the graded harm per seed (``harm_points``);
+* :mod:`~penb.chapters.frequency.page`: what the notebook shows and glues (imported by the notebook
+  only, not here: IPython and myst_nb are not on the device image);
 * ``search_log.csv``: the regime search behind ``QUICK`` (``scripts/search_frequency.py``).
 """
 from penb.chapters.frequency import analysis, grading, grid, harm, plots, presets  # noqa: F401

@@ -14,6 +14,8 @@ claim by claim through the registry ``penb.claims``.
 * :mod:`~penb.chapters.key_findings.plots`: Fig. 2's layout (``vocab_sweep``);
 * :mod:`~penb.chapters.key_findings.archived`: the archived GPU execution (``load``),
   shown beside the page's own run when ``book/archived/key_findings-lease/`` exists;
+* :mod:`~penb.chapters.key_findings.page`: what the notebook shows and glues (imported
+  by the notebook only, not here: IPython and myst_nb are not on the device image);
 * ``search_log.csv``: the regime search behind ``QUICK``
   (``scripts/search_key_findings.py``).
 """
