@@ -166,7 +166,7 @@ glue("bt_ceil_vmax", f"{ceil[max(cfg.vocab)]:.3f}", display=False)
 # rows (`beyond_transformers.length` checks that the trained rows are unchanged).
 
 # %% tags=["hide-input"]
-lengths, curves = beyond_transformers.analysis.length_frame(frame, results, cfg)
+lengths, curves = beyond_transformers.length.length_frame(frame, results, cfg)
 fig = beyond_transformers.plots.length_panels(lengths, curves, cfg.length, long,
                                               ceil_long)
 stamp(fig, cfg, test_length=long, LSTM="key_findings' runs", **extra)
@@ -206,7 +206,7 @@ glue("bt_ceil_long", f"{ceil_long:.3f}", display=False)
 # reading is exploratory.
 
 # %%
-grades = pages.verdicts(beyond_transformers.analysis.grade(frame, lengths, cfg), cfg,
+grades = pages.verdicts(beyond_transformers.grading.grade(frame, lengths, cfg), cfg,
                         "bt_v_", **extra)
 
 # %% [markdown]
@@ -257,9 +257,9 @@ if quarter is not None:  # the runs at a quarter of the updates (earlier=1)
 #
 # - `beyond_transformers.analysis.run(cfg)` trains or reuses Irie's causal Transformers
 #   on key_findings' reversal task and vocabularies, and reuses key_findings' PE-LSTM;
-#   `analysis.length_frame` scores every model on a longer test through
-#   `beyond_transformers.length`, which extends a trained model's encoding table;
-#   `analysis.grade` grades the hypotheses through `penb.claims`.
+#   `beyond_transformers.length.length_frame` scores every model on a longer test,
+#   extending a trained model's encoding table; `grading.grade` grades the hypotheses
+#   through `penb.claims`.
 # - Worth changing next: `steps` (does two-layer NoPE catch up with PE given time, as
 #   Irie's argument allows?), `test_factor` (how fast accuracy falls with the length),
 #   and `vocab` (larger vocabularies for the trend).

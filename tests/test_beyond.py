@@ -180,16 +180,16 @@ def test_one_layer_blind_check_against_the_exact_ceiling(executed):
     cfg = presets.resolve("beyond_transformers", "quick", vocab=(32, 64, 128), length=8, held_out=1024)
     at = {v: blind_ceiling(v, 8) for v in cfg.vocab}
     blind = tf_frame({("1-layer NoPE", v): [at[v]] * 5 for v in cfg.vocab})
-    ev = beyond_transformers.analysis.blind_evidence(blind, cfg)
+    ev = beyond_transformers.grading.blind_evidence(blind, cfg)
     assert ev["passed"] and claims.grade("beyond.tf.one_layer_blind", ev).verdict == claims.REPRODUCED
     seeing = tf_frame({("1-layer NoPE", v): [at[v] + (0.2 if v == 64 else 0)] * 5 for v in cfg.vocab})
-    ev = beyond_transformers.analysis.blind_evidence(seeing, cfg)
+    ev = beyond_transformers.grading.blind_evidence(seeing, cfg)
     assert not ev["passed"]
     assert claims.grade("beyond.tf.one_layer_blind", ev).verdict == claims.NOT_REPRODUCED
 
 
 def test_margin_is_four_binomial_standard_deviations():
-    assert beyond_transformers.analysis.margin(0.25, 1200) == pytest.approx(4 * math.sqrt(0.25 * 0.75 / 1200))
+    assert beyond_transformers.grading.margin(0.25, 1200) == pytest.approx(4 * math.sqrt(0.25 * 0.75 / 1200))
 
 
 def test_transformer_hypotheses_on_hand_built_runs(executed):
@@ -204,14 +204,14 @@ def test_transformer_hypotheses_on_hand_built_runs(executed):
                             for m, a in (("2-layer NoPE", 0.3), ("2-layer PE", 0.1), ("PE-LSTM", 0.05))
                             for s in SEEDS])
     lengths.loc[lengths["model"] == "2-layer NoPE", "at_long"] += 0.01 * np.arange(5)
-    got = {g.claim: g.verdict for g in beyond_transformers.analysis.grade(f, lengths, cfg)}
+    got = {g.claim: g.verdict for g in beyond_transformers.grading.grade(f, lengths, cfg)}
     assert got["beyond.tf.one_layer_blind"] == claims.REPRODUCED
     assert got["beyond.tf.two_layer_no_pe"] == claims.NOT_REPRODUCED   # PE far ahead: it gains
     assert got["beyond.tf.vocab_effect"] == claims.REPRODUCED         # the gap grows with V
     assert got["beyond.length.nope"] == claims.REPRODUCED
     assert got["beyond.length.lstm"] == claims.REPRODUCED
     two = presets.resolve("beyond_transformers", "quick", vocab=(256, 512))   # quick (issue 26)
-    got = {g.claim: g.verdict for g in beyond_transformers.analysis.grade(f[f["vocab"] > 128], lengths, two)}
+    got = {g.claim: g.verdict for g in beyond_transformers.grading.grade(f[f["vocab"] > 128], lengths, two)}
     assert got["beyond.tf.vocab_effect"] == claims.NOT_TESTED
     assert got["beyond.tf.two_layer_no_pe"] == claims.NOT_REPRODUCED
 
@@ -247,7 +247,7 @@ def test_float_blind_ceiling_agrees_with_the_exact_one(V, L):
 
 
 def test_morita_sec5_2_reads_the_slopes_of_the_same_runs():
-    from penb.chapters.beyond_transformers.analysis import slope_evidence
+    from penb.chapters.beyond_transformers.grading import slope_evidence
 
     # gaps per seed at V 8, 16, 32: +0.01/doubling, 0, +0.05/doubling (by hand: least squares on log2 V = 3, 4, 5)
     trend = {"x": [8, 16, 32], "gaps": [[0.10, 0.11, 0.12], [0.2, 0.2, 0.2], [0.0, 0.05, 0.10]],
@@ -322,8 +322,8 @@ def test_beyond_transformers_needs_the_quarter_runs_to_reach_the_texts_budget(ex
         acc[("2-layer NoPE", v)] = [0.9 - 0.2 * i + 0.01 * k for k in range(5)]
         acc[("2-layer PE", v)] = [0.99] * 5
     f = tf_frame(acc)
-    with_q = {g.claim: g for g in beyond_transformers.analysis.grade(f, None, cfg, half=f.copy(), quarter=f.copy())}
-    without = {g.claim: g for g in beyond_transformers.analysis.grade(f, None, cfg, half=f.copy())}
+    with_q = {g.claim: g for g in beyond_transformers.grading.grade(f, None, cfg, half=f.copy(), quarter=f.copy())}
+    without = {g.claim: g for g in beyond_transformers.grading.grade(f, None, cfg, half=f.copy())}
     for key, verdict in (("beyond.tf.two_layer_no_pe", claims.NOT_REPRODUCED),
                          ("beyond.tf.vocab_effect", claims.REPRODUCED)):
         g = with_q[key]

@@ -1,7 +1,7 @@
 """The repaired rules of the Irie chapter and of ``beyond.tf.one_layer_blind`` (issues 34-35), on hand-built runs.
 
 Every case goes through the chapters' own grading entry points (``irie.analysis.grades``,
-``beyond_transformers.analysis.grade``), which the notebooks call. The expected readings are worked out here
+``beyond_transformers.grading.grade``), which the notebooks call. The expected readings are worked out here
 from the texts and the protocol: Student-t intervals over seeds computed with ``scipy.stats.t`` directly, the
 order-blind ceiling from a count over every sequence (not the chapter's formula), and the invariant that an
 upper bound ("a one-layer model without PE cannot exceed the order-blind ceiling") is passed by a model that
@@ -198,7 +198,7 @@ def test_one_layer_blind_needs_a_model_that_learned_and_stopped(monkeypatch):
 
     def verdict(full, half):
         monkeypatch.setattr(beyond_transformers.analysis, "half_frame", lambda frame, cfg: half, raising=False)
-        got = beyond_transformers.analysis.grade(full, None, cfg)
+        got = beyond_transformers.grading.grade(full, None, cfg)
         return next(g for g in got if g.claim == "beyond.tf.one_layer_blind")
 
     chance = _tf({("1-layer NoPE", v): [1 / v] * 3 for v in cfg.vocab})
@@ -229,7 +229,7 @@ def test_length_study_reads_its_doubling_move_at_twice_the_length(executed):
                              for k, s in enumerate(SEEDS)])
 
     def verdicts(half_lengths):
-        got = beyond_transformers.analysis.grade(full, at_long(0.5, 0.3, 0.2), cfg, half=half,
+        got = beyond_transformers.grading.grade(full, at_long(0.5, 0.3, 0.2), cfg, half=half,
                                                  half_lengths=half_lengths)
         return {g.claim: g for g in got if g.claim.startswith("beyond.length")}
 

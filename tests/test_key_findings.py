@@ -22,6 +22,8 @@ IGNORE = -100
 SEEDS = presets.CONFIRMATION_SEEDS[:5]
 CHAPTER_FILES = ["notebooks/key_findings.py", "penb/chapters/key_findings/__init__.py",
                  "penb/chapters/key_findings/analysis.py",
+                 "penb/chapters/key_findings/claim_evidence.py",
+                 "penb/chapters/key_findings/fixed_targets.py",
                  "penb/chapters/key_findings/grading.py",
                  "penb/chapters/key_findings/headline.py",
                  "penb/chapters/key_findings/page.py",

@@ -1,5 +1,4 @@
-"""Helpers shared by the chapters that train vanilla vs. position-encoded RNNs on several cores
-(key findings, frequency, gradient stability): per-model settings and the training checks.
+"""What the RNN chapters (key findings, frequency, gradient stability) share: per-model settings, training checks.
 
 A chapter's config holds common settings (``hidden``, ``batch_size``, ``steps``, ``lr``, ``warmup``) and a
 ``per_core`` dict that overrides some of them per model, e.g. ``{"lstm": {"batch_size": 128}}``: the CPU

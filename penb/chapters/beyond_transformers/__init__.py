@@ -6,9 +6,10 @@ on sequences twice as long as in training (NoPE, PE and key_findings' PE-LSTM). 
 ``penb.claims.beyond``, written before the runs.
 
 * :mod:`~penb.chapters.beyond_transformers.presets`: ``PAPER``, ``QUICK``, ``SMOKE``, ``check(cfg)``;
-* :mod:`~penb.chapters.beyond_transformers.analysis`: runs, summary, ceilings, length study, grading;
+* :mod:`~penb.chapters.beyond_transformers.analysis`: runs, summary, ceilings;
+* :mod:`~penb.chapters.beyond_transformers.grading`: the evidence and grade of every hypothesis;
 * :mod:`~penb.chapters.beyond_transformers.length`: extending a trained model to a longer test;
 * :mod:`~penb.chapters.beyond_transformers.plots`: the vocabulary panel and the length panels;
 * ``search_log.csv``: the probe behind ``QUICK``.
 """
-from penb.chapters.beyond_transformers import analysis, length, plots, presets  # noqa: F401
+from penb.chapters.beyond_transformers import analysis, grading, length, plots, presets  # noqa: F401

@@ -7,10 +7,13 @@ distance against the vocabulary size, with 95% bootstrap intervals over seeds, g
 claim by claim through the registry ``penb.claims``.
 
 * :mod:`~penb.chapters.key_findings.presets`: ``PAPER``, ``QUICK``, ``SMOKE`` and
-  ``check(cfg)``;
+  ``check(cfg)``; the fixed-target presets (``DEEP``, ``DEEP_V2``, ``DEEP_V3``) from
+  :mod:`~penb.chapters.key_findings.fixed_targets`, what each changes and why;
 * :mod:`~penb.chapters.key_findings.analysis`: the runs (``run_configs``, ``run``,
-  ``frame``), ``summary``, the evidence of each claim and ``grade``, the exploratory
-  ``gaps``, the page's tables and the regime search's table (``search_table``);
+  ``frame``), ``summary`` and ``grade``, the exploratory ``gaps``, the page's tables
+  and the regime search's table (``search_table``); the evidence of each claim is
+  :mod:`~penb.chapters.key_findings.claim_evidence`, its grade
+  :mod:`~penb.chapters.key_findings.grading`;
 * :mod:`~penb.chapters.key_findings.plots`: Fig. 2's layout (``vocab_sweep``);
 * :mod:`~penb.chapters.key_findings.archived`: the archived GPU execution (``load``),
   shown beside the page's own run when ``book/archived/key_findings-lease/`` exists;

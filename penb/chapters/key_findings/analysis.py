@@ -30,9 +30,10 @@ from penb import claims, metrics
 from penb import runs
 from penb import sweeps
 from penb.chapters import rnn_common
+from penb.chapters.key_findings.claim_evidence import (  # noqa: F401 (re-exported)
+    PE, VANILLA, _paired, decline_evidence, evidence, trend_evidence)
 from penb.chapters.key_findings.grading import (  # noqa: F401 (re-exported)
-    BETTER, DECLINE, PE, TREND, TREND_MIN_VOCABS, UNTESTED, VANILLA, _paired,
-    decline_evidence, evidence, trend_evidence)
+    BETTER, DECLINE, TREND, TREND_MIN_VOCABS, UNTESTED)
 from penb.chapters.key_findings import grading
 from penb.names import model_name, variant_label
 
