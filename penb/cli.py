@@ -16,6 +16,8 @@
                                                 one GPU call: the slice preset's runs as batches (penb.call.slice)
     python -m penb archive key_findings --from slice_out
                                                 the archived execution of a slice's (or a lease's) runs
+    python -m penb regrade book/archived/key_findings-deep
+                                                an archive graded again under the protocol in force, from its results
     python -m penb collect key_findings --preset deep --out deep_out
                                                 a preset trained here (deep), from the store into a folder to archive
     python -m penb device-pack                  here, on a clean commit: .device/ for a GPU call (penb.call.device_run)
@@ -72,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     ar.add_argument("chapter")
     ar.add_argument("--from", dest="source", required=True, help="the folder a slice or lease steps wrote (--out)")
     ar.add_argument("--dest", help="default: book/archived/<chapter>-<preset>")
+    rg = sub.add_parser("regrade", help="grade an archived execution again under the protocol in force, from its "
+                                        "committed results (penb.call.regrade)")
+    rg.add_argument("folder", help="e.g. book/archived/key_findings-deep")
     co = sub.add_parser("collect", help="a preset's runs trained here, from the store into a folder (penb.call.archive)")
     co.add_argument("chapter")
     co.add_argument("--preset", default="deep")
@@ -213,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
             from penb.call import archive  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             print(f"archived {args.chapter} -> {archive.archive(args.chapter, args.source, args.dest)}")
+        elif args.cmd == "regrade":
+            from penb.call import regrade  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
+
+            grades = regrade.regrade(args.folder)
+            print(f"regraded {args.folder}: " + ", ".join(f"{sum(g['verdict'] == v for g in grades.values())} {v}"
+                                                         for v in sorted({g["verdict"] for g in grades.values()})))
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
