@@ -1,7 +1,8 @@
 """Archived GPU executions on the scorecard (issue 36): each folder under ``book/archived/`` that ``python -m
 penb archive`` wrote (``penb.call.lease``) is listed with its device, commit, date and the largest budget it reached,
 and its recorded verdicts stand beside this build's, claim by claim. Nothing here trains or grades again: the
-verdicts are the ones that execution recorded, under the protocol then in force.
+verdicts are the ones that execution recorded, under the protocol then in force, or that ``python -m penb regrade``
+recorded from its results under a later one (``penb.call.regrade``; the manifest's ``regraded`` says when).
 """
 from __future__ import annotations
 
@@ -116,8 +117,11 @@ def section(table: list[dict], root: Optional[Path] = None) -> list[str]:
     for a in found:
         warn = "" if a["clean"] else (" **Its code is an uncommitted tree** that no reader can check out: a record, "
                                       "not a result anyone can rerun.")
+        again = a["manifest"].get("regraded")
+        again = (f" Graded again under protocol {again['protocol']} from its committed results (`python -m penb "
+                 f"regrade`, code at {again['commit'][:7]}, {again['date'][:10]})." if again else "")
         lines += [f"**{a['name']}**: chapter `{a['chapter']}`, preset `{a['preset']}`, on {a['device']}, code at "
-                  f"{a['commit']}, collected {a['date']}; largest budget {a['largest']:,} updates.{warn}", "",
+                  f"{a['commit']}, collected {a['date']}; largest budget {a['largest']:,} updates.{warn}{again}", "",
                   "| claim | this build | archived |", "|---|---|---|"]
         for key, verdict in a["verdicts"].items():
             mine = here.get(key, {})
