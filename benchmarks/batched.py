@@ -30,6 +30,8 @@ BASE = dict(task="reverse", steps=10**6, warmup=100, lr=1e-3, held_out=64, log_e
             dtype="float32")
 SIZES = {
     "quick": dict(core="gru", hidden=64, length=16, vocab_size=32, batch_size=64, lr=1e-2),
+    # the long run's V 256 cell (issue 65: deep_v2/deep_v3's GRU, one worker's five runs; with --one-vocab)
+    "deep_v256": dict(core="gru", hidden=64, length=16, vocab_size=256, batch_size=64, lr=1e-2),
     "quick_lstm": dict(core="lstm", hidden=128, length=16, vocab_size=512, batch_size=64, lr=3e-3),
     "appA_lstm": dict(core="lstm", hidden=64, length=16, vocab_size=256, batch_size=128, lr=1e-2),  # appendix A's
     "h256": dict(core="gru", hidden=256, length=32, vocab_size=32, batch_size=64),

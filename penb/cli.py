@@ -198,10 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "plan":
             print(plan.describe(plan.book(args.preset, args.chapters or None)))
         elif args.cmd == "collect":
-            from penb.call import budgeted  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
+            from penb import long_run  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
-            man = budgeted.collect_preset(args.chapter, args.preset, args.out, _params(args.parameter, None),
-                                          minutes=args.minutes)
+            man = long_run.collect(args.chapter, args.preset, args.out, _params(args.parameter, None),
+                                   minutes=args.minutes)
             print(f"collected {man['finished']} of {man['runs']} runs of {args.chapter}/{args.preset} -> {args.out}"
                   + ("" if man["complete"] else ": not complete, train the rest first (run the same preset again)"))
             return 0 if man["complete"] else 3

@@ -237,3 +237,27 @@ def test_a_device_call_restores_the_long_runs_trunks_before_it_trains(tmp_path, 
     assert got == {"key_findings-deep_v2-trunks": len(list(long_run._members(early, runs.root())))}
     assert all(runs.status(c, store) == "done" for c in early)
     assert long_run.restore_for(["key_findings"], "quick", tmp_path / "other") == {}
+
+
+def test_an_archive_of_a_long_runs_runs_names_each_segment_that_trained_them(tmp_path, monkeypatch):
+    """``python -m penb collect`` (penb.long_run.collect) writes into the collected manifest, which the archive
+    keeps, every segment of the long run behind the preset, those of the presets it continues first: their commit
+    and minutes (issue 65's "each segment's host, commit and minutes in its manifest")."""
+    early = trunk_configs(encodings=("none",), n=32)
+    use_store(monkeypatch, tmp_path / "m1")
+    folders = {p: tmp_path / f"key_findings-{p}-trunks" for p in ("deep_v2", "deep_v3")}
+    long_run.segment(early, folders["deep_v2"], minutes=30, workers=1, commit="v2", fields={"preset": "deep_v2"})
+    monkeypatch.setattr(long_run, "folder_for", lambda chapter, preset: folders.get(preset, tmp_path / "none"))
+    got = long_run.trained_by("key_findings", "deep_v3")
+    assert list(got) == ["key_findings-deep_v2-trunks"]
+    (seg,) = got["key_findings-deep_v2-trunks"]["segments"]
+    assert seg["commit"] == "v2" and seg["minutes"] >= 0 and seg["host"]["cores"]
+    assert long_run.trained_by("key_findings", "quick") == {}
+
+    seen = {}
+    monkeypatch.setattr(long_run.budgeted, "collect_preset", lambda *a, **kw: seen.update(kw) or {})
+    long_run.collect("key_findings", "deep_v3", tmp_path / "out")
+    assert seen["long_run"] == got
+    seen.clear()
+    long_run.collect("key_findings", "quick", tmp_path / "out")
+    assert "long_run" not in seen

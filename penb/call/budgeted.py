@@ -194,13 +194,14 @@ class Ledger:
 
 
 def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[dict] = None,
-                   minutes: Optional[float] = None) -> dict:
+                   minutes: Optional[float] = None, **fields) -> dict:
     """Write the runs that ``chapter`` plans at ``preset`` (a deep preset's, trained on this machine by ``python -m
     penb run``) from the run store into folder ``out``, as a slice writes its own (``manifest.json``,
     ``results.json``, predictions; no checkpoints), so that ``penb.call.archive.archive`` can execute the chapter on
     them. The manifest names this checkout's clean commit (``penb.call.archive.source_commit``: a dirty tree is refused)
     and says how many runs are finished; ``penb.call.archive.archive`` refuses an incomplete one. Returns the
-    manifest. ``minutes``: the wall-clock minutes the training took, where the caller timed it."""
+    manifest. ``minutes``: the wall-clock minutes the training took, where the caller timed it; ``fields``: more of
+    the manifest (``penb.long_run.collect``: the segments of the long run that trained the runs)."""
     parameters = dict(parameters or {})
     cfg = presets.resolve(chapter, preset, **parameters)
     configs = plan.configs_for(chapter, cfg)
@@ -209,6 +210,6 @@ def collect_preset(chapter: str, preset: str, out: Path, parameters: Optional[di
                      config_key=cfg.key(), seeds=sorted({c["seed"] for c in configs}),
                      updates={c["core"]: max(x["steps"] for x in configs if x["core"] == c["core"]) for c in configs},
                      keys=list(dict.fromkeys(runs.key(c) for c in configs)),
-                     **({"spent_min": round(float(minutes), 1)} if minutes is not None else {}), made_by=f"python -m penb run {chapter} "
-                     f"--preset {preset}, then python -m penb collect")
+                     **({"spent_min": round(float(minutes), 1)} if minutes is not None else {}), **fields,
+                     made_by=f"python -m penb run {chapter} --preset {preset}, then python -m penb collect")
     return json.loads((Path(out) / "manifest.json").read_text())

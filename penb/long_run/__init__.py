@@ -141,6 +141,25 @@ def restore_for(chapters: Sequence[str], preset: str, store: Optional[Path] = No
             for k, v in _restored([*sources_for(chapter, preset), folder_for(chapter, preset)], store).items()}
 
 
+def trained_by(chapter: str, preset: str) -> dict:
+    """{folder name: {"code_identity", "segments"}} of the long run behind ``chapter``'s ``preset`` (the presets it
+    continues first; {} where none is committed): how its runs were trained, segment by segment (commit, host,
+    minutes, updates), for the manifest of an archive made from them."""
+    folders = [*sources_for(chapter, preset), folder_for(chapter, preset)]
+    return {f.name: {"code_identity": m.get("code_identity"), "segments": m.get("segments", [])}
+            for f in folders for m in [read_manifest(f)] if m is not None}
+
+
+def collect(chapter: str, preset: str, out: Path, parameters: Optional[dict] = None,
+            minutes: Optional[float] = None) -> dict:
+    """``python -m penb collect``: ``penb.call.budgeted.collect_preset`` with :func:`trained_by` in the manifest
+    where a long run trained the runs (``long_run``), so that their archive says each segment's host, commit and
+    minutes. Returns the manifest."""
+    trained = trained_by(chapter, preset)
+    return budgeted.collect_preset(chapter, preset, out, parameters, minutes,
+                                   **({"long_run": trained} if trained else {}))
+
+
 def run(chapter: str, preset: str, parameters: dict, minutes: float, workers: int = 2,
         folder: Optional[Path] = None, pack_only: bool = False) -> dict:
     """``python -m penb long-run``: one segment of ``chapter``'s fixed-target ``preset`` with ``parameters`` (on the

@@ -29,7 +29,7 @@ from penb.chapters import rnn_common
 from penb.device import QUICK_AMP
 from penb.chapters.key_findings import fixed_targets
 from penb.chapters.key_findings.fixed_targets import (  # noqa: F401 (re-exported)
-    DEEP_N, DEEP_SEEDS, DEEP_V2_N, FIGURE_VOCAB, FIXED)
+    DEEP_N, DEEP_SEEDS, DEEP_V2_N, DEEP_V2_SEEDS, FIGURE_VOCAB, FIXED)
 from penb.presets import (CONFIRMATION_SEEDS, QUICK_SEEDS, SLICE_SEEDS, confirmation,
                           require)
 
