@@ -29,16 +29,26 @@ def test_a_later_execution_overrides_its_own_rows_and_keeps_the_rest():
 
 def test_the_committed_table_holds_every_archives_recorded_verdicts():
     """Counted by hand from each archive's grades file: one row for the protocol it was graded under and one for each
-    earlier protocol it recorded, with the commit its manifest says archived it."""
+    earlier protocol it recorded, with the commit its manifest says archived it. An archive graded again
+    (``python -m penb regrade``, its manifest's ``regraded``) holds the new protocol's rows under the regrade's
+    commit, and keeps a row for every claim under some earlier protocol, under the commit that archived it."""
     table = history.read()
     for folder in archives.folders():
         man = json.loads((folder / "manifest.json").read_text())
         grades = json.loads(next(folder.glob("*.grades.json")).read_text())
         mine = [r for r in table if r["source"] == folder.name]
-        assert len(mine) == sum(1 + len(history._previous(g)) for g in grades.values()), folder.name
-        assert {r["commit"] for r in mine} == {man["archived"]["commit"]}
         for claim, g in grades.items():
             assert history.verdict(table, folder.name, claim, int(g["protocol"])) == g["verdict"]
+        again = man.get("regraded")
+        if again is None:
+            assert len(mine) == sum(1 + len(history._previous(g)) for g in grades.values()), folder.name
+            assert {r["commit"] for r in mine} == {man["archived"]["commit"]}
+            continue
+        now = [r for r in mine if r["protocol"] == again["protocol"]]
+        earlier = [r for r in mine if r["protocol"] < again["protocol"]]
+        assert len(now) == len(grades) and {r["commit"] for r in now} == {again["commit"]}, folder.name
+        assert {r["claim"] for r in earlier} == set(grades), folder.name
+        assert {r["commit"] for r in earlier} == {man["archived"]["commit"]}, folder.name
 
 
 def test_the_scorecard_counts_each_archives_verdicts_under_each_protocol():

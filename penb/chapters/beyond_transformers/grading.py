@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from penb import claims
-from penb.chapters.beyond_transformers.analysis import (BY, CHAPTER, LSTM, ceilings, half_frame, lstm_configs,
-                                                        quarter_frame)
+from penb.chapters.beyond_transformers import analysis
+from penb.chapters.beyond_transformers.analysis import BY, CHAPTER, LSTM, ceilings, lstm_configs
 from penb.chapters.beyond_transformers.length import length_frame
 from penb.chapters.irie.budgets import next_cost
 from penb.chapters.irie.ceiling import binomial_margin as margin
@@ -104,12 +104,12 @@ def grade(frame: pd.DataFrame, lengths: Optional[pd.DataFrame], cfg,
           ) -> list[claims.Grade]:
     """Every hypothesis of the chapter, in registry order (``not tested`` where this config lacks a model), under
     protocol 4: those about trained models against the same evidence on the runs at half the updates (``half``,
-    by default :func:`half_frame`), and at a quarter where the preset trains them (``quarter``, by default
-    :func:`quarter_frame`: the horizon's earlier doubling). The length study's evidence at a shorter budget is
+    by default ``analysis.half_frame``), and at a quarter where the preset trains them (``quarter``, by default
+    ``analysis.quarter_frame``: the horizon's earlier doubling). The length study's evidence at a shorter budget is
     those runs scored at the long length (``half_lengths`` / ``quarter_lengths``, by default :func:`length_frame`
     of ``half`` / ``quarter`` when ``lengths`` is given)."""
-    half = half_frame(frame, cfg) if half is None else half
-    quarter = quarter_frame(frame, cfg) if quarter is None else quarter
+    half = analysis.half_frame(frame, cfg) if half is None else half
+    quarter = analysis.quarter_frame(frame, cfg) if quarter is None else quarter
     half_lengths = _lengths_of(half, lengths, cfg) if half_lengths is None else half_lengths
     quarter_lengths = _lengths_of(quarter, lengths, cfg) if quarter_lengths is None else quarter_lengths
     by_frame = {id(frame): lengths, id(half): half_lengths, id(quarter): quarter_lengths}
