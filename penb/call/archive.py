@@ -284,6 +284,5 @@ def archive(chapter: str, source: Path, dest: Optional[Path] = None) -> Path:
     atomic.write_json(dest / "manifest.json", man)
     if dest.parent == paths.REPO / "book" / "archived":   # the book's own: its verdicts join every protocol's table
         for f in dest.glob("*.grades.json"):
-            history.write(history.merged(history.read(), history.rows_of(json.loads(f.read_text()), dest.name,
-                                                                         made_from)))
+            history.add(json.loads(f.read_text()), dest.name, made_from)
     return dest

@@ -78,5 +78,5 @@ def regrade(folder: Path, write: bool = True) -> dict:
                                    "the pages' pooled intervals are not recomputed, and each model's training "
                                    "readings come from its history thinned to a log grid"}
         atomic.write_json(folder / "manifest.json", man)
-        history.write(history.merged(history.read(), history.rows_of(grades, folder.name, commit)))
+        history.add(grades, folder.name, commit)
     return grades

@@ -82,6 +82,12 @@ def merged(old: list[dict], new: list[dict]) -> list[dict]:
     return list({**{key(r): r for r in old}, **{key(r): r for r in new}}.values())
 
 
+def add(grades: dict, source: str, commit: str) -> Path:
+    """Lay one execution's recorded ``grades`` ({claim: grade}, graded by ``commit``) over the committed table
+    (:func:`merged`, :func:`write`): what an archive and a regrade add."""
+    return write(merged(read(), rows_of(grades, source, commit)))
+
+
 def read(path: Optional[Path] = None) -> list[dict]:
     """The committed table's rows (protocol as an int); [] where it is not there."""
     path = path or TABLE

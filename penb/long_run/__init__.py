@@ -132,22 +132,26 @@ def sources_for(chapter: str, preset: str) -> list[Path]:
     return out
 
 
+def chain(chapter: str, preset: str) -> list[Path]:
+    """The folders of ``preset``'s long run in the order they are restored: those it continues, then its own."""
+    return [*sources_for(chapter, preset), folder_for(chapter, preset)]
+
+
 def restore_for(chapters: Sequence[str], preset: str, store: Optional[Path] = None) -> dict:
     """Put the committed long-run state of each of ``chapters`` at ``preset`` (the presets it continues first) into
     ``store`` (default: the run store), so that a device call continues these trunks instead of starting others
     (``penb.call.device_run``); {folder name: files written} for each folder there is."""
     store = Path(store) if store is not None else runs.root()
     return {k: v for chapter in chapters
-            for k, v in _restored([*sources_for(chapter, preset), folder_for(chapter, preset)], store).items()}
+            for k, v in _restored(chain(chapter, preset), store).items()}
 
 
 def trained_by(chapter: str, preset: str) -> dict:
     """{folder name: {"code_identity", "segments"}} of the long run behind ``chapter``'s ``preset`` (the presets it
     continues first; {} where none is committed): how its runs were trained, segment by segment (commit, host,
     minutes, updates), for the manifest of an archive made from them."""
-    folders = [*sources_for(chapter, preset), folder_for(chapter, preset)]
     return {f.name: {"code_identity": m.get("code_identity"), "segments": m.get("segments", [])}
-            for f in folders for m in [read_manifest(f)] if m is not None}
+            for f in chain(chapter, preset) for m in [read_manifest(f)] if m is not None}
 
 
 def collect(chapter: str, preset: str, out: Path, parameters: Optional[dict] = None,
