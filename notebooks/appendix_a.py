@@ -42,7 +42,9 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims, report
+from penb import claims, presets
+from penb.chapters import appendix, pages
+from penb.chapters.appendix.page import Page
 
 pd.set_option("display.max_colwidth", None)
 CLAIMS = claims.of_chapter("appendix_a")
@@ -55,6 +57,8 @@ claims.overview(c.key for c in CLAIMS)
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
@@ -77,15 +81,9 @@ batch_size: Optional[int] = None  # sequences per update (the LSTM's)
 lr: Optional[float] = None  # peak learning rate of Adam
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-from penb import presets
-from penb.chapters import appendix
-
-cfg = presets.from_parameters("appendix_a", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("appendix_a", globals()))
 
 # %% [markdown]
 # ## Setup and run
@@ -111,7 +109,7 @@ frame = appendix.appendix_a.run(cfg)
 
 # %% tags=["hide-input"]
 ALL = appendix.appendix_a.describe(cfg, [p.name for p in panels])
-page = appendix.page.Page("a", cfg, frame, **ALL)
+page = Page("a", cfg, frame, **ALL)
 summ = page.summ
 
 

@@ -31,10 +31,11 @@
 
 # %% tags=["hide-input"]
 import pandas as pd
-from IPython.display import display
 from myst_nb import glue
 
-from penb import claims, report
+from penb import claims, presets
+from penb.chapters import appendix, pages
+from penb.chapters.appendix.page import Page
 
 pd.set_option("display.max_colwidth", None)
 CLAIMS = claims.of_chapter("appendix_b")
@@ -45,28 +46,24 @@ claims.overview(c.key for c in CLAIMS)
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
-min_length: Optional[int] = None  # shortest input length
-length: Optional[int] = None  # longest input length (a sequence: twice as many steps)
-vocab: Optional[int] = None  # vocabulary size
-hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
-batch_size: Optional[int] = None  # sequences per update
-steps: Optional[int] = None  # training updates per run
-lr: Optional[float] = None  # peak learning rate of Adam
+min_length: Optional[int] = None  # shortest input length (paper: 32)
+length: Optional[int] = None  # longest input length; a sequence spans 2 L steps (paper: 64)
+vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
+hidden: Optional[int] = None  # the LSTM's hidden = embedding = encoding size (paper: 512)
+batch_size: Optional[int] = None  # sequences per update, of mixed lengths (paper: 512)
+steps: Optional[int] = None  # training updates per run (paper: 300,000)
+lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-from penb import presets
-from penb.chapters import appendix
-
-cfg = presets.from_parameters("appendix_b", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("appendix_b", globals()))
 
 # %% [markdown]
 # ## Setup and run
@@ -81,7 +78,7 @@ display(report.config_table(cfg))
 frame = appendix.appendix_b.run(cfg)
 
 # %% tags=["hide-input"]
-page = appendix.page.Page("b", cfg, frame, lengths=f"{cfg.min_length}-{cfg.length}")
+page = Page("b", cfg, frame, lengths=f"{cfg.min_length}-{cfg.length}")
 summ = page.summ
 
 # %% [markdown]

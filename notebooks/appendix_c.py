@@ -34,7 +34,10 @@ import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from penb import claims, report
+from penb import claims, presets
+from penb.chapters import appendix, pages
+from penb.chapters.appendix.page import Page
+from penb.report import provenance
 
 pd.set_option("display.max_colwidth", None)
 CLAIMS = claims.of_chapter("appendix_c")
@@ -45,30 +48,25 @@ claims.overview(c.key for c in CLAIMS)
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 tasks: Optional[tuple] = None  # tasks among reverse and sort
 variants: Optional[tuple] = None  # models among vanilla, double (vanilla), sinusoidal
-length: Optional[int] = None  # input length L
-vocab: Optional[int] = None  # vocabulary size
-hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
-batch_size: Optional[int] = None  # sequences per update
-steps: Optional[int] = None  # training updates per run
-lr: Optional[float] = None  # peak learning rate of Adam
+length: Optional[int] = None  # input length L (paper: 64)
+vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
+hidden: Optional[int] = None  # LSTM hidden = embedding size; double vanilla feeds 2 copies (paper: 512)
+batch_size: Optional[int] = None  # sequences per update (paper: 512)
+steps: Optional[int] = None  # training updates per run, either task (paper: 300,000)
+lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-from penb import presets
-from penb.chapters import appendix
-from penb.report import provenance
-
-cfg = presets.from_parameters("appendix_c", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("appendix_c", globals()))
 
 # %% [markdown]
 # ## The control has the same size
@@ -98,7 +96,7 @@ print(provenance(cfg, **SIZE))
 frame = appendix.appendix_c.run(cfg)
 
 # %% tags=["hide-input"]
-page = appendix.page.Page("c", cfg, frame, **SIZE)
+page = Page("c", cfg, frame, **SIZE)
 summ = page.summ
 
 # %% [markdown]

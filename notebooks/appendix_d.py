@@ -34,10 +34,11 @@
 
 # %% tags=["hide-input"]
 import pandas as pd
-from IPython.display import display
 from myst_nb import glue
 
-from penb import claims, report
+from penb import claims, presets
+from penb.chapters import appendix, pages
+from penb.chapters.appendix.page import Page
 
 pd.set_option("display.max_colwidth", None)
 CLAIMS = claims.of_chapter("appendix_d")
@@ -48,30 +49,26 @@ claims.overview(c.key for c in CLAIMS)
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 settings: Optional[tuple] = None  # fixed (Fig. 13) and/or variable (Fig. 14) length
 variants: Optional[tuple] = None  # models among vanilla, sinusoidal, random, learnable
-length: Optional[int] = None  # input length L (the longest, at variable length)
-min_length: Optional[int] = None  # shortest input length of the variable setting
-vocab: Optional[int] = None  # vocabulary size
-hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
-batch_size: Optional[int] = None  # sequences per update
-steps: Optional[int] = None  # training updates per run
-lr: Optional[float] = None  # peak learning rate of Adam
+length: Optional[int] = None  # input length L, the longest at variable length (paper: 64)
+min_length: Optional[int] = None  # shortest input length, variable setting (paper: 32)
+vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
+hidden: Optional[int] = None  # LSTM hidden = embedding = every encoding's size (paper: 512)
+batch_size: Optional[int] = None  # sequences per update, in either setting (paper: 512)
+steps: Optional[int] = None  # training updates per run and setting (paper: 300,000)
+lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-from penb import presets
-from penb.chapters import appendix
-
-cfg = presets.from_parameters("appendix_d", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("appendix_d", globals()))
 
 # %% [markdown]
 # ## Setup and run
@@ -89,7 +86,7 @@ frame = appendix.appendix_d.run(cfg)
 # %% tags=["hide-input"]
 NAMES = {"sinusoidal": "sinusoidal PE"}  # legends: all but vanilla are position-encoded
 SIZE = dict(L=cfg.length, lengths=f"{cfg.min_length}-{cfg.length}")
-page = appendix.page.Page("d", cfg, frame, **SIZE)
+page = Page("d", cfg, frame, **SIZE)
 summ = page.summ
 
 # %% [markdown]

@@ -40,17 +40,22 @@
 # reused from the run store, not retrained).
 
 # %% tags=["hide-input"]
+import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, presets, report
-from penb.chapters import beyond_rnn, pages
+from penb import claims, presets
+from penb.chapters import beyond_rnn, pages, rnn_common
+from penb.names import model_name
+from penb.report import provenance, stamp
 
 pd.set_option("display.max_colwidth", None)
 display(claims.overview(c.key for c in claims.of_chapter("beyond_rnn")))
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick or paper (no gpu preset: run-all uses quick)
 device: Optional[str] = None  # auto, cpu or cuda
@@ -71,18 +76,9 @@ lr: Optional[float] = None  # peak learning rate of Adam
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-import matplotlib.pyplot as plt
-
-from penb.chapters import rnn_common
-from penb.names import model_name
-from penb.report import provenance, stamp
-
-cfg = presets.from_parameters("beyond_rnn", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("beyond_rnn", globals()))
 
 # %% tags=["hide-input"]
 core = cfg.cores[0]

@@ -36,11 +36,13 @@
 # in the Irie chapter).
 
 # %% tags=["hide-input"]
+import matplotlib.pyplot as plt
 import pandas as pd
 from myst_nb import glue
 
-from penb import claims, presets, report
+from penb import claims, presets
 from penb.chapters import beyond_transformers, pages
+from penb.report import provenance, stamp
 
 pd.set_option("display.max_colwidth", None)
 display(claims.overview(
@@ -48,6 +50,8 @@ display(claims.overview(
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick or paper (no gpu preset: run-all uses quick)
 device: Optional[str] = None  # auto, cpu or cuda
@@ -68,16 +72,9 @@ batch_size: Optional[int] = None  # sequences per update
 lr: Optional[float] = None  # peak learning rate of Adam
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-import matplotlib.pyplot as plt
-
-from penb.report import provenance, stamp
-
-cfg = presets.from_parameters("beyond_transformers", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("beyond_transformers", globals()))
 
 # %% tags=["hide-input"]
 long = cfg.test_factor * cfg.length

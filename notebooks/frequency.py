@@ -60,7 +60,7 @@
 # %% tags=["hide-input"]
 import pandas as pd
 
-from penb import presets, report
+from penb import presets
 from penb.claims import archives
 from penb.chapters import frequency, pages, rnn_common
 from penb.chapters.frequency import page
@@ -72,6 +72,8 @@ page.overview()
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
@@ -82,21 +84,18 @@ lstm_vocab: Optional[int] = None  # vocabulary size of the LSTM
 s4d_vocab: Optional[int] = None  # vocabulary size of the S4D
 rarity: Optional[float] = None  # probability that a training position is RARE
 per_cell: Optional[int] = None  # test sequences per target x disturbants x position
-length: Optional[int] = None  # input length L (a multiple of 4: four quarters)
-hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
-batch_size: Optional[int] = None  # sequences per update
-steps: Optional[int] = None  # training updates per run
-lr: Optional[float] = None  # peak learning rate of Adam
+length: Optional[int] = None  # input length L, a multiple of 4: four quarters (paper: 64)
+hidden: Optional[int] = None  # hidden = embedding = encoding size (paper: 512)
+batch_size: Optional[int] = None  # sequences per update (paper: 512)
+steps: Optional[int] = None  # training updates per run (paper: 300,000)
+lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-cfg = presets.from_parameters("frequency", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("frequency", globals()))
 extra = rnn_common.provenance_extra(cfg)
 page.settings(cfg)
 

@@ -54,7 +54,7 @@
 # %% tags=["hide-input"]
 import pandas as pd
 
-from penb import presets, report
+from penb import presets
 from penb.power import fig2 as fig2_power, fig2_v1, fig2_v3
 from penb.chapters import pages, key_findings, rnn_common
 from penb.chapters.key_findings import page
@@ -65,6 +65,8 @@ page.overview()
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick, deep, deep_v2, deep_v3, slice, gpu, lease, paper
 device: Optional[str] = None  # auto, cpu or cuda
@@ -74,21 +76,18 @@ cores: Optional[tuple] = None  # models among gru, lstm and s4d
 gru_vocab: Optional[tuple] = None  # vocabulary sizes of the GRU
 lstm_vocab: Optional[tuple] = None  # vocabulary sizes of the LSTM
 s4d_vocab: Optional[tuple] = None  # vocabulary sizes of the S4D
-length: Optional[int] = None  # input length L, the output phase has L more steps
-hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
-batch_size: Optional[int] = None  # sequences per update
-steps: Optional[int] = None  # training updates per run
-lr: Optional[float] = None  # peak learning rate of Adam
+length: Optional[int] = None  # input length L; the output phase has L more steps (paper: 64)
+hidden: Optional[int] = None  # hidden = embedding = encoding size, every model (paper: 512)
+batch_size: Optional[int] = None  # sequences per update (paper: 512)
+steps: Optional[int] = None  # training updates per run, Fig. 2's N (paper: 300,000)
+lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-cfg = presets.from_parameters("key_findings", globals())
+cfg = pages.show_config(presets.from_parameters("key_findings", globals()))
 extra = key_findings.analysis.provenance_extra(cfg)  # what every stamp adds
-display(report.config_table(cfg))
 
 # %% [markdown]
 # The training settings of each model (the common ones, with `per_core` applied):

@@ -40,7 +40,7 @@ from IPython.display import display
 from myst_nb import glue
 
 from penb import claims, presets, report
-from penb.chapters import lm_appendix
+from penb.chapters import lm_appendix, pages
 
 pd.set_option("display.max_colwidth", None)
 claim = claims.get("morita.table1")
@@ -56,6 +56,8 @@ display(claims.overview(c.key for c in claims.of_chapter("lm_appendix")))
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick or paper
 device: Optional[str] = None  # cpu, auto or cuda
@@ -72,12 +74,9 @@ seeds: Optional[tuple] = None  # one trial per seed and model
 log_every: Optional[int] = None  # updates per point of the training curve
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-cfg = presets.from_parameters("lm_appendix", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("lm_appendix", globals()))
 
 # %% [markdown]
 # ## Setup and run

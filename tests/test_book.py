@@ -5,6 +5,7 @@ jupyter-book build -W -n --keep-going), pointed at temporary folders.
 """
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,18 @@ def test_parameters_cell_convention(name):
     assert "hide-input" in notebook.parameters_tags(name)          # folded in the rendered book
 
 
+@pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
+def test_a_parameters_paper_value_is_the_paper_presets(name):
+    """A knob's comment that quotes the text's setting, '(paper: 16,384)', quotes the value the
+    chapter's paper preset trains with: the comment cannot drift from the preset."""
+    paper = presets.table(name)["paper"]
+    for k, info in notebook.declared_parameters(name).items():
+        quoted = re.search(r"\(paper: ([^)]*)\)\s*$", info["help"])
+        if quoted:
+            value = ast.literal_eval(quoted.group(1).replace(",", ""))
+            assert value == paper[k], f"{name}: {k} says the paper used {value}, the paper preset has {paper[k]}"
+
+
 def _bound_names(source: str) -> set:
     """Names that ``source`` binds at top level or anywhere below (assignments, imports, defs)."""
     names = set()
@@ -78,14 +91,15 @@ def test_config_comes_from_the_parameters_cell(name):
     name that is a key of the chapter's config (it would be taken for a parameter)."""
     import jupytext
 
-    call = f'cfg = presets.from_parameters("{name}", globals())'
+    call = f'presets.from_parameters("{name}", globals())'
     keys = set(presets.table(name)["paper"]) | set(presets.GROUPS)               # the grouped parameters too
     bound = set()
     for cell in jupytext.read(notebook.notebook_path(name)).cells:
         if cell.cell_type != "code" or "parameters" in cell.metadata.get("tags", []):
             continue
         if call in cell.source:
-            bound |= _bound_names(cell.source.split(call)[0])
+            before = cell.source.split(call)[0]
+            bound |= _bound_names(before[:before.rfind("\n") + 1])             # the lines above the call's own
             break
         bound |= _bound_names(cell.source)
     else:

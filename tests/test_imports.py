@@ -136,8 +136,9 @@ def test_contributing_lists_every_module():
 
 
 def test_no_two_modules_outside_the_chapters_share_a_file_name():
-    """Issue 67: one name per idea. Left, named here until a later session renames them: ``base.py`` (each package's
-    own base classes). (``penb.call.sizing`` became ``penb.call.fit``, beside ``penb.sizing``'s preset rules.)"""
+    """Issue 67: one name per idea. Left, named here until a later session renames them: ``base.py`` of
+    ``penb/tasks`` and ``penb/encodings`` (training code, frozen while a long run's trunks train; the executors'
+    became ``local.py``). (``penb.call.sizing`` became ``penb.call.fit``, beside ``penb.sizing``'s preset rules.)"""
     from collections import Counter
 
     from penb.store import paths
@@ -146,6 +147,7 @@ def test_no_two_modules_outside_the_chapters_share_a_file_name():
                     if "chapters" not in p.relative_to(paths.REPO / "penb").parts)
     twins = {n for n, k in names.items() if k > 1} - {"__init__.py", "__main__.py"}
     assert twins == {"base.py"}, twins
+    assert sorted(p.parent.name for p in (paths.REPO / "penb").rglob("base.py")) == ["encodings", "tasks"]
 
 
 # Issue 67: imports at the top. An import inside a function stays only to defer a heavy or optional package

@@ -1,6 +1,7 @@
 """What the chapter pages share (issue 67): glue a figure, a run count or a verdict;
 show a table with its provenance line under it. The words stay in the notebooks.
 
+    cfg = pages.show_config(presets.from_parameters("key_findings", globals()))  # settle
     pages.figure("kf_fig2", fig, cfg, **extra)               # stamp, glue, close
     grades = pages.verdicts(grades, cfg, "br_v_", **extra)   # table, provenance, glue
 
@@ -21,6 +22,13 @@ from penb import claims, report
 from penb.claims import doubling_plot
 
 WIDE = ("display.max_rows", None, "display.max_columns", None, "display.width", 250)
+
+
+def show_config(cfg):
+    """Display ``cfg``'s table of settings against the paper's (``report.config_table``)
+    and return ``cfg``: a chapter's settle cell in one line."""
+    display(report.config_table(cfg))
+    return cfg
 
 
 def glue_all(values: dict) -> None:

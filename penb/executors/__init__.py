@@ -21,7 +21,7 @@ import multiprocessing as mp  # noqa: F401 (executors.mp: the pool's start conte
 from pathlib import Path
 
 from penb.device import resolve_device
-from penb.executors.base import Executor, LocalExecutor
+from penb.executors.local import Executor, LocalExecutor
 from penb.executors.batched import BatchedExecutor
 from penb.executors.cost import ANCHOR_VOCAB, PAPER_STEP_S, READOUT_S, gpu_hours, step_seconds
 from penb.executors.pool import ProcessExecutor, RunFailed, _cost  # noqa: F401 (_cost: tested)

@@ -26,12 +26,14 @@ Each of those four holds its chapter's presets (``PAPER``, ``QUICK``, ``SMOKE``,
 * ``plots``: the figures (vocabulary panels, bars, per-length curves), per-seed points
   over the seed-level mean and interval;
 * ``page``: what every page glues and shows (run counts, stamped figures with their
-  provenance, the verdicts), once for the four notebooks.
+  provenance, the verdicts), once for the four notebooks; imported by them alone
+  (``from penb.chapters.appendix.page import Page``), since IPython and myst_nb are not on
+  the device image.
 
 A notebook writes ``from penb.chapters import appendix`` and then, e.g.,
-``appendix.appendix_a.run(cfg)``, ``appendix.page.Page("a", cfg, frame)``,
+``appendix.appendix_a.run(cfg)``, ``Page("a", cfg, frame)``,
 ``appendix.analysis.grade_a(...)``, ``appendix.plots.bars(...)``.
 """
-from penb.chapters.appendix import common, regimes, summary, plots, analysis, page  # noqa: F401
+from penb.chapters.appendix import common, regimes, summary, plots, analysis  # noqa: F401
 from penb.chapters.appendix import appendix_a, appendix_b  # noqa: F401
 from penb.chapters.appendix import appendix_c, appendix_d  # noqa: F401

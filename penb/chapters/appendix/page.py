@@ -1,7 +1,7 @@
 """What the pages of the appendix chapters A-D share: the glue and display blocks that every
 notebook used to repeat (issue 22).
 
-    page = appendix.page.Page("c", cfg, frame, L=cfg.length)  # summary + run counts glued
+    page = Page("c", cfg, frame, L=cfg.length)                # summary + run counts glued
     page.show(fig)                                            # stamp, display, provenance
     grades = page.verdicts(appendix.analysis.grade_c(frame, cfg))
 
@@ -9,6 +9,9 @@ notebook used to repeat (issue 22).
 under ``<prefix>_runs``, ``_reused``, ``_diverged``, ``_minutes``, ``_seeds``, and every grade's
 verdict, reason and our number under ``<prefix>_<claim key with dots as underscores>``, ``..._why``,
 ``..._ours``. The numbers a page prints come from here; the words around them stay in the notebook.
+
+Imported by the notebooks only (``from penb.chapters.appendix.page import Page``), never by the
+package's ``__init__``: IPython and myst_nb are not on the device image.
 """
 from __future__ import annotations
 
@@ -16,8 +19,10 @@ from typing import Optional
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from IPython.display import display
 
 from penb import claims, report
+from penb.chapters import pages
 from penb.chapters.appendix import summary
 
 
@@ -41,12 +46,9 @@ class Page:
     (``extra``) that its stamps and tables print."""
 
     def __init__(self, prefix: str, cfg, frame: pd.DataFrame, **extra):
-        from myst_nb import glue  # deferred: myst_nb glues into the rendered book only (heavy; not on the device image)
-
         self.prefix, self.cfg, self.frame, self.extra = prefix, cfg, frame, extra
         self.summ = summary.summary(frame, n_resamples=cfg.bootstrap)
-        for name, value in run_counts(frame, cfg).items():
-            glue(f"{prefix}_{name}", value, display=False)
+        pages.glue_all({f"{prefix}_{name}": v for name, v in run_counts(frame, cfg).items()})
 
     def provenance(self, extra: Optional[dict] = None) -> None:
         """Print the provenance line of the preset with ``extra`` (None: the page's fields)."""
@@ -55,8 +57,6 @@ class Page:
     def show(self, fig, extra: Optional[dict] = None) -> None:
         """Stamp ``fig`` with the preset and ``extra`` (None: the page's fields), display it,
         close it and print the same provenance under it."""
-        from IPython.display import display  # deferred: IPython is for display only (the device image has none)
-
         report.stamp(fig, self.cfg, **(self.extra if extra is None else extra))
         display(fig)
         plt.close(fig)
@@ -64,20 +64,16 @@ class Page:
 
     def table(self, frame: pd.DataFrame, extra: Optional[dict] = None) -> None:
         """Display ``frame`` and print the provenance under it."""
-        from IPython.display import display  # deferred: IPython is for display only (the device image has none)
-
         display(frame)
         self.provenance(extra)
 
     def verdicts(self, grades: list, extra: Optional[dict] = None) -> list:
         """Glue every grade's verdict, reason and our number, show the verdict table with the
         provenance under it, and return ``grades``."""
-        from myst_nb import glue  # deferred: myst_nb glues into the rendered book only (heavy; not on the device image)
-
         for g in grades:
-            glue(glue_name(self.prefix, g.claim), g.verdict, display=False)
-            glue(glue_name(self.prefix, g.claim, "why"), g.reason, display=False)
-            glue(glue_name(self.prefix, g.claim, "ours"), g.ours or "(none)", display=False)
+            pages.glue_all({glue_name(self.prefix, g.claim): g.verdict,
+                            glue_name(self.prefix, g.claim, "why"): g.reason,
+                            glue_name(self.prefix, g.claim, "ours"): g.ours or "(none)"})
         self.table(claims.table(grades), extra)
         return grades
 

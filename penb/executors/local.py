@@ -1,4 +1,4 @@
-"""The executor interface, and the in-process executor."""
+"""The executor interface, and the local (in-process) executor."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
