@@ -38,24 +38,19 @@
 #
 # Fig. 3's intervals are 95% bootstrap intervals over the test sequences of
 # {glue:text}`fq_paper_seeds` seeds x {glue:text}`fq_paper_tests` test sequences
-# ({glue:text}`fq_paper_per_cell` per condition and target position). Two details of
-# the paper disagree with each other or with the code: Sec. 4.2 and Fig. 3's caption
-# both say the FREQUENT tokens were "three times" as likely, while the probabilities
-# Sec. 4.2 prints in the same sentence (7/8 x 2/K against 1/8 x 2/K) and the official
-# code make them seven times as likely; we follow the printed probabilities and the code
-# (`rarity`). The
-# official code builds 4 test sequences per condition and position, the caption says
-# {glue:text}`fq_paper_per_cell`; the `paper` preset follows the caption (`per_cell`).
+# ({glue:text}`fq_paper_per_cell` per condition and target position). Two details
+# disagree: Sec. 4.2 and the caption call FREQUENT tokens "three times" as likely, while
+# the probabilities printed in the same sentence (7/8 x 2/K against 1/8 x 2/K) and the
+# official code make them seven times; we follow those (`rarity`). The code builds 4 test
+# sequences per cell, the caption {glue:text}`fq_paper_per_cell`; `paper` follows the
+# caption (`per_cell`).
 #
-# **How the claims are graded.** The registry `penb.claims` holds each claim below with
-# its measure and rule, written before the confirmation runs. The *harm* of RARE
-# disturbants to one run is its accuracy with FREQUENT disturbants minus its accuracy
-# with RARE ones, over all targets and positions. Each claim reads one number per seed
-# (the seed is the independent unit), pairs the variants by seed, and grades with 95%
-# Student-t intervals over seeds (the grading protocol in force, `penb.claims.protocol`;
-# the figures' bars are descriptive). The graded presets train confirmation seeds that no regime
-# search used (`paper` keeps the published seeds). A run whose loss turns non-finite is
-# kept as diverged: shown, counted, never averaged in.
+# **How the claims are graded.** Each claim's measure and rule sit in `penb.claims`,
+# written before the confirmation runs. The *harm* of RARE disturbants to a run is its
+# accuracy with FREQUENT disturbants minus that with RARE ones. Each claim reads one
+# number per seed, pairs the variants by seed and grades with 95% Student-t intervals
+# over seeds, on confirmation seeds no search used; a diverged run is counted, never
+# averaged in.
 
 # %% tags=["hide-input"]
 import pandas as pd
@@ -103,13 +98,10 @@ page.settings(cfg)
 # ## Training
 #
 # One run of `penb.train` per (model, encoding, seed) on the `dual_frequency` task:
-# reverse ordering, each training position RARE with probability `rarity`, the token
-# uniform within its half. Before training, each run draws its test grid (FREQUENT/RARE
-# target x all-FREQUENT/all-RARE disturbants x target position $1..L$, `per_cell`
-# sequences each), which is excluded from training; only the target's output step is
-# scored. The runs keep their checkpoints: the chapter "Gradient stability" scores them
-# (same settings, same run keys, no retraining). Runs already in the run store are
-# reused.
+# reverse ordering, each training position RARE with probability `rarity`. Each run
+# draws its test grid first (FREQUENT/RARE target x all-FREQUENT/all-RARE disturbants x
+# position $1..L$, `per_cell` sequences each; excluded from training; only the target's
+# output step is scored). "Gradient stability" scores the same runs' checkpoints.
 
 # %%
 run_frame = frequency.analysis.run(cfg)
@@ -119,11 +111,8 @@ page.run_counts(run_frame, cfg)
 # %% [markdown]
 # The {glue:text}`fq_runs` runs ({glue:text}`fq_seed_count` seeds per model and variant:
 # {glue:text}`fq_seed_list`) took {glue:text}`fq_run_minutes:.1f` minutes of training in
-# all (counted where they were made); each was tested on {glue:text}`fq_tests`
-# sequences. **{glue:text}`fq_diverged` of them diverged**: they have no predictions,
-# are listed in the run table at the end, are left out of every mean and interval, and
-# are passed to the grading rules, for which a comparison with a diverged run decides
-# nothing.
+# all; each was tested on {glue:text}`fq_tests` sequences. **{glue:text}`fq_diverged`
+# diverged**: listed in the run table, left out of every mean, deciding no comparison.
 #
 # ## Results
 #
@@ -212,17 +201,12 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # %% [markdown]
 # ## Verdict
 #
-# Each claim graded by its registered rule on this preset's runs: `ours` gives the
-# seed-level numbers behind the verdict, `why` the rule's reason. The claims speak of
-# trained models, so (the doubling test) every run is also trained at half its
-# updates, and a verdict stands only where doubling the updates moved the claim's own
-# quantity (the RARE-disturbant harm, the RARE targets, the positions) and each
-# compared condition or model by less than its smallest effect of interest; the mark
-# beside each badge says whether it *settled*, and an unfolded row which move did not.
-# Protocol 8 (in force) reads a settled verdict at the paper's 300,000 updates, which
-# needs runs at N/4 as well (without them: "one doubling only", undecided): where the
-# seeds bound how fast the moves could grow it charges that growth over the doublings
-# left; where a move is seen and nothing bounds its growth the verdict stays undecided.
+# Each claim graded by its registered rule (`ours`: the seed-level numbers, `why`: the
+# rule's reason). The doubling test (every run also trained at half its updates) lets a
+# verdict stand only where doubling moved the claim's quantity and each compared
+# condition by less than its smallest effect; the mark beside each badge says whether it
+# *settled*. Protocol 8 (in force) carries a settled verdict to the paper's 300,000
+# updates with runs at N/4 (without them: "one doubling only", undecided).
 
 # %%
 grades = page.verdicts(frequency.analysis.grade_claims(cfg, run_frame, sh, cells), cfg,
@@ -250,43 +234,26 @@ pages.doubling(grades, "fq_doubling", cfg, **extra)
 # {glue:text}`fq_vocab_s4d`) **{glue:text}`fq_v_harm_s4d`**. The robustness claims (PE
 # is hurt less than vanilla) read: GRU **{glue:text}`fq_v_pe_robust_gru`**, LSTM
 # **{glue:text}`fq_v_pe_robust_lstm`**, S4D **{glue:text}`fq_v_pe_robust_s4d`**. Every
-# rule asks for a seed-level interval of the paired difference above 0 with at least
-# {glue:text}`fq_agree` of the seeds agreeing, and at least {glue:text}`fq_min_seeds`
-# valid seeds. A robustness claim also needs a harm to be robust against: when the
-# vanilla model's mean harm is within {glue:text}`fq_margin` of 0, its rule decides
-# nothing (the rule's reason then speaks of a trivial baseline: there is no harm for PE
-# to reduce). The level claims (the near-perfect PE models, the GRU's exception, the
-# S4D at $t = 1$, the RARE targets "successfully retrieved") speak of trained models:
-# each is decided only where doubling the updates moved its per-seed level by less than
-# 0.02. The `quick` networks are small and briefly trained on sequences a quarter of the
-# paper's length, with smaller vocabularies (see below), so their accuracies are not the
-# paper's near-perfect values; the doubling test says whether more training could
-# change that, and the `paper` preset on a GPU tests the levels at the text's scale.
+# rule asks for a seed-level interval of the paired difference above 0, at least
+# {glue:text}`fq_agree` of the seeds agreeing and at least {glue:text}`fq_min_seeds`
+# valid seeds; a robustness claim decides nothing while the vanilla harm is within
+# {glue:text}`fq_margin` of 0 (no harm for PE to reduce). The level claims (near-perfect
+# PE, the GRU's exception, the S4D at $t = 1$, RARE targets retrieved) stand only where
+# doubling moved the per-seed level by less than 0.02; `quick`'s small, briefly trained
+# networks are not at the paper's levels, which the `paper` preset tests on a GPU.
 #
 # ## Exploratory (not graded)
 #
-# **What was chosen after seeing which data.** The registered measure pools both target
-# groups, as the chapter first graded it. After the regime search's first rounds came
-# back (rounds `f0` and `f1` of the table below, search seeds 111 and 222), two choices
-# were made with those numbers in view:
-#
-# - the harm was restricted to FREQUENT targets, because the briefly trained models had
-#   not learned the RARE tokens (a RARE target was often lost whatever surrounded it);
-# - the GRU vocabulary of `quick` was set to 32 tokens, the size at which the vanilla
-#   GRU's FREQUENT-target harm showed in round `f1` (not at 16 tokens; at 64, round
-#   `f0`, the GRU was too untrained to show anything). The LSTM's 64 and the S4D's 256
-#   tokens were kept for the accuracy they reached, although neither showed the
-#   FREQUENT-target effect in the search.
-#
-# The FREQUENT-target harm was therefore exploratory and graded nothing. Issue 35
-# (2026-11-26) then read the GRU's harm claim on FREQUENT targets, because Sec. 4.2 says
-# the vanilla GRU struggled with the FREQUENT targets: a reading that follows the text's
-# words, but chosen after the pooled reading's verdicts and this search had been seen,
-# so `morita.fig3.harm.gru` is labelled exploratory in the registry. The LSTM's and the
-# S4D's harm claims keep the pooled measure (the text names no target group for them).
-# Every verdict uses confirmation seeds that the search never saw; the GRU vocabulary
-# stays a choice informed by the search's data, which is why its harm is worth reading
-# with that in mind.
+# **Chosen after seeing data.** The registered measure pools both target groups. After
+# the search's first rounds (`f0`, `f1` below, search seeds 111 and 222), two choices
+# were made with those numbers in view: the harm restricted to FREQUENT targets (the
+# briefly trained models had not learned RARE tokens), and `quick`'s GRU vocabulary set
+# to 32, where the vanilla GRU's FREQUENT-target harm showed (not at 16; at 64 the GRU
+# was too untrained). The LSTM's 64 and S4D's 256 were kept for their accuracy, though
+# neither showed that effect. Issue 35 then read the GRU's harm claim on FREQUENT
+# targets, as Sec. 4.2 words it, but after the pooled verdicts were seen, so
+# `morita.fig3.harm.gru` is labelled exploratory; the LSTM and S4D keep the pooled
+# measure. All verdicts use confirmation seeds the search never saw.
 
 # %% tags=["hide-input"]
 page.harm_frequent(cells, cfg, **extra)
@@ -306,25 +273,18 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # %% [markdown]
 # ### How the `quick` preset was chosen
 #
-# The table lists every configuration of the regime search, in the order tried, made by
-# `scripts/search_frequency.py`: overrides of this chapter's preset, search seeds 111
-# and 222, scored with sequences of both seeds pooled (harm for FREQUENT targets in
-# `harm_vanilla` / `harm_pe`, `separated` when the vanilla interval lies wholly above
-# the PE one; `harm_*_all` pools both target groups; `wall_s_per_run` is one run's
-# training time on one CPU thread on a shared machine). No run of this table enters a
-# verdict.
+# Every configuration of the regime search, in order (`scripts/search_frequency.py`,
+# search seeds 111 and 222 pooled; `harm_vanilla` / `harm_pe` for FREQUENT targets,
+# `separated` where the vanilla interval lies wholly above PE's, `harm_*_all` both
+# groups; `wall_s_per_run` one shared CPU thread). No run here enters a verdict.
 #
-# The first draft (round `f0`: GRU 64, LSTM and S4D 256 tokens, hidden 64, batch 64,
-# 3,000 updates) left the GRU and the LSTM near 0.2 accuracy, too untrained to show a
-# harm pattern. Smaller vocabularies (round `f1`) trained the models to 0.4-0.9 on
-# FREQUENT targets; there the GRU at 32 tokens showed the FREQUENT-target effect, while
-# the LSTM (64 tokens) lost about as much with or without PE. Round `f2` made RARE four
-# times rarer (rarity 1/32): the GRU effect grew and the LSTM's intervals parted, but
-# with both LSTM harms negative, and the RARE targets were then barely learned. The
-# preset keeps the paper's rarity and the `f1` vocabularies (the LSTM with the
-# key-findings batch of 128 and 2,000 updates, `per_core`); `per_cell` = 32 narrows the
-# intervals at no training cost, and a checkpoint every 300 updates gives "Gradient
-# stability" its curves.
+# Round `f0` (GRU 64, LSTM and S4D 256, hidden 64, batch 64, 3,000 updates) left the
+# GRU and LSTM near 0.2 accuracy. Smaller vocabularies (`f1`) reached 0.4-0.9 on
+# FREQUENT targets: the GRU at 32 showed the effect, the LSTM (64) lost as much with PE
+# as without. `f2` (rarity 1/32) grew the GRU's effect but made both LSTM harms negative
+# and RARE targets barely learned. The preset keeps the paper's rarity and `f1`'s
+# vocabularies (LSTM: batch 128, 2,000 updates, `per_core`); `per_cell` = 32 narrows
+# intervals for free, and a checkpoint every 300 updates feeds "Gradient stability".
 
 # %% tags=["hide-input"]
 pages.wide(frequency.analysis.search_table())
@@ -332,12 +292,9 @@ pages.wide(frequency.analysis.search_table())
 # %% [markdown]
 # ### Two doublings, where a preset trains them
 #
-# The `quick` and `slice` presets also train every run at a quarter of its updates
-# (`earlier`), a branch of the same trunk, so that a reader sees the doubling before the
-# one the doubling test reads. The table gives each cell's mean over seeds at N/4, N/2
-# and N: the two doublings whose moves the protocol's horizon reads (protocol 8: the
-# growth per doubling the seeds bound from one move to the next, or its growth charged
-# where no move is seen). Presets without that budget print why there is no table.
+# `quick` and `slice` also train every run at N/4 (`earlier`), a branch of the same
+# trunk: each cell's mean over seeds at N/4, N/2 and N, the two doublings protocol 8's
+# horizon reads. Presets without that budget say why there is no table.
 
 # %% tags=["hide-input"]
 display(rnn_common.budget_view(run_frame, cfg))
@@ -345,20 +302,14 @@ display(rnn_common.budget_view(run_frame, cfg))
 # %% [markdown]
 # ### What would decide Fig. 3's GRU cell: the power analysis
 #
-# Before any `deep` confirmation run of this chapter, `scripts/search_deep.py --chapter
-# frequency` trained the GRU, vanilla and position-encoded, at quick's shapes on
-# **search seeds only**, at V 32 and the paper's 64 and at budgets 1,000-32,000, and
-# `scripts/power_analysis.py --chapter frequency` simulated the verdict of
-# `morita.fig3.pe_robust.gru` (the vanilla GRU harmed more by RARE disturbants than
-# the PE one) through the composition that grades it (`penb.power.fig3`): both
-# variants' harm on their searched curves, with the seeds' offsets and the evaluation
-# noise measured there, at the text's 300,000 updates. Each row says how often the
-# protocol would settle the claim with that many seeds at that N (power; at the
-# smallest effect of interest beside it), and what the cell (two variants) costs:
-# CPU-minutes on the 2-core AVX-512 host, at the rate the search measured, and
-# minutes of one H100. The rule that reads the `deep` preset's N and seeds off this
-# table is `penb.sizing.FREQ_DEEP_RULE`; 64,000 updates are extrapolated from each
-# side's last two moves.
+# Before any `deep` run, `scripts/search_deep.py --chapter frequency` trained both GRU
+# variants at quick's shapes on **search seeds only** (V 32 and 64, 1,000-32,000
+# updates), and `scripts/power_analysis.py --chapter frequency` simulated the verdict of
+# `morita.fig3.pe_robust.gru` through the rule that grades it (`penb.power.fig3`), with
+# the searched curves, seed offsets and noise, at the text's 300,000 updates. Each row:
+# the power at that N and seed count, and the cell's cost in CPU-minutes here and
+# H100-minutes. `penb.sizing.FREQ_DEEP_RULE` reads `deep` off it; 64,000 updates are
+# extrapolated from each side's last two moves.
 
 # %% tags=["hide-input"]
 pages.power(fq_power)
@@ -366,16 +317,11 @@ pages.power(fq_power)
 # %% [markdown]
 # ## Archived executions
 #
-# `python -m penb slice frequency --minutes 8` trains this chapter's `slice` preset
-# (its GRU and LSTM cells, further and on more seeds, as batched models) in one GPU
-# command; `python -m penb run frequency --preset deep` trains the `deep` preset the
-# power analysis above chose, on this CPU. `python -m penb archive frequency` executes
-# this chapter on such runs. Each execution in the repository
-# (`book/archived/frequency-*/`) is shown below as it was recorded (device, commit,
-# date, seeds, budgets): its verdicts beside this page's, each with what it measured,
-# and for each claim about trained models how every quantity the doubling test reads
-# moved over the last two doublings (N/4 to N/2, then N/2 to N, with their intervals
-# over seeds). It is not re-run by this build.
+# Runs trained further than this build can (`python -m penb slice frequency` on a GPU,
+# `python -m penb run frequency --preset deep` on this CPU), executed by `python -m penb
+# archive frequency`. Each archive (`book/archived/frequency-*/`) is shown as recorded
+# (device, commit, date, seeds, budgets), its verdicts beside this page's, with how each
+# doubling moved what the test reads; not re-run by this build.
 
 # %% tags=["hide-input"]
 pages.archived(archives.views("frequency", cfg, grades))
@@ -383,12 +329,10 @@ pages.archived(archives.views("frequency", cfg, grades))
 # %% [markdown]
 # ## Runs
 #
-# {glue:text}`fq_diverged` of the {glue:text}`fq_runs` runs diverged. Every run of this
-# chapter: `token_accuracy` is its accuracy over its whole test grid,
-# `diverged_at` the update at which a diverged run's loss turned non-finite (empty for a
-# valid run), `wall_s` its training time where it was made. The second table gives each
-# valid run's accuracy with FREQUENT and with RARE disturbants and their difference, the
-# numbers the claims read.
+# {glue:text}`fq_diverged` of the {glue:text}`fq_runs` runs diverged. Every run:
+# `token_accuracy` over its whole test grid, `diverged_at` (empty for a valid run),
+# `wall_s`; then each valid run's accuracy with FREQUENT and RARE disturbants and their
+# difference, the numbers the claims read.
 
 # %% tags=["hide-input"]
 page.run_tables(run_frame, sh, cfg, **extra)
@@ -396,13 +340,9 @@ page.run_tables(run_frame, sh, cfg, **extra)
 # %% [markdown]
 # ## Recap
 #
-# - `penb.chapters.frequency.analysis.run(cfg)` trains (or reuses) one dual-frequency
-#   run per model, encoding and seed, diverged runs kept and counted; `cells` counts the
-#   right answers per condition and target position; `by_quarter` / `by_position` and
-#   `seed_harm` give each seed's numbers and their seed-level summaries; `grade_claims`
-#   grades the chapter's claims through the registry `penb.claims`, which also feeds the
-#   scorecard.
-# - The same runs, with their checkpoints, feed the chapter "Gradient stability".
-# - Worth changing next: `seeds` (more seeds narrow the intervals over seeds), `rarity`,
-#   the vocabularies (`lstm_vocab`: the paper's 1,024), `steps`, and
-#   `-p preset paper -p device cuda` for the published setting.
+# - `frequency.analysis`: `run(cfg)` trains or reuses one run per model, encoding and
+#   seed; `cells` counts right answers per condition and position; `by_quarter`,
+#   `by_position` and `seed_harm` give each seed's numbers; `grade_claims` grades the
+#   chapter's claims through `penb.claims`. The same runs feed "Gradient stability".
+# - Worth changing next: `seeds`, `rarity`, the vocabularies (`lstm_vocab`: the
+#   paper's 1,024), `steps`, and `-p preset paper -p device cuda`.
