@@ -22,9 +22,9 @@
 # "disturbants" (all FREQUENT or all RARE), and compares the Jacobians of the final
 # output $\vec h_{2L}$ with respect to the first updated latent state $\vec z_1$
 # ($\vec h_1$ for the GRU; $[\vec h_1, \vec c_1]$, of size $2D$, for the LSTM). A
-# network that has learnt to carry the target to the end should map $\vec z_1$ to
-# $\vec h_{2L}$ the same way whatever the disturbants, so the two Jacobians should point
-# the same way. Over training (a checkpoint every {glue:text}`gs_paper_every` updates,
+# network that carries the target to the end should map $\vec z_1$ to $\vec h_{2L}$ the
+# same way whatever the disturbants, so the two Jacobians should point the same way.
+# Over training (a checkpoint every {glue:text}`gs_paper_every` updates,
 # {glue:text}`gs_paper_pairs` pairs x {glue:text}`gs_paper_seeds` seeds per point), the
 # paper reports:
 #
@@ -37,17 +37,17 @@
 #   stable by itself, and an early destabilisation by RARE disturbants fades after about
 #   {glue:text}`gs_paper_s4d_steps` updates.
 #
-# The checkpoints scored here are those of the chapter "Frequency matters": both
-# chapters build their runs from the same settings and seeds, so they share run keys
-# and nothing is trained twice.
+# The checkpoints scored are those of "Frequency matters": both chapters build their
+# runs from the same settings and seeds, so they share run keys and nothing is trained
+# twice.
 #
-# **How the claims are graded.** The registry `penb.claims` holds each claim below with
-# its measure and rule, written before the confirmation runs. Each run (seed) gives one
+# **How the claims are graded.** Each claim's measure and rule are in the registry
+# `penb.claims`, written before the confirmation runs. Each run (seed) gives one
 # number: its drop in similarity from FREQUENT to RARE disturbants (both target groups),
-# averaged over its checkpoints (Fig. 5 follows the course of training); PE and vanilla are paired by seed, and every interval is a
-# 95% Student-t interval over seeds. The graded presets use confirmation seeds that no
-# regime search used. A run whose loss turned non-finite is kept as diverged: counted,
-# never scored.
+# averaged over its checkpoints, since Fig. 5 follows the course of training. PE and
+# vanilla are paired by seed; every interval is a 95% Student-t interval over seeds. The
+# graded presets use confirmation seeds that no regime search used. A run whose loss
+# turned non-finite is kept as diverged: counted, never scored.
 
 # %% tags=["hide-input"]
 import matplotlib.pyplot as plt
@@ -56,18 +56,10 @@ from myst_nb import glue
 
 from penb import claims, presets, report
 from penb.chapters import frequency, gradient_stability
+from penb.chapters.gradient_stability import page
 
 pd.set_option("display.max_colwidth", None)
-gs_keys = [c.key for c in claims.of_chapter("gradient_stability")]
-gs_keys.append(gradient_stability.analysis.S4D_CLAIM)
-display(claims.overview(gs_keys))
-
-gs_fig5 = claims.get(gradient_stability.analysis.CLAIMS["gru"])
-glue("gs_paper_every", f"{gs_fig5.extra['checkpoint_every']:,}", display=False)
-glue("gs_paper_pairs", f"{gs_fig5.extra['pairs']:,}", display=False)
-glue("gs_paper_seeds", claims.get("morita.settings").value["seeds"], display=False)
-glue("gs_paper_s4d_steps",
-     f"{claims.get(gradient_stability.analysis.S4D_CLAIM).value:,}", display=False)
+page.overview()
 
 # %% [markdown]
 # ### Which reading of Eq. 3-4
@@ -89,14 +81,12 @@ glue("gs_paper_s4d_steps",
 # | `mean_rows` | $\frac1D \sum_i c_i$ | the unweighted mean of the row cosines (also in the official code) |
 # | `printed` | $\sum_i \alpha_i\beta_i \langle g_i, h_i\rangle$ | Eq. 3-4 exactly as printed |
 #
-# They are related by `weighted_rows` = `frobenius` / $\sum_i \alpha_i \beta_i$ with the
-# L2 coefficients, and $0 < \sum_i \alpha_i\beta_i \le 1$, so `weighted_rows` is never
-# smaller in size, and the two agree when the two Jacobians' row-norm profiles are
-# proportional. The default is `weighted_rows` because it keeps the paper's stated
-# intent (the pairs whose gradients are both large weigh most, "emphasizes the
-# consistency of the paired gradients that both have a greater L2-norm") and matches
-# the official code; the claims are graded on the reading `method` names, and every
-# reading is computed below, so the others can be compared.
+# With the L2 coefficients, `weighted_rows` = `frobenius` / $\sum_i \alpha_i \beta_i$
+# and $0 < \sum_i \alpha_i\beta_i \le 1$, so `weighted_rows` is never smaller in size;
+# the two agree when the Jacobians' row-norm profiles are proportional. `weighted_rows`
+# is the default because it keeps the paper's stated intent (pairs whose gradients are
+# both large weigh most) and matches the official code; the claims are graded on the
+# reading `method` names, and every reading is computed below.
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
@@ -138,31 +128,24 @@ cfg = presets.from_parameters("gradient_stability", globals())
 display(report.config_table(cfg))
 
 # %% tags=["hide-input"]
-extra = dict(pairs=cfg.pairs, method=cfg.method, **rnn_common.provenance_extra(cfg))
-glue("gs_preset", cfg.preset, display=False)
-glue("gs_seed_count", len(cfg.seeds), display=False)
-glue("gs_seed_list", ", ".join(map(str, cfg.seeds)), display=False)
-glue("gs_models", ", ".join(map(model_name, cfg.cores)), display=False)
+extra = page.settings(cfg)
 
 # %% [markdown]
 # ## The runs and their checkpoints
 #
 # The runs of "Frequency matters" at the same settings (reused from the run store;
-# trained here only if that chapter has not run). Each keeps a checkpoint every
+# trained here only if that chapter has not run), each keeping a checkpoint every
 # `checkpoint_every` updates.
 
 # %%
 run_frame = gradient_stability.analysis.run(cfg)
-
-# %% tags=["hide-input"]
-glue("gs_runs", len(run_frame), display=False)
-glue("gs_diverged", int(run_frame["diverged"].sum()), display=False)
+page.run_counts(run_frame)
 
 # %% [markdown]
 # {glue:text}`gs_runs` runs of {glue:text}`gs_models` ({glue:text}`gs_seed_count` seeds
 # per model and variant: {glue:text}`gs_seed_list`). **{glue:text}`gs_diverged` of them
-# diverged**: they are listed in the run table at the end, not scored, and passed to the
-# grading rules, for which a comparison with a diverged run decides nothing.
+# diverged**: listed in the run table at the end, not scored, and passed to the grading
+# rules, for which a comparison with a diverged run decides nothing.
 #
 # ## Scoring the checkpoints
 #
@@ -177,20 +160,8 @@ glue("gs_diverged", int(run_frame["diverged"].sum()), display=False)
 
 # %%
 curves = gradient_stability.analysis.curves(cfg, run_frame)
-target_at = gradient_stability.analysis.target_position
-positions = {model_name(core): target_at(cfg, core) + 1 for core in cfg.cores}
-print("target step t per model:", positions)
-
-# %% tags=["hide-input"]
-summary = gradient_stability.analysis.summarize(curves, cfg.method,
-                                                n_resamples=cfg.bootstrap)
-glue("gs_pairs", cfg.pairs, display=False)
-glue("gs_checkpoints", int(curves["step"].nunique()), display=False)
-fig = gradient_stability.plots.over_training(summary, curves, method=cfg.method,
-                                             models=cfg.cores)
-stamp(fig, cfg, **extra)
-glue("gs_fig5", fig, display=False)
-plt.close(fig)
+page.target_steps(cfg)
+page.fig5(cfg, curves, **extra)
 
 # %% [markdown]
 # ## Results
@@ -214,21 +185,12 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # %% [markdown]
 # ### The graded measure
 #
-# At each run's last checkpoint, its similarity with RARE disturbants (both target
-# groups, pairs weighted equally). The paper's claim in this form: PE keeps it higher
+# Each run's similarity with RARE disturbants at its last checkpoint (both target
+# groups, pairs weighted equally). In this form the claim is that PE keeps it higher
 # than vanilla, for the GRU and for the LSTM.
 
 # %% tags=["hide-input"]
-scores = gradient_stability.analysis.seed_scores(curves, cfg.method)
-score_summary = gradient_stability.analysis.score_summary(scores,
-                                                          n_resamples=cfg.bootstrap)
-graded = [c for c in cfg.cores if c in gradient_stability.analysis.CLAIMS]
-fig = gradient_stability.plots.last_points(
-    scores[scores["core"].isin(graded)], score_summary, models=graded,
-    ylabel=f"similarity ({cfg.method}),\nRARE disturbants")
-stamp(fig, cfg, **extra)
-glue("gs_fig_last", fig, display=False)
-plt.close(fig)
+scores, score_summary = page.last_points(cfg, curves, **extra)
 
 # %% [markdown]
 # ```{glue:figure} gs_fig_last
@@ -244,8 +206,8 @@ plt.close(fig)
 print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 
 # %% [markdown]
-# The same at the last checkpoint as a table, with FREQUENT disturbants beside RARE
-# ones (mean over seeds [95% interval over seeds]).
+# The same as a table, with FREQUENT disturbants beside RARE ones (mean over seeds [95%
+# interval over seeds]).
 
 # %% tags=["hide-input"]
 display(gradient_stability.analysis.score_table(score_summary))
@@ -254,38 +216,26 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # %% [markdown]
 # ### The readings side by side
 #
-# The same pairs under every reading, at the last checkpoint (mean over seeds of each
-# seed's mean over its pairs). `printed` depends on the Jacobians' scale, which shrinks
-# over the $2L - 1$ steps, so its values are tiny and not comparable across models; the
-# three repaired readings lie in $[-1, 1]$.
+# The same pairs under every reading at the last checkpoint (mean over seeds of each
+# seed's mean over its pairs). `printed` scales with the Jacobians, which shrink over
+# the $2L - 1$ steps, so its values are tiny and not comparable across models; the three
+# repaired readings lie in $[-1, 1]$.
 
 # %% tags=["hide-input"]
 display(gradient_stability.analysis.readings(curves))
 print(provenance(cfg, **extra))
 
 # %% [markdown]
-# **The printed Eq. 4 does not score identical Jacobians 1.** Below, one trained model's
+# **The printed Eq. 4 does not score identical Jacobians 1.** One trained model's
 # Jacobian $J$ (first pair's sequence A, scaled by a power of two so that its largest
-# entry lies in $[0.5, 1)$) is scored against itself, against $2J$ and against $-J$. The
-# three repaired readings give 1, 1 and -1; `printed` gives the closed form
+# entry lies in $[0.5, 1)$) is scored against itself, $2J$ and $-J$. The repaired
+# readings give 1, 1 and -1; `printed` gives the closed form
 # $\sum_i |g_i|^4 / (\sum_k |g_k|)^2$, doubles with $2J$, and on unit rows would give
-# $\sum_i \alpha_i^2$ (`unit_rows`), not 1 either. The second table checks the relation
-# between the two repairs on real pairs: `weighted_rows` x $\sum_i \alpha_i\beta_i$
-# equals `frobenius`.
+# $\sum_i \alpha_i^2$ (`unit_rows`), not 1 either. The second table checks, on real
+# pairs, that `weighted_rows` x $\sum_i \alpha_i\beta_i$ equals `frobenius`.
 
 # %%
-valid = run_frame[~run_frame["diverged"]]
-if len(valid):
-    first = valid.iloc[0]
-    identity, pair_rows = gradient_stability.analysis.readings_check(first.path, cfg)
-    print(f"run: {first.model} / {first.variant}, seed {first.seed}, last checkpoint")
-    display(identity.set_index("method"))
-    display(pair_rows.round(6))
-    print(provenance(cfg, **extra))
-    printed_one = float(identity.set_index("method").loc["printed", "J_vs_J"])
-    glue("gs_printed_one", f"{printed_one:.3g}", display=False)
-else:
-    glue("gs_printed_one", "(no valid run to check)", display=False)
+page.readings_check(run_frame, cfg, **extra)
 
 # %% [markdown]
 # ## Verdict
@@ -294,46 +244,40 @@ else:
 # seed-level numbers behind the verdict, `why` the rule's reason.
 
 # %%
-grades = gradient_stability.analysis.grade_claims(cfg, run_frame, scores, curves)
-display(claims.table(grades))
-print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
-
-# %% tags=["hide-input"]
-for g in grades:
-    glue("gs_v_" + "_".join(g.claim.split(".")[2:]), g.verdict, display=False)   # gru, pe_stays_gru, s4d
-rule = claims.get(gradient_stability.analysis.CLAIMS["gru"]).rule
-glue("gs_min_seeds", rule.params["min_seeds"], display=False)
-glue("gs_agree", f"{rule.params['min_agree']:.0%}", display=False)
+grades = page.verdicts(
+    gradient_stability.analysis.grade_claims(cfg, run_frame, scores, curves), cfg,
+    **extra)
 
 # %% [markdown]
 # At preset {glue:text}`gs_preset`, graded on the reading `method`: the GRU claim reads
 # **{glue:text}`gs_v_gru`**, the LSTM claim **{glue:text}`gs_v_lstm`**, and the S4D
-# claim **{glue:text}`gs_v_s4d`**, for the reason in the table. The S4D half of Sec.
-# 4.3 is read over every checkpoint of the S4D runs: PE's effect on the S4D's drop
-# staying within 0.02 either way ("marginal", **{glue:text}`gs_v_s4d_marginal`**) and
-# the vanilla S4D's lowest score with RARE disturbants above 0.9 ("highly stable by
+# claim **{glue:text}`gs_v_s4d`**. Each of the first two asks for a seed-level interval
+# of the paired difference (vanilla drop minus PE drop) above 0, with at least
+# {glue:text}`gs_agree` of the seeds agreeing and at least {glue:text}`gs_min_seeds`
+# valid seeds. The same sentence of Sec. 4.3 has the PE models keep their high
+# similarity, graded on its own as the PE model's drop staying within 0.02: GRU
+# **{glue:text}`gs_v_pe_stays_gru`**, LSTM **{glue:text}`gs_v_pe_stays_lstm`**.
+#
+# The S4D half of Sec. 4.3 is read over every checkpoint of the S4D runs: PE's effect
+# on the drop within 0.02 either way ("marginal", **{glue:text}`gs_v_s4d_marginal`**),
+# and the vanilla S4D's lowest score with RARE disturbants above 0.9 ("highly stable by
 # itself", **{glue:text}`gs_v_s4d_stable`**); both are not tested where the preset runs
-# no S4D. Each of the first two
-# asks for a seed-level interval of the paired difference (the vanilla drop minus the PE
-# drop) above 0, with at least {glue:text}`gs_agree` of the seeds agreeing and at least
-# {glue:text}`gs_min_seeds` valid seeds. The same sentence of Sec. 4.3 has the PE models
-# keep their high similarity; that part is graded on its own, the PE model's drop
-# staying within 0.02: GRU **{glue:text}`gs_v_pe_stays_gru`**, LSTM
-# **{glue:text}`gs_v_pe_stays_lstm`**. Fig. 5 follows the score over training
-# checkpoints, so these claims speak of the course of training, not of trained models:
+# no S4D.
+#
+# Fig. 5 follows training, so these claims speak of its course, not of trained models:
 # each is read as the mean over every checkpoint of this preset's budget (until
 # 2026-11-27 at the last checkpoint alone; the change, after those verdicts, is
 # exploratory), shown beside the paper's 300,000 updates, and the doubling test
-# (protocol 4 on) does not hold it back. At `quick`
-# the networks are small and briefly trained (see "Frequency matters"), so the course
-# is short. The printed Eq. 3-4 scored one Jacobian against itself at
-# {glue:text}`gs_printed_one`, not 1, which is why a repaired reading is graded.
+# (protocol 4 on) does not hold it back. At `quick` the networks are small and briefly
+# trained (see "Frequency matters"), so the course is short. The printed Eq. 3-4 scored
+# one Jacobian against itself at {glue:text}`gs_printed_one`, not 1, which is why a
+# repaired reading is graded.
 #
 # ## Exploratory (not graded)
 #
-# The *drop* of each run's similarity caused by RARE disturbants (with FREQUENT minus
-# with RARE disturbants, last checkpoint, targets pooled), which this chapter summarised
-# before the registry fixed the measure above. It grades nothing.
+# The *drop* of each run's similarity caused by RARE disturbants (FREQUENT minus RARE,
+# last checkpoint, targets pooled), which this chapter summarised before the registry
+# fixed the measure above. It grades nothing.
 
 # %% tags=["hide-input"]
 display(gradient_stability.analysis.score_table(score_summary, names=("drop",)))
@@ -349,11 +293,7 @@ print(provenance(cfg, bootstrap=cfg.bootstrap, **extra))
 # valid run's similarity at its last checkpoint, the numbers the claims read (`rare`).
 
 # %% tags=["hide-input"]
-with pd.option_context("display.max_rows", None):
-    display(frequency.analysis.run_table(run_frame))
-    display(scores.assign(core=scores["core"].map(model_name)).round(4)
-            .set_index(["core", "variant", "seed"]))
-print(provenance(cfg, **extra))
+page.run_tables(run_frame, scores, cfg, **extra)
 
 # %% [markdown]
 # ## Recap

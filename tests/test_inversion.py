@@ -14,6 +14,8 @@ from scipy.special import expit, ndtri
 from penb import claims, presets
 from penb.chapters.invertibility import analysis as inv
 from penb.chapters.invertibility import checks as ic
+from penb.chapters.invertibility import sentinel
+from penb.store import paths
 from penb.encodings import blog as be
 
 N, K = 100, 32
@@ -175,6 +177,38 @@ def test_published_loader_factor_200():
 def test_missing_file_gives_none(tmp_path):
     assert inv.load_published(tmp_path / "absent.csv") is None
     assert inv.load_anchor_table(tmp_path / "absent.csv") is None
+
+
+# --- the sentinel side study -------------------------------------------------------------------------
+def test_wrong_side_at_step_0_is_a_negative_weight_sum():
+    """With the original sentinel (-9999999) and a zero bias, position 0 predicts 1 exactly when the
+    inverter's weights sum below zero: the count at step 0, summed over seeds, read off the draws' signs."""
+    cfg = presets.resolve("invertibility", "smoke", inits=16, iterations=2)
+    studies = inv.run(cfg, progress=False, encodings=["normal", "normal_learned"])
+    got = sentinel.wrong_side(studies, cfg)
+    assert list(got.columns) == ["at step 0", "after the run"]
+    assert got.index.name == f"inits (of {16 * len(cfg.seeds)}) predicting 1 at position 0"
+    for k in ("normal", "normal_learned"):
+        w = [inv.initial_state([k], 16, cfg.dim, s, torch.float64)[k]["w"] for s in cfg.seeds]
+        assert got.at[k, "at step 0"] == sum(int((x.sum(-1) < 0).sum()) for x in w)
+    assert 0 < got["at step 0"].sum() < 4 * 16                  # both sides occur
+
+
+def test_settle_table_on_hand_frames():
+    f = pd.DataFrame({"normal": [4.0, 2.0, 1.05], "normal_learned": [3.0, 1.2, 1.0]})
+    t = sentinel.settle_table({"a": f, "b": 2 * f}, 1.0)
+    assert t.at["normal: step 0", "a"] == 4.0 and t.at["normal_learned: final", "b"] == 2.0
+    assert t.at["normal: within 1.1 x floor from", "a"] == 2
+    assert pd.isna(t.at["normal_learned: within 1.1 x floor from", "b"])       # never within 1.1 x
+
+
+def test_the_page_and_its_modules_fit_88_columns():
+    """The notebook and the modules written for it (issue 67); a figure's caption is one line of cell
+    metadata."""
+    for f in ("notebooks/invertibility.py", "penb/chapters/invertibility/page.py",
+              "penb/chapters/invertibility/sentinel.py"):
+        for i, line in enumerate((paths.REPO / f).read_text().splitlines(), 1):
+            assert line.startswith("# %% mystnb=") or len(line) <= 88, f"{f}:{i} has {len(line)} characters"
 
 
 # --- reading claims ---------------------------------------------------------------------------------

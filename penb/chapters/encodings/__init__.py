@@ -9,9 +9,12 @@ about sqrt(D) at initialisation.
 
 * ``presets``: ``PAPER`` (D_pos = 512, 2L = 128 positions, the blog's K = 32 and N = 100), ``QUICK``,
   ``SMOKE`` and ``check``;
-* ``analysis``: display tables, similarities, dot products by offset, 2-D PCA paths, the norm comparison
-  and the closed-form shares of the encoding in the concatenated input;
+* ``analysis``: display tables (each draw seeded on its own), similarities, dot products by offset, 2-D PCA
+  paths, the norm comparison and the closed-form shares of the encoding in the concatenated input;
 * ``plots``: the chapter's figures (heatmaps, similarity matrices, offset profile, PCA paths, norms, the
-  explorer's panels).
+  explorer's panels);
+* ``blog_claims``: three statements of the blog about its tables, graded through ``penb.claims``;
+* ``page``: what the notebook shows and glues (imported by the notebook only, not here: IPython, ipywidgets
+  and myst_nb are not on the device image).
 """
 from penb.chapters.encodings import analysis, blog_claims, plots, presets  # noqa: F401

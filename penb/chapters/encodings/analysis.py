@@ -3,6 +3,9 @@
 The encodings come from the registry ``penb.encodings``. Plain float64 numpy in, numpy/pandas out:
 tables for display, similarities between positions, dot products by offset, 2-D PCA paths, and the
 norm comparison with token embeddings.
+
+Every random draw has its own generator, seeded with the config's ``seed`` plus a fixed
+offset (``SEED_OFFSETS``), so that each figure can be redrawn on its own.
 """
 from __future__ import annotations
 
@@ -14,7 +17,13 @@ import pandas as pd
 import torch
 from sklearn.decomposition import PCA
 
-from penb.encodings import BlogEncoding, build, sinusoidal
+from penb.encodings import BLOG_KEYS, PAPER_KEYS, BlogEncoding, build, get, sinusoidal
+
+TEXT_KEYS = PAPER_KEYS + BLOG_KEYS  # the two texts' encodings (BEYOND_KEYS: the book's)
+SEED_OFFSETS = dict(random=1, learnable=2, norms=3, blog=10, explorer=20)  # + cfg.seed
+SINUSOID = "sinusoidal (Eq. 1-2)"   # the titles of the paper's tables, as shown
+PAPER_TITLES = (SINUSOID, "sinusoidal, code's [sin, cos]", "random",
+                "learnable (at init)")
 
 
 def display_table(key: str, num_positions: int, dim: int,
@@ -24,6 +33,59 @@ def display_table(key: str, num_positions: int, dim: int,
     with torch.no_grad():
         t = enc.table(sentinel=float("nan")) if isinstance(enc, BlogEncoding) else enc.table()
     return t.detach().double().cpu().numpy()
+
+
+def generator(cfg, offset: int) -> torch.Generator:
+    """A fresh generator seeded ``cfg.seed + offset`` (``SEED_OFFSETS``)."""
+    return torch.Generator().manual_seed(cfg.seed + offset)
+
+
+def blog_offset(key: str) -> int:
+    """The seed offset of blog encoding ``key``; a ``*_learned`` key shares its fixed
+    counterpart's, so that both start from the same values."""
+    return SEED_OFFSETS["blog"] + BLOG_KEYS.index(key.removesuffix("_learned"))
+
+
+def paper_tables(cfg) -> dict:
+    """``{title: ndarray[num_positions, dim]}``: Eq. 1-2, the official code's layout of
+    the same numbers, App. D's random and learnable (at initialisation) encodings."""
+    p, d = cfg.num_positions, cfg.dim
+    return dict(zip(PAPER_TITLES, [
+        display_table("sinusoidal", p, d),
+        sinusoidal(p, d, layout="concat").double().numpy(),
+        display_table("random", p, d, generator(cfg, SEED_OFFSETS["random"])),
+        display_table("learnable", p, d, generator(cfg, SEED_OFFSETS["learnable"]))]))
+
+
+def blog_tables(cfg) -> dict:
+    """``{key: ndarray[blog_positions, blog_dim]}`` for the blog's nine encodings (the
+    learned ones at their initial draw; the sentinel row NaN)."""
+    return {k: display_table(k, cfg.blog_positions, cfg.blog_dim,
+                             generator(cfg, blog_offset(k)))
+            for k in BLOG_KEYS}
+
+
+def registry_table(keys=TEXT_KEYS) -> pd.DataFrame:
+    """One row per encoding key: its source, whether it learns, its definition."""
+    specs = [get(k) for k in keys]
+    return pd.DataFrame([dict(key=s.key, source=s.source, learnable=s.learnable,
+                              definition=s.description)
+                         for s in specs]).set_index("key")
+
+
+def draws_table(cfg) -> pd.DataFrame:
+    """Each random draw of the chapter: its generator's seed and the size drawn."""
+    p, d, blog = cfg.num_positions, cfg.dim, f"{cfg.blog_positions} x {cfg.blog_dim}"
+    rows = [("random (App. D)", SEED_OFFSETS["random"], f"{p} x {d}"),
+            ("learnable at init (App. D)", SEED_OFFSETS["learnable"], f"{p} x {d}"),
+            ("norm comparison: embedding, LSTM matrix, samples", SEED_OFFSETS["norms"],
+             f"V={cfg.vocab}"),
+            ("explorer", SEED_OFFSETS["explorer"], "chosen in the widget")]
+    rows += [(f"blog: {k} (and {k}_learned)" if k + "_learned" in BLOG_KEYS
+              else f"blog: {k}", blog_offset(k), blog)
+             for k in BLOG_KEYS if not k.endswith("_learned")]
+    return pd.DataFrame([dict(draw=name, generator_seed=cfg.seed + o, size=size)
+                         for name, o, size in rows]).set_index("draw")
 
 
 def similarity(table, kind: str = "cosine"):
@@ -38,12 +100,25 @@ def similarity(table, kind: str = "cosine"):
     return x @ x.T
 
 
+def similarities(tables: dict) -> dict:
+    """``{title: ndarray[P, P]}``: the cosine similarity of each table's rows."""
+    return {k: similarity(t) for k, t in tables.items()}
+
+
 def max_offdiag(sim) -> float:
     """Largest ``|sim[p, q]|`` over distinct positions ``p != q`` (NaN entries ignored)."""
 
     s = np.abs(np.asarray(sim, dtype=np.float64))
     np.fill_diagonal(s, np.nan)
     return float(np.nanmax(s))
+
+
+def offset_starts(num_positions: int) -> tuple[list, int]:
+    """(start positions, largest offset) for :func:`offset_dots` over ``num_positions``:
+    three starts over the first half (two where fewer than 8), offsets up to 64."""
+    p = num_positions
+    starts = [0, p // 4, p // 2 - 1] if p >= 8 else [0, 1]
+    return starts, min(p - 1 - max(starts), 64)
 
 
 def offset_dots(table, starts, max_offset: int):
@@ -53,6 +128,12 @@ def offset_dots(table, starts, max_offset: int):
     if max(starts) + max_offset >= len(x) or min(starts) < 0:
         raise ValueError(f"starts {list(starts)} + max_offset {max_offset} leave the {len(x)} positions")
     return np.array([[x[s] @ x[s + k] for k in range(max_offset + 1)] for s in starts])
+
+
+def pca_paths(tables: dict) -> dict:
+    """``{title: (coords[P, 2], explained_variance_ratio[2])}`` of each table
+    (:func:`pca_2d`)."""
+    return {k: pca_2d(t) for k, t in tables.items()}
 
 
 def pca_2d(table):

@@ -16,7 +16,9 @@ than in position-encoded ones, over training (Fig. 5), scored on the dual-freque
   scoring of one checkpoint and of a run's checkpoints;
 * ``jacobians``: the latent-to-latent Jacobians of the GRU, LSTM and S4D through the trained weights;
 * ``plots``: Fig. 5's layout (similarity over training per model and variant, seed by seed) and the
-  graded measure per seed (``last_points``).
+  graded measure per seed (``last_points``);
+* ``page``: what the notebook shows and glues (imported by the notebook only, not here: IPython and
+  myst_nb are not on the device image).
 """
 from penb.chapters.gradient_stability import (analysis, grading, jacobians, plots, presets, sec4_3,  # noqa: F401
                                               similarity)

@@ -16,8 +16,13 @@ position 0 of the normal encodings.
 * ``checks``: the blog's claims read off the curves (crossing, plateau and settling steps, rankings), their
   evidence and their grading through ``penb.claims``;
 * ``plots``: the blog's views, the claims' numbers per seed, the crossing, the overlay on the published
-  file, the sentinel side study.
+  file, the sentinel side study;
+* ``sentinel``: the sentinel side study (initialisations on the wrong side of position 0, the run with
+  a finite sentinel, its settling table);
+* ``page``: what the notebook shows and glues (imported by the notebook only, not here: IPython and
+  myst_nb are not on the device image).
 
 The encodings themselves are ``penb.encodings.blog``.
 """
-from penb.chapters.invertibility import analysis, batch, checks, plots, presets  # noqa: F401
+from penb.chapters.invertibility import (analysis, batch, checks, plots, presets,  # noqa: F401
+                                         sentinel)

@@ -22,7 +22,10 @@ The claims are ``irie.*`` in ``penb.claims``.
   run table;
   ``ceiling``: the order-blind ceiling of ``reverse`` and its test-noise margin;
 * ``plots``: Fig. 1 recomputed (``context_sets``), the exact claims per seed (``exact_checks``) and the
-  Question 4 figures (``results``, ``exploratory``, ``training``).
+  Question 4 figures (``results``, ``exploratory``, ``training``);
+* ``page`` (the random-model checks and the verdicts) and ``page_q4`` (Question 4's tables and figures):
+  what the notebook shows and glues (imported by the notebook only, not here: IPython and myst_nb are
+  not on the device image).
 
 The Transformer itself is the shared core ``penb.transformer`` (the random models here) and
 ``penb.models`` (the trained ones, ``core="transformer"``).
