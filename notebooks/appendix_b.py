@@ -55,7 +55,7 @@ seeds: Optional[tuple] = None  # one training-test trial per seed
 min_length: Optional[int] = None  # shortest input length (paper: 32)
 length: Optional[int] = None  # longest input length; a sequence spans 2 L steps (paper: 64)
 vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
-hidden: Optional[int] = None  # the LSTM's hidden = embedding = encoding size (paper: 512)
+hidden: Optional[int] = None  # the LSTM's hidden size, also embedding and encoding (paper: 512)
 batch_size: Optional[int] = None  # sequences per update, of mixed lengths (paper: 512)
 steps: Optional[int] = None  # training updates per run (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)

@@ -58,7 +58,7 @@ tasks: Optional[tuple] = None  # tasks among reverse and sort
 variants: Optional[tuple] = None  # models among vanilla, double (vanilla), sinusoidal
 length: Optional[int] = None  # input length L (paper: 64)
 vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
-hidden: Optional[int] = None  # LSTM hidden = embedding size; double vanilla feeds 2 copies (paper: 512)
+hidden: Optional[int] = None  # LSTM hidden and embedding size; double vanilla feeds 2 copies (paper: 512)
 batch_size: Optional[int] = None  # sequences per update (paper: 512)
 steps: Optional[int] = None  # training updates per run, either task (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)

@@ -60,7 +60,7 @@ variants: Optional[tuple] = None  # models among vanilla, sinusoidal, random, le
 length: Optional[int] = None  # input length L, the longest at variable length (paper: 64)
 min_length: Optional[int] = None  # shortest input length, variable setting (paper: 32)
 vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
-hidden: Optional[int] = None  # LSTM hidden = embedding = every encoding's size (paper: 512)
+hidden: Optional[int] = None  # LSTM hidden size, also embedding and every encoding (paper: 512)
 batch_size: Optional[int] = None  # sequences per update, in either setting (paper: 512)
 steps: Optional[int] = None  # training updates per run and setting (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)

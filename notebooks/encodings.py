@@ -44,9 +44,10 @@
 # adding an encoding to the embedding generalises concatenating them.
 
 # %% tags=["hide-input"]
-from myst_nb import glue
+from IPython.display import display
 
-from penb import claims
+from penb import claims, presets
+from penb.chapters import encodings, pages
 from penb.chapters.encodings import page
 
 page.overview()
@@ -64,24 +65,7 @@ blog_positions: Optional[int] = None  # N of the blog's encodings
 seed: Optional[int] = None  # seed of the random draws
 
 # %%
-import matplotlib.pyplot as plt
-import pandas as pd
-import torch
-from IPython.display import display
-
-import penb.encodings  # the registry; `encodings` below is this chapter's package
-from penb import presets, report
-from penb.chapters import encodings
-
-cfg = presets.from_parameters("encodings", globals())
-
-
-def gen(offset: int = 0) -> torch.Generator:
-    """A fresh generator per draw, so each figure is reproducible on its own."""
-    return torch.Generator().manual_seed(cfg.seed + offset)
-
-
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("encodings", globals()))
 
 # %% [markdown]
 # ## The sinusoidal encoding (Eq. 1-2)

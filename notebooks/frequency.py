@@ -80,7 +80,7 @@ s4d_vocab: Optional[int] = None  # vocabulary size of the S4D
 rarity: Optional[float] = None  # probability that a training position is RARE
 per_cell: Optional[int] = None  # test sequences per target x disturbants x position
 length: Optional[int] = None  # input length L, a multiple of 4: four quarters (paper: 64)
-hidden: Optional[int] = None  # hidden = embedding = encoding size (paper: 512)
+hidden: Optional[int] = None  # hidden size, also the embedding and encoding size (paper: 512)
 batch_size: Optional[int] = None  # sequences per update (paper: 512)
 steps: Optional[int] = None  # training updates per run (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)

@@ -50,13 +50,13 @@
 # turned non-finite is kept as diverged: counted, never scored.
 
 # %% tags=["hide-input"]
-import matplotlib.pyplot as plt
 import pandas as pd
-from myst_nb import glue
+from IPython.display import display
 
-from penb import claims, presets, report
-from penb.chapters import frequency, gradient_stability
+from penb import presets
+from penb.chapters import gradient_stability, pages
 from penb.chapters.gradient_stability import page
+from penb.report import provenance
 
 pd.set_option("display.max_colwidth", None)
 page.overview()
@@ -90,6 +90,8 @@ page.overview()
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick, gpu or paper
 device: Optional[str] = None  # auto, cpu or cuda
@@ -100,11 +102,11 @@ lstm_vocab: Optional[int] = None  # vocabulary size of the LSTM
 s4d_vocab: Optional[int] = None  # vocabulary size of the S4D
 rarity: Optional[float] = None  # probability that a training position is RARE
 per_cell: Optional[int] = None  # test sequences per condition and position (runs')
-length: Optional[int] = None  # input length L
-hidden: Optional[int] = None  # hidden size, also the embedding and encoding size
-batch_size: Optional[int] = None  # sequences per update
-steps: Optional[int] = None  # training updates per run
-lr: Optional[float] = None  # peak learning rate of Adam
+length: Optional[int] = None  # input length L, target plus disturbants (paper: 64)
+hidden: Optional[int] = None  # hidden size, also embedding and encoding; Jacobians hidden x hidden (paper: 512)
+batch_size: Optional[int] = None  # sequences per update (paper: 512)
+steps: Optional[int] = None  # training updates per run, Fig. 5's x axis (paper: 300,000)
+lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
 pairs: Optional[int] = None  # sequence pairs per checkpoint, a multiple of 4
@@ -116,16 +118,9 @@ s4d_output: Optional[str] = None  # S4D output: output, or ssm (a control)
 s4d_target: Optional[int] = None  # S4D target step t from 1; None: 23 of 64 scaled
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-from penb.chapters import rnn_common
-from penb.names import model_name
-from penb.report import provenance, stamp
-
-cfg = presets.from_parameters("gradient_stability", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("gradient_stability", globals()))
 
 # %% tags=["hide-input"]
 extra = page.settings(cfg)

@@ -39,9 +39,9 @@
 # %% tags=["hide-input"]
 import pandas as pd
 from IPython.display import display
-from myst_nb import glue
 
-from penb import claims
+from penb import presets, report
+from penb.chapters import invertibility, pages
 from penb.chapters.invertibility import page
 
 pd.set_option("display.max_colwidth", 120)
@@ -63,13 +63,7 @@ alt_sentinel: Optional[float] = None  # a finite sentinel for the side study
 seeds: Optional[tuple] = None  # seeds of the initial draws, e.g. (2001, 2002)
 
 # %%
-import matplotlib.pyplot as plt
-
-from penb import presets, report
-from penb.chapters import invertibility
-
-cfg = presets.from_parameters("invertibility", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("invertibility", globals()))
 
 # %% [markdown]
 # ## Setup and run

@@ -40,17 +40,16 @@
 # permutation and seed is under {glue:text}`irie_tol`):
 
 # %% tags=["hide-input"]
-import pandas as pd
-from IPython.display import display
-from myst_nb import glue
-
-from penb import claims, report
+from penb import presets
+from penb.chapters import irie, pages
 from penb.chapters.irie import page, page_q4
 
 page.overview()
 
 # %% tags=["parameters", "hide-input"]
 from typing import Optional  # None below means "the preset's value"
+# recipe and execution: dicts of knobs that python -m penb params lists with each
+# preset's value; each knob also works alone, as -p NAME VALUE
 
 preset: str = "quick"  # smoke, quick or paper
 device: Optional[str] = None  # cpu, auto or cuda
@@ -71,18 +70,9 @@ lm_length: Optional[int] = None  # inputs per language-model window (T)
 q4_context: Optional[str] = None  # ungraded Q4 cells' seeds: "all", "first", "none"
 recipe: Optional[dict] = None  # the training recipe and grading, not what is compared
 execution: Optional[dict] = None  # how runs execute, not what they train
-# Both are dicts of knobs that python -m penb params lists with each preset's value;
-# each knob also works alone, as -p NAME VALUE
 
 # %%
-import matplotlib.pyplot as plt
-
-from penb import presets
-from penb.chapters import irie
-from penb.report import provenance, stamp
-
-cfg = presets.from_parameters("irie", globals())
-display(report.config_table(cfg))
+cfg = pages.show_config(presets.from_parameters("irie", globals()))
 
 # %% [markdown]
 # Every model is a float64 `penb.transformer.Transformer`: token embedding (plus the PE,

@@ -73,7 +73,7 @@ gru_vocab: Optional[tuple] = None  # vocabulary sizes of the GRU
 lstm_vocab: Optional[tuple] = None  # vocabulary sizes of the LSTM
 s4d_vocab: Optional[tuple] = None  # vocabulary sizes of the S4D
 length: Optional[int] = None  # input length L; the output phase has L more steps (paper: 64)
-hidden: Optional[int] = None  # hidden = embedding = encoding size, every model (paper: 512)
+hidden: Optional[int] = None  # hidden size, also embedding and encoding, every model (paper: 512)
 batch_size: Optional[int] = None  # sequences per update (paper: 512)
 steps: Optional[int] = None  # training updates per run, Fig. 2's N (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)

@@ -44,6 +44,10 @@ def test_parameters_cell_convention(name):
     cells = notebook.parameters_cells(name)
     assert len(cells) == 1, "exactly one cell tagged 'parameters'"
     declared = notebook.declared_parameters(name)
+    written = {t.id for node in ast.parse(cells[0]).body for t in
+               ([node.target] if isinstance(node, ast.AnnAssign) else getattr(node, "targets", []))
+               if isinstance(t, ast.Name)}
+    assert set(declared) == written, f"papermill could not read {sorted(written - set(declared))} (an '=' in a comment?)"
     assert "preset" in declared and ast.literal_eval(declared["preset"]["default"]) == "quick"
     keys = set(presets.table(name)["paper"])
     for k, info in declared.items():
