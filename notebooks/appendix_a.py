@@ -118,8 +118,8 @@ def figure(section, names, metrics=("accuracy",)):
     updates (a placeholder saying why where the section is not run)."""
     sub = summ[summ["panel"].isin(names)]
     if sub.empty:
-        why = appendix.appendix_a.skipped(cfg, section)
-        return page.show(appendix.plots.placeholder(f"not run at this preset: {why}"), {})
+        why = "not run at this preset: " + appendix.appendix_a.skipped(cfg, section)
+        return page.show(appendix.plots.placeholder(why), {})
     extra = appendix.appendix_a.describe(cfg, names)
     page.show(appendix.plots.vocab_panels(sub, frame, metrics, extra), extra)
 

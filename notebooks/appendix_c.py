@@ -58,7 +58,7 @@ tasks: Optional[tuple] = None  # tasks among reverse and sort
 variants: Optional[tuple] = None  # models among vanilla, double (vanilla), sinusoidal
 length: Optional[int] = None  # input length L (paper: 64)
 vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
-hidden: Optional[int] = None  # LSTM hidden and embedding size; double vanilla feeds 2 copies (paper: 512)
+hidden: Optional[int] = None  # hidden size; double vanilla: 2 embeddings (paper: 512)
 batch_size: Optional[int] = None  # sequences per update (paper: 512)
 steps: Optional[int] = None  # training updates per run, either task (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
@@ -138,10 +138,12 @@ grades = page.verdicts(appendix.analysis.grade_c(frame, cfg))
 
 # %% [markdown]
 # At this preset, in reverse ordering "no gain" is graded
-# {glue:text}`c_morita_fig12_no_gain_reverse` ({glue:text}`c_morita_fig12_no_gain_reverse_why`)
+# {glue:text}`c_morita_fig12_no_gain_reverse`
+# ({glue:text}`c_morita_fig12_no_gain_reverse_why`)
 # and PE above double vanilla {glue:text}`c_morita_fig12_pe_ahead_reverse`
 # ({glue:text}`c_morita_fig12_pe_ahead_reverse_why`); in sorting "no gain" is graded
-# {glue:text}`c_morita_fig12_no_gain_sort` ({glue:text}`c_morita_fig12_no_gain_sort_why`)
+# {glue:text}`c_morita_fig12_no_gain_sort`
+# ({glue:text}`c_morita_fig12_no_gain_sort_why`)
 # and PE above double vanilla {glue:text}`c_morita_fig12_pe_ahead_sort`
 # ({glue:text}`c_morita_fig12_pe_ahead_sort_why`).
 #

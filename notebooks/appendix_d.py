@@ -57,10 +57,10 @@ device: Optional[str] = None  # auto, cpu or cuda
 seeds: Optional[tuple] = None  # one training-test trial per seed
 settings: Optional[tuple] = None  # fixed (Fig. 13) and/or variable (Fig. 14) length
 variants: Optional[tuple] = None  # models among vanilla, sinusoidal, random, learnable
-length: Optional[int] = None  # input length L, the longest at variable length (paper: 64)
+length: Optional[int] = None  # input length L, the longest if variable (paper: 64)
 min_length: Optional[int] = None  # shortest input length, variable setting (paper: 32)
 vocab: Optional[int] = None  # vocabulary size (paper: 16,384)
-hidden: Optional[int] = None  # LSTM hidden size, also embedding and every encoding (paper: 512)
+hidden: Optional[int] = None  # hidden size, also every encoding's (paper: 512)
 batch_size: Optional[int] = None  # sequences per update, in either setting (paper: 512)
 steps: Optional[int] = None  # training updates per run and setting (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
@@ -168,7 +168,8 @@ if "a" in ev:
 variable = frame[frame["panel"] == "variable"]
 if len(variable):
     per_len = appendix.summary.per_length(variable, n_resamples=cfg.bootstrap)
-    page.show(appendix.plots.length_curves(per_len, variants=cfg.variants, labels=NAMES))
+    page.show(appendix.plots.length_curves(per_len, variants=cfg.variants,
+                                           labels=NAMES))
 else:
     page.show(appendix.plots.placeholder("the variable-length setting is not run here"))
 

@@ -81,7 +81,7 @@ cfg = pages.show_config(presets.from_parameters("encodings", globals()))
 # \omega_i = 10000^{-2i/D}.
 # $$
 #
-# Since each sine-cosine pair contributes $\sin^2 + \cos^2 = 1$, every row has unit norm,
+# As each sine-cosine pair contributes $\sin^2 + \cos^2 = 1$, every row has unit norm,
 # $\lVert PE_p \rVert^2 = \frac{1}{D/2}\sum_{i} 1 = 1$, and the dot product between two
 # positions depends only on their offset $k$:
 #
@@ -123,7 +123,7 @@ page.show(encodings.plots.heatmaps(blog_tables, ncols=3), cfg, page.BLOG)
 # %% [markdown]
 # ## Similarity between positions
 #
-# For the sinusoidal encoding the cosine similarity is a function of $|p - q|$ only: each
+# For the sinusoidal encoding the cosine similarity depends on $|p - q|$ only: each
 # sine-cosine pair turns by the fixed angle $\omega_i$ per step, which is also why one
 # linear map shifts every position by the same offset. Random and learnable vectors
 # are nearly orthogonal, with off-diagonal cosines of order $1/\sqrt{D}$.
@@ -144,7 +144,7 @@ page.show(encodings.plots.similarities(paper_sims), cfg, page.PAPER)
 #
 # The sinusoidal similarity falls over the first few offsets and then flattens: at
 # offset {glue:text}`far_k` the dot product is still {glue:text}`sin_far:.2f`. The slow
-# dimensions ($\omega_i$ well below $1/P$) barely change over the positions shown and add
+# dimensions ($\omega_i$ well below $1/P$) barely move over the positions shown and add
 # nearly the same amount to every pair; only the fast ones tell nearby positions apart.
 
 # %% mystnb={"figure": {"caption": "Dot product between sinusoidal encodings of positions s and s+k against the offset k, from three start positions: the curves coincide, as Eq. 1-2 imply (the dot product is (2/D) times a sum of cos(k w_i)).", "name": "fig-enc-offset"}}
@@ -177,11 +177,11 @@ page.show(encodings.plots.pca_paths(blog_pca), cfg, page.BLOG)
 # (why-unit-norm)=
 # ## Why unit norm?
 #
-# The RNN reads $[x_t, PE_t]$, where the token embedding (or command vector) $x_t$ starts
+# The RNN reads $[x_t, PE_t]$, where the token embedding (or command row) $x_t$ starts
 # with standard-normal entries, so $\lVert x_t \rVert \approx \sqrt{D}$. The table draws
 # an embedding of the configured vocabulary plus the command row and compares norms.
 # `share` is the encoding's part of the concatenated input's squared norm,
-# $E\lVert e\rVert^2 / (E\lVert x\rVert^2 + E\lVert e\rVert^2)$; `share_lstm` is its part
+# $E\lVert e\rVert^2 / (E\lVert x\rVert^2 + E\lVert e\rVert^2)$; `share_lstm`, its part
 # of $\lVert W[x; e] \rVert^2$ through an LSTM input matrix
 # $W \in \mathbb{R}^{4H \times 2D}$ at PyTorch's initialisation, on sampled
 # token-position pairs.
@@ -203,8 +203,8 @@ page.show(encodings.plots.norms_figure(norms, shares, cfg.dim), cfg, dim=cfg.dim
 # cannot say whether the scaling matters for accuracy, only how quiet the position
 # signal starts: the network must grow the encoding's input weights (or shrink the
 # embeddings) before the timestamp can rival the token. App. D's learnable encoding is
-# not scaled and starts at {glue:text}`share_learn:.0%`, about as loud as the token; its
-# random vectors are unit-norm like the sinusoid.
+# not scaled and starts at {glue:text}`share_learn:.0%`, about as loud as the token;
+# App. D's random vectors are unit-norm like the sinusoid.
 #
 # (blog-table-claims)=
 # ## Three statements of the blog, checked on tables
@@ -239,7 +239,7 @@ display(claims.table(table_grades))
 # $\Phi^{-1}(i/N)$: normal one by one, but in lockstep. Their correlation over positions
 # is at least {glue:text}`enc_r_min:.3f` in every draw, the opposite of "no covariance"
 # (normal marginals do not make a joint normal). The same lockstep explains the first
-# table: the encoding lies on a line in $\mathbb{R}^K$ spaced by normal quantiles, and no
+# table: the encoding is a line in $\mathbb{R}^K$ spaced by normal quantiles, and no
 # linear map turns the spacing at one position into the spacing $k$ steps on (as few as
 # {glue:text}`enc_normal_right:.0%` of the positions land right at some offset), while
 # sincos (a rotation per frequency) and the linear encodings (an evenly spaced line,
@@ -273,7 +273,7 @@ page.explorer(cfg)
 # (`tests/test_encodings.py`). The code's layout is a permutation of the equations'
 # dimensions, which cannot change the model. The unit-norm scaling makes the encoding
 # about $1/(1+D)$ of the input's energy at initialisation; the paper's learnable variant
-# is not scaled. Whether the encodings help the RNNs (Figs. 2 and 13-14) is graded in the
+# is not scaled. Whether the encodings help RNNs (Figs. 2 and 13-14) is graded in the
 # training chapters. Three of the blog's statements about its tables are graded here
 # (`hansen.relative`, `hansen.normal_no_covariance`, `hansen.sum_generalizes_concat`);
 # tests check the rules on tables built independently (`tests/test_claims_texts.py`,

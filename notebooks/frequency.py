@@ -41,16 +41,16 @@
 # ({glue:text}`fq_paper_per_cell` per condition and target position). Two details
 # disagree: Sec. 4.2 and the caption call FREQUENT tokens "three times" as likely, while
 # the probabilities printed in the same sentence (7/8 x 2/K against 1/8 x 2/K) and the
-# official code make them seven times; we follow those (`rarity`). The code builds 4 test
-# sequences per cell, the caption {glue:text}`fq_paper_per_cell`; `paper` follows the
-# caption (`per_cell`).
+# official code make them seven times; we follow those (`rarity`). The code builds 4
+# test sequences per cell, the caption {glue:text}`fq_paper_per_cell`; `paper` follows
+# the caption (`per_cell`).
 #
 # **How the claims are graded.** Each claim's measure and rule sit in `penb.claims`,
 # written before the confirmation runs. The *harm* of RARE disturbants to a run is its
 # accuracy with FREQUENT disturbants minus that with RARE ones. Each claim reads one
 # number per seed, pairs the variants by seed and grades with 95% Student-t intervals
-# over seeds, on confirmation seeds no search used; a diverged run is counted, never
-# averaged in.
+# over seeds, on confirmation seeds no search used (`paper` keeps the published seeds);
+# a diverged run is counted, never averaged in.
 
 # %% tags=["hide-input"]
 import pandas as pd
@@ -79,8 +79,8 @@ lstm_vocab: Optional[int] = None  # vocabulary size of the LSTM
 s4d_vocab: Optional[int] = None  # vocabulary size of the S4D
 rarity: Optional[float] = None  # probability that a training position is RARE
 per_cell: Optional[int] = None  # test sequences per target x disturbants x position
-length: Optional[int] = None  # input length L, a multiple of 4: four quarters (paper: 64)
-hidden: Optional[int] = None  # hidden size, also the embedding and encoding size (paper: 512)
+length: Optional[int] = None  # input length L, four quarters (paper: 64)
+hidden: Optional[int] = None  # hidden, embedding and encoding size (paper: 512)
 batch_size: Optional[int] = None  # sequences per update (paper: 512)
 steps: Optional[int] = None  # training updates per run (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)

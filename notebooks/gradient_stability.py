@@ -103,9 +103,9 @@ s4d_vocab: Optional[int] = None  # vocabulary size of the S4D
 rarity: Optional[float] = None  # probability that a training position is RARE
 per_cell: Optional[int] = None  # test sequences per condition and position (runs')
 length: Optional[int] = None  # input length L, target plus disturbants (paper: 64)
-hidden: Optional[int] = None  # hidden size, also embedding and encoding; Jacobians hidden x hidden (paper: 512)
+hidden: Optional[int] = None  # hidden size, also the embedding's (paper: 512)
 batch_size: Optional[int] = None  # sequences per update (paper: 512)
-steps: Optional[int] = None  # training updates per run, Fig. 5's x axis (paper: 300,000)
+steps: Optional[int] = None  # updates per run, Fig. 5's x axis (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
 encodings: Optional[tuple] = None  # vanilla (none) vs. position-encoded (sinusoidal)
 per_core: Optional[dict] = None  # per-model hidden, batch_size, steps, lr or warmup
@@ -134,7 +134,7 @@ extra = page.settings(cfg)
 
 # %%
 run_frame = gradient_stability.analysis.run(cfg)
-page.run_counts(run_frame)
+pages.run_counts("gs", run_frame)
 
 # %% [markdown]
 # {glue:text}`gs_runs` runs of {glue:text}`gs_models` ({glue:text}`gs_seed_count` seeds

@@ -199,7 +199,7 @@ page.exact_figure(exact, cfg)
 #   *order-blind ceiling* $\mathbb{E}[\max_v \mathrm{count}_v]/L$ (all orders of the
 #   multiset are equally likely, so the best guess is its most frequent token; exact,
 #   `penb.chapters.irie.ceiling.blind_ceiling`). `irie.q4.order` needs the Student-t
-#   interval over seeds of the two-layer model's accuracy minus the ceiling above 0.
+#   interval over seeds of the two-layer no-PE model's accuracy minus the ceiling > 0.
 # * **Small language models** on the offline WikiText-2 copy, trained on its
 #   *validation* split (the copy has no training split; the SentencePiece tokenizer of
 #   `lm_vocab` pieces too) and scored by *test*-split perplexity. `irie.q4` compares,
@@ -212,10 +212,11 @@ page.exact_figure(exact, cfg)
 #   (an unsourced 10%, then Morita's Table 1 seed spread) were set or replaced after
 #   their verdicts were seen, so this reading is exploratory; the evidence keeps both.
 #
-# Graded on every seed: those three cells, the one-layer order model without PE
-# (`irie.one_layer`: at or below the ceiling, as one layer needs a PE) and where the
-# two-layer language model without PE attends (`irie.q4.attention`). Other cells are
-# context (`q4_context`: every seed, the first or none). The text and model sizes:
+# Graded on every seed: the two-layer order model without PE, the two-layer language
+# models without and with PE, the one-layer order model without PE (`irie.one_layer`:
+# at or below the ceiling, as one layer needs a PE) and where the two-layer language
+# model without PE attends (`irie.q4.attention`). Other cells are context
+# (`q4_context`: every seed, the first or none). The text and model sizes:
 
 # %% tags=["hide-input"]
 page_q4.setup(cfg)
@@ -328,6 +329,12 @@ page_q4.run_tables(exact, q4_runs, cfg)
 # %% [markdown]
 # ## Recap
 #
+# * Without a mask, self-attention sees a set; the causal mask gives each position a
+#   context of its own size, and a second layer reads those sizes as an order.
+# * One causal layer is not enough: its last output ignores the order of everything
+#   before the last token. A PE, or a second layer, fixes that.
+# * Linear attention is the same layer written as a recurrence over a fast-weight
+#   matrix; its depth behaves the same way.
 # * `irie.analysis.exact_table` repeats every exact check for each seed, `irie.q4.run`
 #   trains the Question 4 models (the graded cells on every seed) and
 #   `irie.analysis.grades` grades every claim through `penb.claims`.

@@ -40,8 +40,8 @@
 # **How the claims are graded.** Each claim's measure and rule sit in `penb.claims`,
 # written before its confirmation runs. The unit is the seed: PE and vanilla runs are
 # paired by seed, a verdict's interval is a 95% Student-t interval over seeds, and the
-# graded presets train confirmation seeds that no search or pilot used. A diverged run
-# is shown and counted, never averaged in.
+# graded presets train confirmation seeds that no search or pilot used (`paper` keeps
+# the official seeds). A diverged run is shown and counted, never averaged in.
 #
 # **Optimiser.** The paper's text gives Adam's betas as {glue:text}`kf_betas_text`; the
 # official training script passes {glue:text}`kf_betas_code`. The engine defaults to the
@@ -72,8 +72,8 @@ cores: Optional[tuple] = None  # models among gru, lstm and s4d
 gru_vocab: Optional[tuple] = None  # vocabulary sizes of the GRU
 lstm_vocab: Optional[tuple] = None  # vocabulary sizes of the LSTM
 s4d_vocab: Optional[tuple] = None  # vocabulary sizes of the S4D
-length: Optional[int] = None  # input length L; the output phase has L more steps (paper: 64)
-hidden: Optional[int] = None  # hidden size, also embedding and encoding, every model (paper: 512)
+length: Optional[int] = None  # input length L, then L output steps (paper: 64)
+hidden: Optional[int] = None  # hidden size of every model (paper: 512)
 batch_size: Optional[int] = None  # sequences per update (paper: 512)
 steps: Optional[int] = None  # training updates per run, Fig. 2's N (paper: 300,000)
 lr: Optional[float] = None  # peak learning rate of Adam (paper: 1e-3)
@@ -84,12 +84,7 @@ execution: Optional[dict] = None  # how runs execute, not what they train
 # %%
 cfg = pages.show_config(presets.from_parameters("key_findings", globals()))
 extra = key_findings.analysis.provenance_extra(cfg)  # what every stamp adds
-
-# %% [markdown]
-# The training settings of each model (the common ones, with `per_core` applied):
-
-# %% tags=["hide-input"]
-page.settings(cfg)
+page.settings(cfg)  # each model's training settings, `per_core` applied
 
 # %% [markdown]
 # ## Training
@@ -208,10 +203,11 @@ pages.doubling(grades, "kf_doubling", cfg, **extra)
 # autocast where the CPU has AMX (the provenance's `per model` line says so). At
 # `quick`, seeds come from a rule that reads no verdict ({glue:text}`kf_quick_rule`),
 # and the LSTM and S4D train at their largest vocabulary only (`gpu` trains the trends).
-# Sec. 4.1's "extra updates did not help vanilla" is read by the `sec4_1.more_updates`
-# rows on the doubling test's runs (vanilla at N against N/2), counted against the text
-# only where the PE model has settled and vanilla is above chance; its larger-batch half
-# (last row) needs a second batch size, which no preset trains yet.
+# Sec. 4.1's remark that extra updates did not help vanilla is read by the
+# `sec4_1.more_updates` rows on the doubling test's runs (vanilla at N against N/2),
+# counted against the text only where the PE model has settled and vanilla is above
+# chance; its larger-batch half (last row) needs a second batch size, which no preset
+# trains yet.
 #
 # ## Exploratory (not graded)
 #
@@ -240,7 +236,8 @@ display(rnn_common.budget_view(run_frame, cfg))
 # ### What would decide Fig. 2: the power analysis
 #
 # Before any `deep` confirmation run, `scripts/search_deep.py` trained the vanilla GRU
-# at quick's shapes on **search seeds only** (V 32-256, 500-32,000 updates), and
+# at quick's shapes on **search seeds only** (V 32-256; 500-2,000 and 8,000-32,000
+# updates), and
 # `scripts/power_analysis.py` simulated the verdict of "PE above vanilla" at the largest
 # vocabulary through the rule that grades it (`penb.power.fig2_v1`): vanilla on its
 # searched curve, with its seeds' offsets and noise, against the text's effect (PE
@@ -321,15 +318,16 @@ pages.table(key_findings.analysis.run_table(run_frame), cfg, **extra)
 # beside other work, a rough guide. Rounds `c1`-`c3` are curve probes (one long run per
 # variant at a nearly constant rate, scored every 1,000 updates).
 #
-# What it taught: hidden 128 at batch 64 needed about four minutes a run; at hidden 64,
-# lr 1e-2 learned about twice as fast as 3e-3 (`r1`); PE left vanilla only after a few
-# thousand updates at a high rate (`c1`), and a cosine decay within the budget erased
-# much of the gap (`r2`); small batches favoured the vanilla LSTM, large ones PE
-# (`r3`-`r5`); the GRU's gap showed in every seed within half a minute a run (`cand1`),
-# while the LSTM's and S4D's changed sign with the seed (`cand1`, `r6`, `r7`). The LSTM
-# therefore moved to hidden 128, batch 64, lr 3e-3 and 4,000 updates (`r10`: vanilla
-# behind at V 128-512 on both search seeds; `r9`: no gap at L 8, hidden 64); `r11`
-# tried the GRU's and S4D's added vocabularies.
+# Round `cand1` was a first candidate, `confirm` the chosen regime on three search
+# seeds. What it taught: hidden 128 at batch 64 needed about four minutes a run at the
+# planning budget; at hidden 64, lr 1e-2 learned about twice as fast as 3e-3 (`r1`); PE
+# left vanilla only after a few thousand updates at a high rate (`c1`), and a cosine
+# decay within the budget erased much of the gap (`r2`); small batches favoured the
+# vanilla LSTM, large ones PE (`r3`-`r5`); the GRU's gap showed in every seed within
+# half a minute a run (`cand1`), while the LSTM's and S4D's changed sign with the seed
+# (`cand1`, `r6`, `r7`). The LSTM therefore moved to hidden 128, batch 64, lr 3e-3,
+# shortened to 4,000 updates (`r10`: vanilla behind at V 128-512 on both search seeds;
+# `r9`: no gap at L 8, hidden 64); `r11` tried the GRU's and S4D's added vocabularies.
 
 # %% tags=["hide-input"]
 pages.wide(key_findings.analysis.search_table())

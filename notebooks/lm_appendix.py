@@ -41,6 +41,7 @@ from myst_nb import glue
 
 from penb import claims, presets, report
 from penb.chapters import lm_appendix, pages
+from penb.claims import morita_appendix
 
 pd.set_option("display.max_colwidth", None)
 claim = claims.get("morita.table1")
@@ -193,8 +194,6 @@ print(report.provenance(cfg, test=f"{data.test_label}, {scored:,} scored tokens 
 # been seen, so Table 1's reading here is exploratory.
 
 # %% tags=["hide-input"]
-from penb.claims import morita_appendix
-
 glue("early_end", f"{morita_appendix.EARLY_END:,}", display=False)
 glue("gap_closed", f"{morita_appendix.GAP_CLOSED:,}", display=False)
 glue("meet_margin", f"{morita_appendix.MEET_MARGIN}", display=False)
@@ -209,7 +208,8 @@ print(report.provenance(cfg, **TEST))
 # At this preset Fig. 15's early phase is graded {glue:text}`lm_morita_fig15_early`
 # ({glue:text}`lm_morita_fig15_early_why`); its curves meeting by about
 # {glue:text}`gap_closed` updates, {glue:text}`lm_morita_fig15_meet`; "no advantage" is
-# {glue:text}`lm_morita_appE_no_advantage` ({glue:text}`lm_morita_appE_no_advantage_why`)
+# {glue:text}`lm_morita_appE_no_advantage`
+# ({glue:text}`lm_morita_appE_no_advantage_why`)
 # and Table 1 {glue:text}`lm_morita_table1` ({glue:text}`lm_morita_table1_why`).
 #
 # What the test perplexities above can and cannot show depends on the preset. At `quick`
@@ -217,7 +217,7 @@ print(report.provenance(cfg, **TEST))
 # window and batch are far smaller than the paper's, and the run is a small fraction of
 # the paper's updates, so the perplexity values cannot be set against Table 1's; they
 # are those of models still learning, which is why Table 1 is not graded on them.
-# Table 1 itself needs the `paper` preset (WikiText-103, a GPU, 300,000 updates per run).
+# Table 1 itself needs the `paper` preset (WikiText-103, a GPU, 300,000 updates a run).
 #
 # ## Fig. 15: the training curves
 #

@@ -71,9 +71,41 @@ def test_a_parameters_paper_value_is_the_paper_presets(name):
     paper = presets.table(name)["paper"]
     for k, info in notebook.declared_parameters(name).items():
         quoted = re.search(r"\(paper: ([^)]*)\)\s*$", info["help"])
+        assert quoted or "paper:" not in info["help"], f"{name}: {k}'s quote must end its comment, '(paper: N)'"
         if quoted:
             value = ast.literal_eval(quoted.group(1).replace(",", ""))
             assert value == paper[k], f"{name}: {k} says the paper used {value}, the paper preset has {paper[k]}"
+
+
+@pytest.mark.parametrize("name", CHAPTERS + DRAFTS)
+def test_imports_sit_in_the_first_cell_and_the_config_settles_in_one_line(name):
+    """Issue 67: every import of a notebook is in its first code cell (the parameters cell holds only
+    ``typing``), and the cell after the parameters cell opens with the one settle line."""
+    import jupytext
+
+    code = [c for c in jupytext.read(notebook.notebook_path(name)).cells if c.cell_type == "code"]
+    at = next(i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
+    for i, cell in enumerate(code):
+        found = [node for node in ast.walk(ast.parse(cell.source)) if isinstance(node, (ast.Import, ast.ImportFrom))]
+        if i == at:
+            assert [ast.unparse(n) for n in found] == ["from typing import Optional"]
+        elif i > 0:
+            assert not found, f"an import outside the first cell: {[ast.unparse(n) for n in found]}"
+    settle = f'cfg = pages.show_config(presets.from_parameters("{name}", globals()))'
+    assert code[at + 1].source.splitlines()[0] == settle
+
+
+def test_notebooks_and_their_page_modules_fit_88_columns():
+    """Issue 67: the notebooks and the page modules written for them; a cell header (it carries a
+    figure's caption) and a markdown table's row stay on one line."""
+    files = [*sorted(paths.NOTEBOOKS.glob("*.py")), paths.REPO / "penb/chapters/pages.py",
+             *sorted((paths.REPO / "penb/chapters").glob("[!a]*/page*.py")),
+             paths.REPO / "penb/chapters/invertibility/sentinel.py"]
+    assert len(files) > 18
+    for f in files:
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            if not line.startswith(("# %%", "# |")):
+                assert len(line) <= 88, f"{f.name}:{i} has {len(line)} characters"
 
 
 def _bound_names(source: str) -> set:

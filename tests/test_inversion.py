@@ -15,7 +15,6 @@ from penb import claims, presets
 from penb.chapters.invertibility import analysis as inv
 from penb.chapters.invertibility import checks as ic
 from penb.chapters.invertibility import sentinel
-from penb.store import paths
 from penb.encodings import blog as be
 
 N, K = 100, 32
@@ -191,7 +190,7 @@ def test_wrong_side_at_step_0_is_a_negative_weight_sum():
     for k in ("normal", "normal_learned"):
         w = [inv.initial_state([k], 16, cfg.dim, s, torch.float64)[k]["w"] for s in cfg.seeds]
         assert got.at[k, "at step 0"] == sum(int((x.sum(-1) < 0).sum()) for x in w)
-    assert 0 < got["at step 0"].sum() < 4 * 16                  # both sides occur
+    assert 0 < got["at step 0"].sum() < 2 * 16 * len(cfg.seeds)  # both sides occur
 
 
 def test_settle_table_on_hand_frames():
@@ -201,14 +200,6 @@ def test_settle_table_on_hand_frames():
     assert t.at["normal: within 1.1 x floor from", "a"] == 2
     assert pd.isna(t.at["normal_learned: within 1.1 x floor from", "b"])       # never within 1.1 x
 
-
-def test_the_page_and_its_modules_fit_88_columns():
-    """The notebook and the modules written for it (issue 67); a figure's caption is one line of cell
-    metadata."""
-    for f in ("notebooks/invertibility.py", "penb/chapters/invertibility/page.py",
-              "penb/chapters/invertibility/sentinel.py"):
-        for i, line in enumerate((paths.REPO / f).read_text().splitlines(), 1):
-            assert line.startswith("# %% mystnb=") or len(line) <= 88, f"{f}:{i} has {len(line)} characters"
 
 
 # --- reading claims ---------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """What the chapter pages share (issue 67): glue a figure, a run count or a verdict;
 show a table with its provenance line under it. The words stay in the notebooks.
 
-    cfg = pages.show_config(presets.from_parameters("key_findings", globals()))  # settle
+    cfg = pages.show_config(presets.from_parameters("irie", globals()))  # settle
     pages.figure("kf_fig2", fig, cfg, **extra)               # stamp, glue, close
     grades = pages.verdicts(grades, cfg, "br_v_", **extra)   # table, provenance, glue
 
@@ -44,6 +44,14 @@ def figure(name: str, fig, cfg, **extra) -> None:
     plt.close(fig)
 
 
+def show(fig, cfg, **extra) -> None:
+    """Stamp ``fig`` with the preset and ``extra``, show it in its cell (whose metadata
+    holds the caption) and print the same provenance line under it."""
+    report.stamp(fig, cfg, **extra)
+    plt.show()
+    print(report.provenance(cfg, **extra))
+
+
 def doubling(grades: list, name: str, cfg, **extra) -> None:
     """The doubling test's figure of ``grades`` (``penb.claims.doubling_plot``), glued
     as ``name``."""
@@ -75,10 +83,12 @@ def glue_verdicts(grades: list, prefix: str,
 
 def verdicts(grades: list, cfg, prefix: str, strip: Optional[Iterable[str]] = None,
              **extra) -> list:
-    """Show the verdict table of ``grades`` with the provenance (and bootstrap) under
-    it, and glue every verdict (:func:`glue_verdicts`); returns ``grades``."""
+    """Show the verdict table of ``grades`` with the provenance (and the bootstrap,
+    where ``cfg`` has one) under it, and glue every verdict (:func:`glue_verdicts`);
+    returns ``grades``."""
     display(claims.table(grades))
-    print(report.provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+    boot = {"bootstrap": cfg.bootstrap} if "bootstrap" in cfg else {}
+    print(report.provenance(cfg, **boot, **extra))
     glue_verdicts(grades, prefix, strip)
     return grades
 

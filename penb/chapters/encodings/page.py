@@ -43,10 +43,7 @@ def size(cfg, tables: str = "") -> dict:
 def show(fig, cfg, tables: str = "", **extra) -> None:
     """Stamp ``fig`` with the preset, the size of ``tables`` (:func:`size`) and
     ``extra``, show it, and print the same provenance line under it."""
-    extra = {**size(cfg, tables), **extra}
-    report.stamp(fig, cfg, **extra)
-    plt.show()
-    print(report.provenance(cfg, **extra))
+    pages.show(fig, cfg, **size(cfg, tables), **extra)
 
 
 def _views(paper_tables: dict) -> dict:

@@ -40,11 +40,6 @@ def settings(cfg) -> dict:
     return dict(pairs=cfg.pairs, method=cfg.method, **rnn_common.provenance_extra(cfg))
 
 
-def run_counts(frame: pd.DataFrame) -> None:
-    """Glue the number of runs (``gs_runs``) and of diverged ones (``gs_diverged``)."""
-    pages.glue_all({"gs_runs": len(frame), "gs_diverged": int(frame["diverged"].sum())})
-
-
 def target_steps(cfg) -> None:
     """Print each model's target step t (from 1)."""
     print("target step t per model:",

@@ -44,12 +44,7 @@ def overview() -> None:
         "inv_blog_plateau": f"{plateau['normal']} and {plateau['normal_learned']}"})
 
 
-def show(fig, cfg, **extra) -> None:
-    """Stamp ``fig`` with the preset and ``extra``, show it in the cell (whose metadata
-    holds the caption) and print the provenance under it."""
-    report.stamp(fig, cfg, **extra)
-    plt.show()
-    print(report.provenance(cfg, **extra))
+show = pages.show  # stamp, show in the captioned cell, provenance under it
 
 
 def run_counts(studies: Sequence[analysis.Study], cfg) -> pd.DataFrame:
@@ -137,9 +132,7 @@ def crossing(df: pd.DataFrame, fl: dict):
 def verdicts(grades: list, cfg) -> None:
     """Show the verdict table with the provenance; glue every verdict (``inv_v_*``) and
     the preset (``inv_preset``)."""
-    display(claims.table(grades))
-    print(report.provenance(cfg))
-    pages.glue_verdicts(grades, "inv_v_")
+    pages.verdicts(grades, cfg, "inv_v_")
     pages.glue_all({"inv_preset": cfg.preset})
 
 

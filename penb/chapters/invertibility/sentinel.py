@@ -16,9 +16,9 @@ from typing import Sequence
 import pandas as pd
 
 from penb.chapters.invertibility import analysis
+from penb.chapters.invertibility.checks import NORMAL
 from penb.chapters.invertibility.curves import settle_step
 
-NORMAL = ("normal", "normal_learned")
 WHEN = ("at step 0", "after the run")
 
 

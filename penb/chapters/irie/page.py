@@ -120,9 +120,7 @@ def linear(cfg) -> pd.DataFrame:
 def exact_figure(exact: pd.DataFrame, cfg) -> None:
     """The exact claims per seed (``plots.exact_checks`` of ``analysis.exact_table``)
     against the rule's threshold, shown with its provenance."""
-    stamp(plots.exact_checks(exact, _tol()), cfg, permutations=cfg.permutations)
-    plt.show()
-    print(provenance(cfg, permutations=cfg.permutations))
+    pages.show(plots.exact_checks(exact, _tol()), cfg, permutations=cfg.permutations)
 
 
 def verdicts(exact: pd.DataFrame, q4_runs: dict, cfg) -> list:
@@ -130,10 +128,8 @@ def verdicts(exact: pd.DataFrame, q4_runs: dict, cfg) -> list:
     its provenance and glue each verdict (``irie_v_<claim>``), the preset
     (``irie_preset``) and the Q4 width (``irie_q4_dim``); returns the grades."""
     grades = analysis.grades(exact, q4_runs, cfg)
-    display(claims.table(grades))
-    print(provenance(cfg, permutations=cfg.permutations, q4_seeds=cfg.q4_seeds,
-                     lm_seeds=cfg.lm_seeds, q4_steps=cfg.q4_steps,
-                     lm_steps=cfg.lm_steps))
-    pages.glue_verdicts(grades, "irie_v_")
+    pages.verdicts(grades, cfg, "irie_v_", permutations=cfg.permutations,
+                   q4_seeds=cfg.q4_seeds, lm_seeds=cfg.lm_seeds, q4_steps=cfg.q4_steps,
+                   lm_steps=cfg.lm_steps)
     pages.glue_all({"irie_preset": cfg.preset, "irie_q4_dim": cfg.q4_dim})
     return grades

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
 from penb import claims
 from penb.chapters import pages
 from penb.chapters.irie import plots, q4, q4_tables
-from penb.report import provenance, stamp
+from penb.report import provenance
 
 ORDER_COLUMNS = ["graded", "seeds", "diverged", "mean", "lo", "hi", "per_seed",
                  "sequence_accuracy"]
@@ -41,11 +40,6 @@ def _steps(cfg) -> dict:
     return {"q4_steps": cfg.q4_steps, "lm_steps": cfg.lm_steps}
 
 
-def _show(fig, cfg, **extra) -> None:
-    """Stamp ``fig`` with the preset and ``extra``, show it, print the provenance."""
-    stamp(fig, cfg, **extra)
-    plt.show()
-    print(provenance(cfg, **extra))
 
 
 def setup(cfg) -> None:
@@ -123,7 +117,7 @@ def results_figure(res: Results, cfg) -> None:
     fig = plots.results(res.order, res.lm, res.ceiling, res.margin, cfg.q4_vocab,
                         f"{cfg.q4_task}, V={cfg.q4_vocab}, L={cfg.q4_length}",
                         f"{cfg.lm_corpus} LM, test perplexity")
-    _show(fig, cfg, q4_seeds=cfg.q4_seeds, q4_steps=cfg.q4_steps,
+    pages.show(fig, cfg, q4_seeds=cfg.q4_seeds, q4_steps=cfg.q4_steps,
           lm_seeds=cfg.lm_seeds, lm_steps=cfg.lm_steps)
 
 
@@ -142,13 +136,13 @@ def order_use(runs: dict, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def exploratory_figure(positions: pd.DataFrame, use: pd.DataFrame, cfg) -> None:
     """The two views of :func:`order_use` (``plots.exploratory``)."""
-    _show(plots.exploratory(positions, use), cfg, **_steps(cfg))
+    pages.show(plots.exploratory(positions, use), cfg, **_steps(cfg))
 
 
 def training_figure(runs: dict, cfg) -> None:
     """The training curves of the order task and the language models."""
     fig = plots.training(q4_tables.curves(runs["order"]), q4_tables.curves(runs["lm"]))
-    _show(fig, cfg, **_steps(cfg))
+    pages.show(fig, cfg, **_steps(cfg))
 
 
 def run_tables(exact: pd.DataFrame, runs: dict, cfg) -> None:
