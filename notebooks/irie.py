@@ -40,10 +40,13 @@
 # permutation and seed is under {glue:text}`irie_tol`):
 
 # %% tags=["hide-input"]
+import pandas as pd
+
 from penb import presets
 from penb.chapters import irie, pages
 from penb.chapters.irie import page, page_q4
 
+pd.set_option("display.max_colwidth", None)
 page.overview()
 
 # %% tags=["parameters", "hide-input"]

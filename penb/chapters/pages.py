@@ -37,6 +37,12 @@ def glue_all(values: dict) -> None:
         glue(name, value, display=False)
 
 
+def seeds(prefix: str, cfg) -> dict:
+    """``<prefix>_seed_count`` and ``<prefix>_seed_list`` of ``cfg.seeds``, to glue."""
+    return {f"{prefix}_seed_count": len(cfg.seeds),
+            f"{prefix}_seed_list": ", ".join(map(str, cfg.seeds))}
+
+
 def figure(name: str, fig, cfg, **extra) -> None:
     """Stamp ``fig`` with the preset and ``extra``, glue it as ``name`` and close it."""
     report.stamp(fig, cfg, **extra)

@@ -39,8 +39,7 @@ def settings(cfg) -> None:
     """Glue the preset, its seeds and vocabularies (``fq_seed_*``, ``fq_vocab_*``)."""
     pages.glue_all({
         "fq_preset": cfg.preset,
-        "fq_seed_count": len(cfg.seeds),
-        "fq_seed_list": ", ".join(map(str, cfg.seeds)),
+        **pages.seeds("fq", cfg),
         **{f"fq_vocab_{core}": f"{cfg[f'{core}_vocab']:,}" if core in cfg.cores
            else "not run" for core in RNN_CORES}})
 

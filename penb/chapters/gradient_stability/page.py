@@ -34,8 +34,7 @@ def settings(cfg) -> dict:
     """Glue the preset, its seeds and models (``gs_preset``, ``gs_seed_*``,
     ``gs_models``); returns the provenance items every table and figure adds."""
     pages.glue_all({"gs_preset": cfg.preset,
-                    "gs_seed_count": len(cfg.seeds),
-                    "gs_seed_list": ", ".join(map(str, cfg.seeds)),
+                    **pages.seeds("gs", cfg),
                     "gs_models": ", ".join(map(model_name, cfg.cores))})
     return dict(pairs=cfg.pairs, method=cfg.method, **rnn_common.provenance_extra(cfg))
 

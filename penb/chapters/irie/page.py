@@ -30,7 +30,6 @@ def _tol() -> float:
 
 def overview() -> None:
     """Show the chapter's claims (whole cells) and glue the threshold (``irie_tol``)."""
-    pd.set_option("display.max_colwidth", None)
     display(claims.overview(c.key for c in claims.CLAIMS.values()
                             if c.key.startswith("irie.")))
     pages.glue_all({"irie_tol": f"{_tol():g}"})

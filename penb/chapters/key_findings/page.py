@@ -58,8 +58,7 @@ def settings(cfg) -> None:
         "kf_hidden": ", ".join(sorted({str(s["hidden"]) for s in own.values()})),
         "kf_length": cfg.length,
         "kf_steps": ", ".join(sorted({f"{s['steps']:,}" for s in own.values()})),
-        "kf_seed_count": len(cfg.seeds),
-        "kf_seed_list": ", ".join(map(str, cfg.seeds)),
+        **pages.seeds("kf", cfg),
         "kf_quick_rule": presets.QUICK_RULE})
 
 
