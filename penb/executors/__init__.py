@@ -1,6 +1,6 @@
 """Executors: where the runs of a sweep execute. ``Executor.map(fn, items) -> list`` keeps the order.
 
-* ``local`` (:mod:`.base`): one after another in this process (``threads``: torch threads while it runs);
+* ``local`` (:mod:`.local`): one after another in this process (``threads``: torch threads while it runs);
 * ``process`` (:mod:`.pool`): a pool of ``workers`` spawned processes, each with ``threads`` torch threads;
 * ``submitit`` (:mod:`.cluster`): one job per run through submitit: a Slurm job array where Slurm is present
   (tested on a real one-node cluster: tests/test_slurm.py), local subprocesses otherwise (``cluster="local"``).
@@ -21,7 +21,8 @@ import multiprocessing as mp  # noqa: F401 (executors.mp: the pool's start conte
 from pathlib import Path
 
 from penb.device import resolve_device
-from penb.executors.local import Executor, LocalExecutor
+from penb.executors.interface import Executor
+from penb.executors.local import LocalExecutor
 from penb.executors.batched import BatchedExecutor
 from penb.executors.cost import ANCHOR_VOCAB, PAPER_STEP_S, READOUT_S, gpu_hours, step_seconds
 from penb.executors.pool import ProcessExecutor, RunFailed, _cost  # noqa: F401 (_cost: tested)

@@ -23,7 +23,8 @@ from penb.runner import train_group
 from penb import runs
 from penb.trainer import group_key, loop
 from penb.trainer.kernels import stackable as batchable
-from penb.executors.local import Executor, LocalExecutor, check_count
+from penb.executors.interface import Executor, check_count
+from penb.executors.local import LocalExecutor
 from penb.executors.cost import flat
 from penb.trainer.policy import CPU_BATCH_GAIN, batch_most
 

@@ -16,7 +16,7 @@ import submitit
 import torch
 from submitit.helpers import Checkpointable
 
-from penb.executors.local import Executor, check_count
+from penb.executors.interface import Executor, check_count
 from penb.executors.cost import flat, gpu_hours
 
 

@@ -1,22 +1,15 @@
-"""The executor interface, and the local (in-process) executor."""
+"""The local executor: the runs in this process, one after another."""
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from typing import Any, Callable, Iterable, Optional
+from typing import Optional
 
 import torch
 
-
-class Executor(ABC):
-    """Runs ``fn`` over ``items``; returns the results in the order of ``items``; errors propagate."""
-
-    @abstractmethod
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list:
-        ...
+from penb.executors.interface import Executor, check_count
 
 
 class LocalExecutor(Executor):
-    """In this process, one item after another."""
+    """In this process, one item after another (``threads``: torch threads while it runs)."""
 
     def __init__(self, threads: Optional[int] = None):
         self.threads = check_count("threads", threads, optional=True)
@@ -29,12 +22,3 @@ class LocalExecutor(Executor):
             return [fn(item) for item in items]
         finally:
             torch.set_num_threads(before)
-
-
-def check_count(name: str, v, optional: bool = False):
-    """``v`` if it is a positive int (or None, when ``optional``); else ``ValueError``."""
-    if optional and v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return v

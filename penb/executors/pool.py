@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 import torch
 from tqdm.auto import tqdm
 
-from penb.executors.local import Executor, check_count
+from penb.executors.interface import Executor, check_count
 
 
 def _init_worker(threads: int) -> None:

@@ -158,6 +158,16 @@ def pca_2d(table):
     return coords, ratio
 
 
+NORM_ROWS = {                   # norm_comparison's rows: a short name -> the row's label
+    "tokens": "token embedding rows, N(0,1)",
+    "command": "command vector (embedding row V)",
+    "raw": "sinusoidal without the 1/sqrt(D/2)",
+    "unit": "sinusoidal, Eq. 1-2",
+    "random": "random (App. D)",
+    "learnable": "learnable at init (App. D)",
+}
+
+
 def norm_comparison(dim: int, vocab: int, num_positions: int, hidden: int = 512,
                     generator: Optional[torch.Generator] = None):
     """DataFrame: L2 norms of the embedding rows, the command vector and the encodings (paper init).
@@ -171,12 +181,12 @@ def norm_comparison(dim: int, vocab: int, num_positions: int, hidden: int = 512,
     emb = torch.randn(vocab + 1, dim, generator=g, dtype=torch.float64)
     tokens, command = emb[:vocab], emb[vocab:]
     rows = {
-        "token embedding rows, N(0,1)": tokens,
-        "command vector (embedding row V)": command,
-        "sinusoidal without the 1/sqrt(D/2)": sinusoidal(num_positions, dim).double() * math.sqrt(dim / 2),
-        "sinusoidal, Eq. 1-2": sinusoidal(num_positions, dim).double(),
-        "random (App. D)": build("random", num_positions, dim, g).table().double(),
-        "learnable at init (App. D)": build("learnable", num_positions, dim, g).table().detach().double(),
+        NORM_ROWS["tokens"]: tokens,
+        NORM_ROWS["command"]: command,
+        NORM_ROWS["raw"]: sinusoidal(num_positions, dim).double() * math.sqrt(dim / 2),
+        NORM_ROWS["unit"]: sinusoidal(num_positions, dim).double(),
+        NORM_ROWS["random"]: build("random", num_positions, dim, g).table().double(),
+        NORM_ROWS["learnable"]: build("learnable", num_positions, dim, g).table().detach().double(),
     }
     bound = 1 / math.sqrt(hidden)
     w = (torch.rand(4 * hidden, 2 * dim, generator=g, dtype=torch.float64) * 2 - 1) * bound

@@ -53,8 +53,7 @@ def _views(paper_tables: dict) -> dict:
 
 def registry(cfg) -> None:
     """The two texts' encodings as the registry defines them, with the provenance."""
-    display(analysis.registry_table())
-    print(report.provenance(cfg))
+    pages.table(analysis.registry_table(), cfg)
 
 
 def similarity(cfg, tables: dict) -> tuple[dict, list, np.ndarray]:
@@ -91,13 +90,15 @@ def norms(cfg) -> tuple:
         d, cfg.vocab, cfg.num_positions, cfg.hidden,
         analysis.generator(cfg, analysis.SEED_OFFSETS["norms"]))
     shares = analysis.share_closed_form([2 ** k for k in range(1, 13)])
+    row = analysis.NORM_ROWS
     mean, lstm = table.norm_mean, table.share_lstm
-    pages.glue_all({"emb_norm": float(mean.iloc[0]), "cmd_norm": float(mean.iloc[1]),
-                    "sqrt_d": d ** 0.5, "dim": d, "raw_norm": float(mean.iloc[2]),
-                    "share_raw": float(lstm.iloc[2]), "share_unit": float(lstm.iloc[3]),
-                    "share_learn": float(lstm.iloc[5])})
-    display(table.round(4))
-    print(report.provenance(cfg, dim=d, vocab=cfg.vocab, hidden=cfg.hidden))
+    pages.glue_all({"emb_norm": float(mean[row["tokens"]]),
+                    "cmd_norm": float(mean[row["command"]]),
+                    "sqrt_d": d ** 0.5, "dim": d, "raw_norm": float(mean[row["raw"]]),
+                    "share_raw": float(lstm[row["raw"]]),
+                    "share_unit": float(lstm[row["unit"]]),
+                    "share_learn": float(lstm[row["learnable"]])})
+    pages.table(table.round(4), cfg, dim=d, vocab=cfg.vocab, hidden=cfg.hidden)
     return table, shares
 
 
@@ -109,8 +110,7 @@ def blog_table_claims(cfg) -> list:
     display(relative.pivot_table(index="encoding", columns="offset",
                                  values=["correct", "affine_correct"],
                                  aggfunc="min", sort=False).round(3))
-    display(covariance.set_index("draw").round(4))
-    print(report.provenance(cfg, **size(cfg, BLOG)))
+    pages.table(covariance.set_index("draw").round(4), cfg, **size(cfg, BLOG))
     normal = relative[relative["encoding"] == "normal"]
     pages.glue_all({"enc_r_min": float(covariance["r_min"].min()),
                     "enc_normal_right": float(normal["correct"].min())})
@@ -145,5 +145,4 @@ def explorer(cfg) -> None:
 
 def draws(cfg) -> None:
     """Each random draw's generator seed and size (``analysis.draws_table``)."""
-    display(analysis.draws_table(cfg))
-    print(report.provenance(cfg))
+    pages.table(analysis.draws_table(cfg), cfg)

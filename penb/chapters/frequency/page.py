@@ -11,7 +11,7 @@ from fractions import Fraction
 import pandas as pd
 from IPython.display import display
 
-from penb import claims, presets, report
+from penb import claims, presets
 from penb.chapters import pages
 from penb.chapters.frequency import analysis, plots
 from penb.names import RNN_CORES, model_name
@@ -67,8 +67,8 @@ def harm_frequent(cells: pd.DataFrame, cfg, **extra) -> None:
     provenance under it, and its figure glued as ``fq_fig_harm_frequent``."""
     sh = analysis.seed_harm(cells, target="frequent")
     summary = analysis.harm_summary(sh, n_resamples=cfg.bootstrap)
-    display(analysis.harm_table(summary, sh, n_resamples=cfg.bootstrap))
-    print(report.provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+    harm = analysis.harm_table(summary, sh, n_resamples=cfg.bootstrap)
+    pages.table(harm, cfg, bootstrap=cfg.bootstrap, **extra)
     fig = plots.harm_points(sh, summary, models=cfg.cores)
     fig.axes[0].set_ylabel("harm, FREQUENT targets only\n(accuracy, FREQUENT - RARE)")
     pages.figure("fq_fig_harm_frequent", fig, cfg, **extra)

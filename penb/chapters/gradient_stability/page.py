@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 from IPython.display import display
 
-from penb import claims, report
+from penb import claims
 from penb.chapters import frequency, pages, rnn_common
 from penb.chapters.gradient_stability import analysis, plots
 from penb.names import model_name
@@ -46,8 +46,10 @@ def target_steps(cfg) -> None:
 
 
 def fig5(cfg, curves: pd.DataFrame, **extra) -> None:
-    """Fig. 5 at the preset (``plots.over_training`` of the seed-level curves), glued
-    as ``gs_fig5``, with the pairs and checkpoints per run (``gs_pairs``,
+    """Fig. 5 at the preset (``plots.over_training`` of the seed-level curves:
+    ``curves`` holds a row per run x checkpoint x method x target x disturbants, the
+    summary one per core x variant x step x target x disturbants), glued as
+    ``gs_fig5``, with the pairs and checkpoints per run (``gs_pairs``,
     ``gs_checkpoints``)."""
     summary = analysis.summarize(curves, cfg.method, n_resamples=cfg.bootstrap)
     pages.glue_all({"gs_pairs": cfg.pairs,
@@ -57,9 +59,10 @@ def fig5(cfg, curves: pd.DataFrame, **extra) -> None:
 
 
 def last_points(cfg, curves: pd.DataFrame, **extra) -> tuple:
-    """Each run's score at its last checkpoint (``analysis.seed_scores``) and their
-    seed-level summary; the graded models' scores drawn seed by seed, glued as
-    ``gs_fig_last``. Returns (scores, summary)."""
+    """Each run's score at its last checkpoint (``analysis.seed_scores``: a row per
+    core x variant x seed) and their seed-level summary (a row per core x variant);
+    the graded models' scores drawn seed by seed, glued as ``gs_fig_last``. Returns
+    (scores, summary)."""
     scores = analysis.seed_scores(curves, cfg.method)
     summary = analysis.score_summary(scores, n_resamples=cfg.bootstrap)
     graded = [c for c in cfg.cores if c in analysis.CLAIMS]
@@ -81,9 +84,7 @@ def readings_check(frame: pd.DataFrame, cfg, **extra) -> None:
     identity, pair_rows = analysis.readings_check(first.path, cfg)
     print(f"run: {first.model} / {first.variant}, seed {first.seed}, last checkpoint")
     identity = identity.set_index("method")
-    display(identity)
-    display(pair_rows.round(6))
-    print(report.provenance(cfg, **extra))
+    pages.table([identity, pair_rows.round(6)], cfg, **extra)
     printed_one = float(identity.loc["printed", "J_vs_J"])
     pages.glue_all({"gs_printed_one": f"{printed_one:.3g}"})
 

@@ -93,8 +93,7 @@ def sanity(df: pd.DataFrame, fl: dict, cfg) -> None:
     """The book's sanity checks (``checks.sanity``, never on the scorecard): their table
     and provenance; glues each verdict as ``inv_s_*``."""
     grades = checks.sanity(checks.measures(df, fl))
-    display(claims.table(grades))
-    print(report.provenance(cfg))
+    pages.table(claims.table(grades), cfg)
     pages.glue_verdicts(grades, "inv_s_")
 
 
@@ -177,8 +176,7 @@ def published_measures(df: pd.DataFrame, published: Optional[pd.DataFrame], fl: 
         print("No published loss file of this run's length: table skipped.")
         return
     both = checks.measure_table({"published x 200": published, "ours": df}, fl)
-    display(both[BOTH].style.format("{:,.0f}"))
-    print(report.provenance(cfg))
+    pages.table(both[BOTH].style.format("{:,.0f}"), cfg)
 
 
 def wrong_side(studies: Sequence[analysis.Study], cfg) -> None:
@@ -207,8 +205,8 @@ def sentinel_study(studies: Sequence[analysis.Study], fl: dict,
                                             else f"{step:,}")
             values[f"final_{name}_{k}"] = float(frame[k].iloc[-1])
     pages.glue_all(values)
-    display(sentinel.settle_table(frames, fl["normal"]).style.format(_step_or_loss))
-    print(report.provenance(cfg, side_study_seed=cfg.seeds[0]))
+    settle = sentinel.settle_table(frames, fl["normal"])
+    pages.table(settle.style.format(_step_or_loss), cfg, side_study_seed=cfg.seeds[0])
     return frames
 
 
@@ -223,5 +221,5 @@ def sentinel_view(frames: dict[str, pd.DataFrame], fl: dict, cfg) -> None:
 
 def spread(studies: Sequence[analysis.Study], cfg) -> None:
     """Quantiles over the first seed's initialisations of each encoding's final loss."""
-    display(studies[0].final_spread().style.format("{:.4e}"))
-    print(report.provenance(cfg, seed=cfg.seeds[0]))
+    pages.table(studies[0].final_spread().style.format("{:.4e}"), cfg,
+                seed=cfg.seeds[0])

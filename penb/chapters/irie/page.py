@@ -43,11 +43,11 @@ def tolerances(cfg) -> None:
 
 
 def q1(cfg) -> pd.DataFrame:
-    """Question 1's table (``analysis.q1_table``, first seed) with its provenance; glues
-    ``irie_q1_n``, ``_of``, ``_err`` (no mask, no PE), ``_pe`` and ``_causal``."""
+    """Question 1's table (``analysis.q1_table``, first seed: three rows, (mask,
+    encoding) = (full, none), (full, cfg.encoding), (causal, none)) with its provenance;
+    glues ``irie_q1_n``, ``_of``, ``_err`` (no mask, no PE), ``_pe`` and ``_causal``."""
     table = analysis.q1_table(cfg)
-    display(table)
-    print(provenance(cfg, permutations=cfg.permutations, seed=cfg.seeds[0]))
+    pages.table(table, cfg, permutations=cfg.permutations, seed=cfg.seeds[0])
     row = table.set_index(["mask", "encoding"])
     pages.glue_all({
         "irie_q1_n": f"{row.loc[('full', 'none'), 'equivariant']:,}",
@@ -59,13 +59,14 @@ def q1(cfg) -> pd.DataFrame:
 
 
 def q35(cfg) -> pd.DataFrame:
-    """Questions 3 and 5's table (``analysis.q35_table``, first seed; :data:`EXTREMES`
-    left off) with its provenance; glues the one-layer counts (``irie_q5_last``,
+    """Questions 3 and 5's table (``analysis.q35_table``, first seed: a row per causal
+    (attention, encoding, layers) and one full-mask row; :data:`EXTREMES` left off) with
+    its provenance; glues the one-layer counts (``irie_q5_last``,
     ``irie_q5_equal``), the two-layer ones (``irie_q3_diff``, ``irie_q3_min``), the
     prediction's agreement (``irie_agree``) and the causal leaks (``irie_leak``)."""
     q35 = analysis.q35_table(cfg)
-    display(q35.drop(columns=EXTREMES))
-    print(provenance(cfg, permutations=cfg.permutations, seed=cfg.seeds[0]))
+    pages.table(q35.drop(columns=EXTREMES), cfg, permutations=cfg.permutations,
+                seed=cfg.seeds[0])
     causal = q35[q35["mask"] == "causal"]
     no_pe = causal[causal.encoding == "none"]
     softmax = no_pe[no_pe.attention == "softmax"]
@@ -103,12 +104,11 @@ def figure1_table(data: dict, cfg) -> None:
 
 
 def linear(cfg) -> pd.DataFrame:
-    """Sec. 4's table (``analysis.linear_table``): the parallel form against the
-    fast-weight recurrence, with and without softmax; glues their relative errors
-    (``irie_lin_err``, ``irie_lin_soft``)."""
+    """Sec. 4's table (``analysis.linear_table``: two rows, attention = "linear (no
+    softmax)" and "softmax"): the parallel form against the fast-weight recurrence;
+    glues their relative errors (``irie_lin_err``, ``irie_lin_soft``)."""
     table = analysis.linear_table(cfg)
-    display(table)
-    print(provenance(cfg, seed=cfg.seeds[0]))
+    pages.table(table, cfg, seed=cfg.seeds[0])
     row = table.set_index("attention")
     pages.glue_all({
         "irie_lin_err": f"{row.loc['linear (no softmax)', 'rel_error']:.1e}",

@@ -48,8 +48,7 @@ def setup(cfg) -> None:
     meet = claims.get(q4.CLAIM).rule.params["meet_margin"]
     pages.glue_all({"irie_q4_meet": f"{meet:g}"})
     print(q4.lm_task(cfg).describe())
-    display(q4_tables.parameter_counts(cfg))
-    print(provenance(cfg, **_steps(cfg)))
+    pages.table(q4_tables.parameter_counts(cfg), cfg, **_steps(cfg))
 
 
 def run_counts(runs: dict) -> None:
@@ -128,9 +127,9 @@ def order_use(runs: dict, cfg) -> tuple[pd.DataFrame, pd.DataFrame]:
     both for :func:`exploratory_figure`."""
     positions = q4_tables.position_accuracy(runs["order"])
     use = q4_tables.lm_order_use(runs["lm"], cfg)
-    display(use[USE_COLUMNS].round(4))
-    print(provenance(cfg, corpus=f"{cfg.lm_corpus} {cfg.lm_test_split}",
-                     lm_seeds=cfg.lm_seeds, steps=cfg.lm_steps))
+    pages.table(use[USE_COLUMNS].round(4), cfg,
+                corpus=f"{cfg.lm_corpus} {cfg.lm_test_split}",
+                lm_seeds=cfg.lm_seeds, steps=cfg.lm_steps)
     return positions, use
 
 
@@ -148,6 +147,5 @@ def training_figure(runs: dict, cfg) -> None:
 def run_tables(exact: pd.DataFrame, runs: dict, cfg) -> None:
     """The exact claims' numbers per seed (``analysis.exact_table``), then every Q4
     run (``q4_tables.run_table``), each with its provenance."""
-    display(exact.map(lambda v: f"{v:.1e}"))
-    print(provenance(cfg, permutations=cfg.permutations))
+    pages.table(exact.map(lambda v: f"{v:.1e}"), cfg, permutations=cfg.permutations)
     pages.table(q4_tables.run_table(runs), cfg, **_steps(cfg))
