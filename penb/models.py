@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from penb import encodings
+from penb.device import resolve_device
 from penb.s4d import S4D
 from penb.transformer import NORMS, Block, attention_mask
 
@@ -274,8 +275,6 @@ def build(vocab_size: int, num_positions: int, core: str = "lstm", encoding: str
     ``device`` is a name for :func:`penb.device.resolve_device`;
     ``options`` are the core's own (``layers``, ``heads``, ``ffn``, ``norm`` for ``transformer``).
     """
-    from penb.device import resolve_device
-
     input_mode = default_input_mode(core) if input_mode is None else input_mode
     check(vocab_size, num_positions, core, encoding, input_mode, hidden, embed, s4d_state, dtype, **options)
     dev = resolve_device(device)

@@ -92,7 +92,7 @@ def _points(kind: str, device: torch.device):
     if device.type != "cpu" or os.environ.get("PENB_COMPILE", "auto") == "never":
         return POINTS[kind]
     if kind not in _COMPILED:
-        import torch._dynamo.config as dynamo
+        import torch._dynamo.config as dynamo  # deferred: dynamo loads only where a compile happens
 
         dynamo.recompile_limit = max(dynamo.recompile_limit, 256)    # a shape per (K, rows of the table)
         _COMPILED[kind] = tuple(torch.compile(f, fullgraph=True, dynamic=False) for f in POINTS[kind])

@@ -21,6 +21,7 @@ import math
 from typing import Any, Mapping
 
 from penb import models
+from penb.device import check_amp, resolve_device
 from penb.tasks import make_task
 
 
@@ -59,8 +60,6 @@ def normalize(config: Mapping[str, Any], job_device: str | None = None) -> RunCo
     Raises ``ValueError`` for an unknown field or an impossible value (before any work). A
     :class:`RunConfig` is returned as it is: it was checked when it was made.
     """
-    from penb.device import check_amp, resolve_device
-
     if isinstance(config, RunConfig):
         return config
 

@@ -28,6 +28,8 @@ import math
 import torch
 from torch import nn
 
+from penb import encodings
+
 MASKS = ("causal", "full")
 NORMS = ("pre", "post", "none")
 
@@ -52,8 +54,6 @@ def attention_mask(kind, T: int, device=None) -> torch.Tensor:
 def build_encoding(key: str, num_positions: int, dim: int, generator: torch.Generator | None = None):
     """``penb.encodings.get(key).build(num_positions, dim, generator)``: a module whose ``table()`` is
     (num_positions, width) with width ``dim``, or 0 for ``"none"``."""
-    from penb import encodings  # late import: the registry is only needed when a model is built
-
     enc = encodings.get(key).build(num_positions, dim, generator)
     if enc.width not in (0, dim):
         raise ValueError(f"encoding {key!r} has width {enc.width}; adding it to the embedding needs {dim}")

@@ -14,6 +14,7 @@ import json
 import shutil
 import tarfile
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -498,3 +499,43 @@ def test_a_partial_archive_grades_only_the_claims_whose_cells_it_holds():
     assert all("V 256 (this part holds V 32, 64" in at(k, **low) for k in largest)
     assert all(at(k, preset="deep_v2", device="cpu") == "" for k in largest + every)
     assert all(at(k, preset="quick") == "" for k in largest + every)
+
+
+def test_a_continuation_under_code_shown_the_same_is_restored_and_under_code_not_shown_is_refused(tmp_path, cut_store):
+    """penb.long_run.same: a state trained under identity A is restored by code B only where an entry B -> A holds
+    runs whose digests agree under both trees (a chain B -> A' -> A too); an entry with one differing digest, or
+    none at all, lets nothing through."""
+    from penb.long_run import same
+
+    a, b, c = "a" * 16, "b" * 16, "c" * 16
+    agree = {"r/0": ["x", "x"], "r/1": ["y", "y"]}
+    differ = {"r/0": ["x", "x"], "r/1": ["y", "z"]}
+    assert same.continues(a, a, []) and not same.continues(a, b, [])
+    assert same.continues(a, b, [{"identity": b, "continues": a, "runs": agree}])
+    assert not same.continues(a, b, [{"identity": b, "continues": a, "runs": differ}])
+    assert not same.continues(a, b, [{"identity": b, "continues": a, "runs": {}}])
+    assert not same.continues(b, a, [{"identity": b, "continues": a, "runs": agree}])   # never backwards
+    chain = [{"identity": c, "continues": b, "runs": agree}, {"identity": b, "continues": a, "runs": agree}]
+    assert same.continues(a, c, chain) and not same.continues(a, c, chain[:1])
+    loop = [{"identity": b, "continues": c, "runs": agree}, {"identity": c, "continues": b, "runs": agree}]
+    assert not same.continues(a, b, loop)                                               # a loop ends
+
+    store, configs = cut_store
+    folder = tmp_path / "committed"
+    long_run.pack(folder, configs, store, fields())
+    ours = long_run.code_identity()
+    other = "0" * 16
+    with pytest.raises(ValueError, match="not shown the same"):
+        long_run.restore(folder, tmp_path / "refused", identity=other)
+    with patch.object(same, "records", lambda: [{"identity": other, "continues": ours, "runs": agree}]):
+        assert long_run.restore(folder, tmp_path / "restored", identity=other) > 0
+
+
+def test_every_committed_entry_names_two_identities_and_runs():
+    """The committed record (scripts/same_training.py): each entry names the code it continues, a different identity,
+    and the runs behind it; the entries a restore follows are those whose runs agree."""
+    from penb.long_run import same
+
+    for e in same.records():
+        assert len(e["identity"]) == len(e["continues"]) == 16 and e["identity"] != e["continues"]
+        assert len(e["runs"]) >= 10 and all(len(d) == 2 for d in e["runs"].values())

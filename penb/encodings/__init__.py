@@ -45,8 +45,9 @@ from typing import Optional
 
 import torch
 
-from penb.encodings.base import (BlogEncoding, NoEncoding, PositionalEncoding, TableEncoding,  # noqa: F401
-                                 _check_sizes, sinusoidal)
+from penb.encodings import variants
+from penb.encodings.tables import (BlogEncoding, NoEncoding, PositionalEncoding, TableEncoding,  # noqa: F401
+                                   _check_sizes, sinusoidal)
 
 PAPER_KEYS = ("none", "sinusoidal", "random", "learnable")
 BLOG_KEYS = ("sincos", "direct1", "directN", "linear_normal", "linear_normal_learned",
@@ -71,7 +72,6 @@ class EncodingSpec:
         if self.key in ("sinusoidal", "sincos") and dim % 2:
             raise ValueError(f"encoding {self.key!r} needs an even dim (sin/cos pairs), got {dim}")
         if self.key in BEYOND_KEYS:
-            from penb.encodings import variants
             variants.check(self.key, num_positions, dim)
 
     def build(self, num_positions: int, dim: int,
@@ -83,7 +83,6 @@ class EncodingSpec:
         """
         self.check(num_positions, dim)
         if self.key in BEYOND_KEYS:
-            from penb.encodings import variants
             return variants.build(self.key, num_positions, dim, self.learnable, generator)
         if self.key == "none":
             return NoEncoding(num_positions)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from penb.encodings import blog
-from penb.encodings.base import BlogEncoding, PositionalEncoding, TableEncoding, _check_sizes
+from penb.encodings.tables import BlogEncoding, PositionalEncoding, TableEncoding, _check_sizes
 
 BANDS = ("high", "low", "spread", "full")
 

@@ -6,7 +6,8 @@
   ``penb.call.limits.PART_BYTES``, and ``manifest.json`` (the parts' sha256, the run keys, the training code's
   identity, and one entry per segment: commit, host CPU and ISA, torch, updates reached, minutes);
 * :func:`restore` puts that state back into a store before the next segment, refusing a folder whose parts do not
-  match their hashes, or whose training code identity (:func:`code_identity`) differs from this checkout's.
+  match their hashes, or whose training code identity (:func:`code_identity`) differs from this checkout's (unless
+  this code was shown to compute the same: :mod:`penb.long_run.same`).
 
 Training code identity: the sha256 of the sources of the modules that act on an update (:data:`TRAINING_CODE`).
 Grading, display and the rest of the code may change between segments; these may not, since a continued trunk must
@@ -27,6 +28,7 @@ import torch
 
 from penb import runs, trunks
 from penb.call.limits import PART_BYTES
+from penb.long_run import same
 from penb.store import atomic, paths
 from penb.store.paths import checkpoints
 
@@ -133,11 +135,12 @@ def restore(folder: Path, store: Path, identity: Optional[str] = None) -> int:
     if manifest is None:
         return 0
     identity = code_identity() if identity is None else identity
-    if manifest.get("code_identity") != identity:
+    if not same.continues(manifest.get("code_identity"), identity):
         last = (manifest.get("segments") or [{}])[-1].get("commit", "?")
         raise ValueError(f"{folder} was trained under training code {manifest.get('code_identity')}, this checkout's "
-                         f"is {identity} (penb.long_run.TRAINING_CODE changed): a continuation would not be the same "
-                         f"run; check out the segments' commit {last} to continue it")
+                         f"is {identity} (penb.long_run.TRAINING_CODE changed, not shown the same: "
+                         f"penb.long_run.same): a continuation would not be the same run; check out the segments' "
+                         f"commit {last} to continue it")
     chunks = []
     for p in manifest["parts"]:
         f = Path(folder) / p["file"]

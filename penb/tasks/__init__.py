@@ -22,12 +22,12 @@ Held-out sequences are drawn first (``held_out``), are pairwise distinct, and ar
 (a false match, probability ~1e-15, only rejects an unseen sequence; it never admits a test one).
 All sampling is vectorised and runs on the device of the ``torch.Generator`` passed in.
 
-Modules: ``base`` (Batch, Task, row hash), ``ordering`` (reverse, sort, reverse_add, predecessor,
+Modules: ``task`` (Batch, Task, row hash), ``ordering`` (reverse, sort, reverse_add, predecessor,
 reverse_variable), ``frequency`` (dual_frequency) and ``lm`` (language modelling on WikiText paragraphs).
 """
 from __future__ import annotations
 
-from penb.tasks.base import IGNORE, Batch, Task, row_keys
+from penb.tasks.task import IGNORE, Batch, Task, row_keys
 from penb.tasks.frequency import DualFrequency
 from penb.tasks.lm import LMTask
 from penb.tasks.ordering import Predecessor, Reverse, ReverseAdd, ReverseVariable, Sort

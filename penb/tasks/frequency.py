@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from penb.tasks.base import IGNORE
+from penb.tasks.task import IGNORE
 from penb.tasks.ordering import Reverse
 
 

@@ -35,7 +35,9 @@ from typing import Optional, Sequence
 
 import torch
 
-from penb.tasks.base import IGNORE, Batch, Task
+from penb.corpus import CORPORA, ENV_VAR, SPLITS, load_split
+from penb.store.paths import shared_dir, store_dir
+from penb.tasks.task import IGNORE, Batch, Task
 
 CROPS = ("start", "random")
 
@@ -66,9 +68,6 @@ def load_data(corpus: str, train_split: str, test_split: str, vocab_size: int, m
     Cached per process, keyed also by where corpora and tokenizers live (``$PENB_WIKITEXT_DIR``, the
     shared folder, the run store), so that pointing those elsewhere loads afresh.
     """
-    from penb.corpus import ENV_VAR
-    from penb.store.paths import shared_dir, store_dir
-
     where = (os.environ.get(ENV_VAR, ""), str(shared_dir()), str(store_dir()))
     return _load_data(corpus, train_split, test_split, vocab_size, model_type, where)
 
@@ -76,8 +75,7 @@ def load_data(corpus: str, train_split: str, test_split: str, vocab_size: int, m
 @lru_cache(maxsize=8)
 def _load_data(corpus: str, train_split: str, test_split: str, vocab_size: int, model_type: str,
                where: tuple) -> LMData:
-    from penb.corpus import load_split
-    from penb.tokenizer import train_tokenizer
+    from penb.tokenizer import train_tokenizer  # deferred: sentencepiece loads only for the lm task
 
     train, test = load_split(corpus, train_split), load_split(corpus, test_split)
     tok = train_tokenizer(train, vocab_size, model_type=model_type)
@@ -105,8 +103,7 @@ class LMTask(Task):
         return {"train_digest": self.data.train_digest, "test_digest": self.data.test_digest}
 
     def _check(self):
-        from penb.corpus import CORPORA, SPLITS
-        from penb.tokenizer import MODEL_TYPES
+        from penb.tokenizer import MODEL_TYPES  # deferred: sentencepiece loads only for the lm task
 
         if self.corpus not in CORPORA:
             raise ValueError(f"lm: unknown corpus {self.corpus!r}; valid: {', '.join(CORPORA)}")

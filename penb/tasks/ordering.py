@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from penb.tasks.base import IGNORE, Batch, Task
+from penb.tasks.task import IGNORE, Batch, Task
 
 
 class Reverse(Task):

@@ -7,7 +7,8 @@
     adam.py      per-run clipping and Adam over parameters with a run axis
     update.py    one update of K runs (compiles whole)
     policy.py    where batching and compiling pay, per device (measured thresholds)
-    loop.py      Trainer: packing, the loop, logging, checkpoints, branch points, exits
+    packing.py   the live runs laid into one batch: slots, kernel, moments, [K] values, feed, the update
+    loop.py      Trainer: when to pack, the loop, logging, checkpoints, branch points, exits
     results.py   finish (predictions and result.json); penb.runner.train_one trains one run into the store
 """
 from penb.trainer.loop import FREE, Trainer, compiles, group_key  # noqa: F401

@@ -28,6 +28,8 @@ import torch
 import torch.nn.functional as F
 
 from penb import encodings, stacked
+from penb.tasks import IGNORE
+from penb.trainer.update import losses
 
 KERNELS = ("module", "stacked")
 CORES = tuple(stacked.GATES)
@@ -65,8 +67,6 @@ class Module:
     def losses(self, params, inputs: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(mean cross-entropy, token accuracy) ``[1]`` each over the scored steps alone: the readout only where a
         target is (a task whose rows score different steps, as ``reverse_variable``, scores about half its span)."""
-        from penb.tasks import IGNORE
-
         mask = targets[0] != IGNORE                                            # [B, S]
         h = self.model.features(inputs[0])[:, self.s0:][mask]                  # [N, H]
         logits = self.model.readout(h)                                         # [N, V]
@@ -121,8 +121,6 @@ class Stacked:
 
     def losses(self, params, inputs: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(mean cross-entropy, token accuracy) ``[K]`` each: dense over the span, masked (a fixed shape compiles)."""
-        from penb.trainer.update import losses
-
         return losses(self.logits(params, inputs), targets)
 
     def logits(self, params: Sequence[torch.Tensor], inputs: torch.Tensor) -> torch.Tensor:

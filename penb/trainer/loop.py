@@ -2,7 +2,7 @@
 
 A single run is the K = 1 case. :class:`Trainer` holds, for every run, its own task and held-out set, its own model
 at its own shape (the canonical copy that checkpoints, evaluation and results read), its history and its step; and
-for the batch, a kernel (``penb.trainer.kernels``: the run's own module at K = 1, or ``stacked`` per-run weights),
+for the batch, a packing (``penb.trainer.packing``): a kernel (``penb.trainer.kernels``: the run's own module at K = 1, or ``stacked`` per-run weights),
 Adam's moments, the per-run schedule, clipping norms and update counts as ``[K]`` tensors, and the data feed
 (``penb.trainer.data``: keyed by seed and update, so a run's batches are the same alone or in any batch).
 
@@ -29,17 +29,17 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import torch
+from tqdm.auto import tqdm
 
 from penb import trunks
 from penb.progress import Heartbeat
 from penb.store.paths import checkpoint_path
 from penb.tasks import Batch
-from penb.trainer import data, kernels, schedule
-from penb.trainer.run import Diverged, Run
-from penb.trainer.update import update
+from penb.trainer import kernels, schedule
+from penb.trainer.packing import Packing
 from penb.trainer.policy import (CPU_BATCH_CORES, CPU_BATCH_RUNS, CPU_BATCH_UPDATES,  # noqa: F401 (re-exported)
-                                 CUDA_COMPILE_UPDATES, _allow_recompiles, batch_most,
-                                 batch_pays, compiles)
+                                 CUDA_COMPILE_UPDATES, batch_most, batch_pays, compiles)
+from penb.trainer.run import Diverged, Run
 
 # the fields in which runs of one batch may differ (each a [K] value or a padded slot); all others they share
 FREE = ("seed", "vocab_size", "encoding", "input_mode", "steps", "lr", "warmup", "schedule", "decay", "clip",
@@ -50,71 +50,6 @@ COMPILE = ("auto", "never", "always")
 def group_key(config: Mapping[str, Any]) -> str:
     """What the runs of one batch share: the normalised config less :data:`FREE`, as canonical JSON."""
     return json.dumps({k: v for k, v in config.items() if k not in FREE}, sort_keys=True, default=str)
-
-
-class _Batch:
-    """The packed state of the live runs: which runs sit in which slot, the kernel, Adam's moments, the ``[K]``
-    values, the feed and the (maybe compiled) update."""
-
-    def __init__(self, runs: Sequence[Run], slots: list[int], kind: str, when: str):
-        rs = [runs[j] for j in slots]
-        c0, dev = rs[0].config, rs[0].device
-        self.slots, self.active = slots, set(range(len(slots)))
-        s0 = rs[0].task.scored_from
-        if kind == "module":
-            self.kernel = kernels.Module(rs[0].model, s0)
-        else:
-            self.kernel = kernels.Stacked([r.model for r in rs], [r.config for r in rs], rs[0].task.num_steps, s0)
-        k = self.kernel
-        with torch.no_grad():
-            if k.stacked:
-                for i, r in enumerate(rs):
-                    own = dict(r.model.named_parameters())
-                    for n, P in zip(k.names, k.params):
-                        P[k.view(i)[n]] = own[n]
-                for P in k.params:
-                    P.requires_grad_()
-            self.exp_avg = [torch.zeros_like(P) for P in k.params]
-            self.exp_avg_sq = [torch.zeros_like(P) for P in k.params]
-            for i, r in enumerate(rs):
-                if r.moments:
-                    for n, m, v in zip(k.names, self.exp_avg, self.exp_avg_sq):
-                        m[k.view(i)[n]] = r.moments["exp_avg"][n]
-                        v[k.view(i)[n]] = r.moments["exp_avg_sq"][n]
-        self.count = torch.tensor([float(r.step) for r in rs], dtype=torch.float64, device=dev)       # [K]
-        self.clip = torch.tensor([r.config["clip"] for r in rs], dtype=torch.float64, device=dev)      # [K]
-        self.acc = torch.stack([r.acc for r in rs]).to(dev)                                          # [K, 4]
-        self.rates = schedule.Schedule([r.config for r in rs], dev).rates
-        self.feed = data.Feed([r.task for r in rs], [r.config["seed"] for r in rs], c0["batch_size"], s0, dev)
-        hyper, autocast = (c0["betas"], c0["eps"], c0["weight_decay"]), rs[0].autocast
-        to_go = max(r.config["steps"] - r.step for r in rs)
-        self.compiled = compiles(dev, kind, len(rs), to_go, when)
-
-        def step(params, exp_avg, exp_avg_sq, inputs, targets, count, acc):
-            update(self.kernel, params, exp_avg, exp_avg_sq, inputs, targets, self.rates, count, self.clip, acc,
-                   hyper, autocast, functional=self.compiled)
-
-        if self.compiled:
-            _allow_recompiles()
-            if dev.type == "cuda":               # updated in place by the graph: fixed addresses, so it is captured
-                for t in [*k.params, *self.exp_avg, *self.exp_avg_sq, self.count, self.acc]:
-                    torch._dynamo.mark_static_address(t)
-        self.step = (torch.compile(step, fullgraph=True, dynamic=False,
-                                   mode="reduce-overhead" if dev.type == "cuda" else None)
-                     if self.compiled else step)
-
-    def write_back(self, i: int, run: Run) -> None:
-        """Slot ``i``'s weights, moments and accumulators into ``run``'s own copies."""
-        k = self.kernel
-        with torch.no_grad():
-            own = dict(run.model.named_parameters())
-            if k.stacked:
-                for n, P in zip(k.names, k.params):
-                    own[n].copy_(P[k.view(i)[n]])
-            run.moments = {"exp_avg": {n: m[k.view(i)[n]].detach().clone() for n, m in zip(k.names, self.exp_avg)},
-                           "exp_avg_sq": {n: v[k.view(i)[n]].detach().clone()
-                                          for n, v in zip(k.names, self.exp_avg_sq)}}
-            run.acc = self.acc[i].detach().cpu().clone()
 
 
 class Trainer:
@@ -151,7 +86,7 @@ class Trainer:
         self.when = compile
         self.run_dirs = list(run_dirs) if run_dirs is not None else [None] * n
         self.trunk_dirs = list(trunk_dirs) if trunk_dirs is not None else [None] * n
-        self.batch: Optional[_Batch] = None
+        self.batch: Optional[Packing] = None
         self.compile_s = 0.0                       # seconds of the first (compiling) update of each packing
 
     # -- one run: the trainer reads as it -------------------------------------------------------------------
@@ -212,7 +147,7 @@ class Trainer:
             slots, kind = slots[:1], "module"            # one at a time, each with its own fused module
         elif len(slots) == 1 and self.auto:
             kind = "module"
-        self.batch = _Batch(self.runs, slots, kind, self.when) if slots else None
+        self.batch = Packing(self.runs, slots, kind, self.when) if slots else None
         return self.batch is not None
 
     def _batch_pays(self, slots: list[int]) -> bool:
@@ -232,7 +167,7 @@ class Trainer:
             self.runs[b.slots[i]].step += 1
         self._after_update(b)
 
-    def _after_update(self, b: _Batch) -> None:
+    def _after_update(self, b: Packing) -> None:
         runs = self.runs
         due = [i for i in sorted(b.active) if runs[b.slots[i]].step % runs[b.slots[i]].config["log_every"] == 0
                or runs[b.slots[i]].step == runs[b.slots[i]].config["steps"]]
@@ -283,8 +218,6 @@ class Trainer:
         ``run_dir``/``trunk`` set them for a single run. ``callback(trainer)`` runs after every update (an
         exception there stops the training, as a kill would). Returns each run's outcome by index; the runs hold
         their final state."""
-        from tqdm.auto import tqdm
-
         if run_dir is not None or trunk is not None:
             self._one()
             self.run_dirs, self.trunk_dirs = [run_dir], [trunk]

@@ -34,7 +34,7 @@ def compiles(device: torch.device, kernel: str, K: int, updates: int, when: str 
 def _allow_recompiles() -> None:
     """Every batch compiles the same update function; a process that trains many shapes (K, V_max, encodings) must
     not hit dynamo's recompile limit (8 a function by default), which under ``fullgraph`` raises."""
-    import torch._dynamo.config as dynamo
+    import torch._dynamo.config as dynamo  # deferred: dynamo loads only where a compile happens
 
     dynamo.recompile_limit = max(dynamo.recompile_limit, 256)
     dynamo.accumulated_recompile_limit = max(dynamo.accumulated_recompile_limit, 4096)

@@ -15,12 +15,12 @@ import torch
 import torch.nn.functional as F
 
 from penb import models, trunks
+from penb.device import check_device
 from penb.store import atomic
-from penb.progress import Heartbeat
 from penb.store.identity import STORE_VERSION
 from penb.run_config import derive_seed, normalize
-from penb.store.paths import checkpoint_path, checkpoints
-from penb.tasks import IGNORE, Batch, make_task
+from penb.store.paths import checkpoints
+from penb.tasks import IGNORE, make_task
 from penb.trainer import schedule
 
 
@@ -68,8 +68,6 @@ class Run:
     trains, "done", or its :class:`Diverged`)."""
 
     def __init__(self, config: Mapping[str, Any]):
-        from penb.device import check_device
-
         self.config = c = normalize(config)
         check_device(c["device"])                        # a cluster job checks its node's device here
         self.device = torch.device(c["device"])

@@ -1,4 +1,4 @@
-"""The task base: ``Batch`` (whole sequences), the held-out row hash and ``Task``.
+"""A task's common part: ``Batch`` (whole sequences), the held-out row hash and ``Task``.
 
 A task lays a sequence over ``T`` time steps (input and output phase): ``inputs`` LongTensor[B, T], where
 a step without an input token carries the command token ``V``, and ``targets`` LongTensor[B, T], where a
