@@ -1,6 +1,7 @@
 """What every positional encoding builds on: the base class, the empty encoding, a table (fixed or
 learnable), a blog formula, and Eq. 1-2's sinusoidal table. The registry (``penb.encodings``) and the encodings
-beyond the texts (``penb.encodings.variants``) both import them from here, so neither imports the other.
+beyond the texts (``penb.encodings.variants``) both import them from here, so ``variants`` never imports the
+registry (the registry imports ``variants``).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The executor interface every executor implements, and the check of its count options (``workers``,
-``threads``, ``batch_runs``)."""
+"""The executor interface every executor implements, and the check of their count options (``workers``,
+``threads``, ``max_runs``, ``gpus_per_job``, ``array_parallelism``, ...)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

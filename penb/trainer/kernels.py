@@ -4,8 +4,8 @@ Both kernels give ``logits(params, inputs: LongTensor[K, B, T]) -> Tensor[K, B, 
 from ``scored_from`` on (S = T - scored_from), ``losses(params, inputs, targets)``: each run's mean cross-entropy
 and accuracy over its scored steps (``[K]``; the module kernel reads out the scored steps alone, the stacked one
 the whole span, masked, a fixed shape), and ``view(j)``: for each parameter name, the index of run j's own
-values in that parameter (its shape in the run's own model). The trainer (``penb.trainer.loop``) packs and unpacks
-runs, checkpoints and Adam's moments through ``view`` alone.
+values in that parameter (its shape in the run's own model). The trainer's packing (``penb.trainer.packing``) packs
+and unpacks runs, checkpoints and Adam's moments through ``view`` alone.
 
 * :class:`Module` (``"module"``): one run (K = 1), any core, its own ``SequenceModel`` (``nn.GRU``/``nn.LSTM``: cuDNN
   on a GPU, oneDNN's LSTM on the CPU; the S4D; the transformer). Its parameters are the model's: ``params`` is not

@@ -2,9 +2,10 @@
 
 A single run is the K = 1 case. :class:`Trainer` holds, for every run, its own task and held-out set, its own model
 at its own shape (the canonical copy that checkpoints, evaluation and results read), its history and its step; and
-for the batch, a packing (``penb.trainer.packing``): a kernel (``penb.trainer.kernels``: the run's own module at K = 1, or ``stacked`` per-run weights),
-Adam's moments, the per-run schedule, clipping norms and update counts as ``[K]`` tensors, and the data feed
-(``penb.trainer.data``: keyed by seed and update, so a run's batches are the same alone or in any batch).
+for the batch, a packing (``penb.trainer.packing``): a kernel (``penb.trainer.kernels``: the run's own module at
+K = 1, or ``stacked`` per-run weights), Adam's moments, the per-run schedule, clipping norms and update counts as
+``[K]`` tensors, and the data feed (``penb.trainer.data``: keyed by seed and update, so a run's batches are the
+same alone or in any batch).
 
 One loop (:meth:`Trainer.run`): an update of every live run (:func:`penb.trainer.update.update`, compiled whole where
 ``compile`` says so); then, on the host, which runs are due to log (one read of the device, every ``log_every``

@@ -1,8 +1,9 @@
 """One run's own state inside the trainer: its config, task, held-out set, model at its own shape, Adam's moments,
 step, history and accumulators; its checkpoints (save, resume, trunk branch points) and its evaluation.
 
-The batch (``penb.trainer.loop.Trainer``) packs runs into a kernel's parameters and writes them back here before a
-checkpoint, at a run's exit and at the end, so that checkpoints, evaluation and results read one run's own model.
+The packing (``penb.trainer.packing.Packing``) lays runs into a kernel's parameters and writes them back here
+before a checkpoint, at a run's exit and at the end (the trainer, ``penb.trainer.loop.Trainer``, says when), so
+that checkpoints, evaluation and results read one run's own model.
 """
 from __future__ import annotations
 
