@@ -64,9 +64,10 @@ def digests() -> dict:
 
 
 def run_in(tree: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree), "PENB_STORE": tempfile.mkdtemp(), "PENB_CPU_BF16": "0"}
-    got = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--digests"], cwd=tree, env=env,
-                         check=True, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as store:
+        env = {**os.environ, "PYTHONPATH": str(tree), "PENB_STORE": store, "PENB_CPU_BF16": "0"}
+        got = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--digests"], cwd=tree, env=env,
+                             check=True, capture_output=True, text=True)
     return json.loads(got.stdout.strip().splitlines()[-1])
 
 

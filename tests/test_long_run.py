@@ -22,6 +22,7 @@ import torch
 
 from penb import long_run, plan, presets, runner, runs, trunks
 from penb.call import budgeted, limits
+from penb.long_run import same
 from penb.run_config import decay_start, normalize
 from penb.store import paths
 from penb.store.paths import checkpoints
@@ -505,8 +506,6 @@ def test_a_continuation_under_code_shown_the_same_is_restored_and_under_code_not
     """penb.long_run.same: a state trained under identity A is restored by code B only where an entry B -> A holds
     runs whose digests agree under both trees (a chain B -> A' -> A too); an entry with one differing digest, or
     none at all, lets nothing through."""
-    from penb.long_run import same
-
     a, b, c = "a" * 16, "b" * 16, "c" * 16
     agree = {"r/0": ["x", "x"], "r/1": ["y", "y"]}
     differ = {"r/0": ["x", "x"], "r/1": ["y", "z"]}
@@ -534,8 +533,6 @@ def test_a_continuation_under_code_shown_the_same_is_restored_and_under_code_not
 def test_every_committed_entry_names_two_identities_and_runs():
     """The committed record (scripts/same_training.py): each entry names the code it continues, a different identity,
     and the runs behind it; the entries a restore follows are those whose runs agree."""
-    from penb.long_run import same
-
     for e in same.records():
         assert len(e["identity"]) == len(e["continues"]) == 16 and e["identity"] != e["continues"]
         assert len(e["runs"]) >= 10 and all(len(d) == 2 for d in e["runs"].values())

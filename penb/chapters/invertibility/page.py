@@ -93,8 +93,7 @@ def sanity(df: pd.DataFrame, fl: dict, cfg) -> None:
     """The book's sanity checks (``checks.sanity``, never on the scorecard): their table
     and provenance; glues each verdict as ``inv_s_*``."""
     grades = checks.sanity(checks.measures(df, fl))
-    pages.table(claims.table(grades), cfg)
-    pages.glue_verdicts(grades, "inv_s_")
+    pages.verdicts(grades, cfg, "inv_s_")
 
 
 def measures(studies: Sequence[analysis.Study], df: pd.DataFrame, fl: dict,
