@@ -24,7 +24,7 @@ from penb.device import archived
 from penb.store import atomic
 from penb.store.run_result import RunResult
 from penb.run_config import normalize
-from penb.trainer import Trainer, finish, loop
+from penb.trainer import Trainer, finish, policy
 
 
 def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: bool = False, kernel: str = "auto",
@@ -33,7 +33,7 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
 
     The runs' locks are taken in key order (two processes never wait on each other); each run resumes from its own
     checkpoints, else from its trunk's branch point, and the batch trains them together from wherever each
-    stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it pays (``penb.trainer.loop.batch_pays``), else each run
+    stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it pays (``penb.trainer.policy.batch_pays``), else each run
     alone with its own module (in order); ``kernel``, ``compile``: as ``Trainer`` takes them otherwise.
     ``callback(trainer)`` runs after every update (an exception there stops the training, as a kill would)."""
     store = Path(store)
@@ -50,7 +50,7 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
         if todo:
             for k in todo:
                 runs.sweep_temporary(dirs[k])
-            alone = kernel == "auto" and not loop.batch_pays([unique[k] for k in todo],
+            alone = kernel == "auto" and not policy.batch_pays([unique[k] for k in todo],
                                                                max(unique[k]["steps"] for k in todo))
             for part in ([[k] for k in todo] if alone else [todo]):
                 start = time.time()

@@ -33,9 +33,9 @@ def test_one_run_per_group_or_a_figure_per_batch(tmp_path, monkeypatch):
 
 
 def test_a_batch_cut_at_the_deadline_resumes_to_what_one_call_stores(tmp_path, monkeypatch):
-    from penb.trainer import loop
+    from penb.trainer import policy
 
-    monkeypatch.setattr(loop, "batch_pays", lambda configs, to_go, when="auto": len(configs) > 1)
+    monkeypatch.setattr(policy, "batch_pays", lambda configs, to_go, when="auto": len(configs) > 1)
     cs = configs()
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "straight"))
     straight = budgeted.drive(budgeted.groups(cs, batched=True, width=64), 10 ** 9, UpdateClock(), fit=False)

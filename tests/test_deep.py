@@ -89,8 +89,8 @@ def killed_and_rerun(tmp_path, monkeypatch, k: int):
     killed = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     code = SWEEP.replace("from tests.test_deep import configs",
-                         "import penb.trainer.loop as loop\n"
-                         "loop.batch_pays = lambda cs, to_go, when='auto': len(cs) > 1\n"
+                         "import penb.trainer.policy as policy\n"
+                         "policy.batch_pays = lambda cs, to_go, when='auto': len(cs) > 1\n"
                          + KILL_AFTER.replace("{k}", str(k)) + "from tests.test_deep import configs")
     p = subprocess.run([sys.executable, "-c", code, str(killed)], env=env, timeout=600)
     assert p.returncode == -signal.SIGKILL
@@ -114,9 +114,9 @@ def test_a_deep_sweep_killed_after_a_batchs_checkpoints_resumes_to_what_one_unin
     """Killed once the first batch has checkpointed every run at update 20, the rerun resumes the batch as it was
     and stores what a sweep that was never killed stores, exactly: the same runs, histories and held-out
     predictions (fp64, one thread)."""
-    from penb.trainer import loop
+    from penb.trainer import policy
 
-    monkeypatch.setattr(loop, "batch_pays", lambda cs, to_go, when="auto": len(cs) > 1)
+    monkeypatch.setattr(policy, "batch_pays", lambda cs, to_go, when="auto": len(cs) > 1)
     again, straight = killed_and_rerun(tmp_path, monkeypatch, 4)
     for a, b in zip(again, straight):
         assert a.history == b.history
@@ -130,9 +130,9 @@ def test_a_deep_sweep_killed_between_a_batchs_checkpoints_loses_nothing_and_agre
     fourth from the start, in other batches than the uninterrupted sweep's (a mixed-vocabulary batch and a run alone
     sum their logits in another order), so it agrees to fp64 rounding carried through 400 updates (relative 1e-6),
     not bit for bit; every run finishes and the same runs are stored."""
-    from penb.trainer import loop
+    from penb.trainer import policy
 
-    monkeypatch.setattr(loop, "batch_pays", lambda cs, to_go, when="auto": len(cs) > 1)
+    monkeypatch.setattr(policy, "batch_pays", lambda cs, to_go, when="auto": len(cs) > 1)
     again, straight = killed_and_rerun(tmp_path, monkeypatch, 3)
     for a, b in zip(again, straight):
         assert [h["step"] for h in a.history] == [h["step"] for h in b.history]

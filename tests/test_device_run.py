@@ -196,7 +196,7 @@ def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
 
 
 def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monkeypatch):
-    """penb.trainer.loop.compiles: on CUDA a stacked batch with 2,000 updates or more to go (the H200's 85-92 s
+    """penb.trainer.policy.compiles: on CUDA a stacked batch with 2,000 updates or more to go (the H200's 85-92 s
     compile against a 2x faster update), never the one-run module, never the CPU (batch_pays: a GRU batch of 4 runs
     and 200 updates to go, eager); PENB_COMPILE overrides "auto" and a bad value is
     refused; penb.call.fit.estimate charges an eager batch its measured seconds and a compiled one 120 s plus its
@@ -205,27 +205,27 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     import torch
 
     from penb.call import fit as call_fit
-    from penb.trainer import loop
+    from penb.trainer import policy
 
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
     monkeypatch.delenv("PENB_COMPILE", raising=False)
-    assert not loop.compiles(cuda, "stacked", 30, 1999) and loop.compiles(cuda, "stacked", 30, 2000)
-    assert not loop.compiles(cuda, "module", 1, 10 ** 6)
-    assert not loop.compiles(cpu, "stacked", 64, 10 ** 6)                   # the CPU's eager batch is faster
+    assert not policy.compiles(cuda, "stacked", 30, 1999) and policy.compiles(cuda, "stacked", 30, 2000)
+    assert not policy.compiles(cuda, "module", 1, 10 ** 6)
+    assert not policy.compiles(cpu, "stacked", 64, 10 ** 6)                   # the CPU's eager batch is faster
     gru = [{"device": "cpu", "core": "gru"}]
-    assert not loop.batch_pays(gru * 3, 10 ** 6) and loop.batch_pays(gru * 4, 200)
-    assert not loop.batch_pays(gru * 18, 199) and not loop.batch_pays([{"device": "cpu", "core": "lstm"}] * 18, 4000)
+    assert not policy.batch_pays(gru * 3, 10 ** 6) and policy.batch_pays(gru * 4, 200)
+    assert not policy.batch_pays(gru * 18, 199) and not policy.batch_pays([{"device": "cpu", "core": "lstm"}] * 18, 4000)
     small, big = [{"device": "cpu", "core": "lstm", "hidden": 64}], [{"device": "cpu", "core": "lstm", "hidden": 128}]
-    assert loop.batch_pays(small * 4, 200) and not loop.batch_pays(small * 3, 200)   # appendix A's LSTM: 1.24x at 4
-    assert not loop.batch_pays(big * 18, 4000)                                        # key findings': 0.93x at 18
+    assert policy.batch_pays(small * 4, 200) and not policy.batch_pays(small * 3, 200)   # appendix A's LSTM: 1.24x at 4
+    assert not policy.batch_pays(big * 18, 4000)                                        # key findings': 0.93x at 18
     monkeypatch.setenv("PENB_COMPILE", "never")
-    assert not loop.compiles(cuda, "stacked", 30, 10 ** 6)
-    assert loop.compiles(cuda, "stacked", 30, 10 ** 6, when="always")        # an explicit choice stands
+    assert not policy.compiles(cuda, "stacked", 30, 10 ** 6)
+    assert policy.compiles(cuda, "stacked", 30, 10 ** 6, when="always")        # an explicit choice stands
     monkeypatch.setenv("PENB_COMPILE", "always")
-    assert loop.compiles(cpu, "stacked", 2, 5)
+    assert policy.compiles(cpu, "stacked", 2, 5)
     monkeypatch.setenv("PENB_COMPILE", "sometimes")
     with pytest.raises(ValueError, match="PENB_COMPILE"):
-        loop.compiles(cpu, "stacked", 2, 5)
+        policy.compiles(cpu, "stacked", 2, 5)
     monkeypatch.delenv("PENB_COMPILE")
     gpu_batch = [{"device": "cuda"}] * 30
     assert call_fit.estimate(gpu_batch, 1000, 0.02) == pytest.approx(20.0)

@@ -186,9 +186,9 @@ def test_a_batched_sweep_stores_what_one_run_at_a_time_stores(tmp_path, monkeypa
     configs = [{**base, "vocab_size": v, "encoding": e, "steps": n}
                for v in (6, 9) for e in ("sinusoidal", "none") for n in (40, 20)]
     configs.append({**base, "core": "s4d", "steps": 20})
-    from penb.trainer import loop
+    from penb.trainer import policy
 
-    monkeypatch.setattr(loop, "batch_pays", lambda configs, to_go, when="auto": len(configs) > 1)  # batch these too
+    monkeypatch.setattr(policy, "batch_pays", lambda configs, to_go, when="auto": len(configs) > 1)  # batch these too
     plan = batched_executor.schedule(sweeps.runs.settle(configs), 64)
     assert [[len(g) for g in s] for s in plan] == [[4, 1], [4]]       # N's four GRUs, the S4D; then the four N/2
     one = sweeps.sweep(configs, LocalExecutor(), store=tmp_path / "one", progress=False)

@@ -7,7 +7,7 @@ The written rule (:data:`RULE`, before any slice confirmation run; it reads the 
   and N of one trunk (the preset's ``earlier``);
 * in its first seconds the call measures, on this device, one update of each batch it will train: a few updates of
   the batch itself, uncompiled (:func:`measure`). A batch that trains eager is charged its updates at that rate; one
-  that will compile (``penb.trainer.loop.compiles``: on CUDA, 2,000 updates or more) is charged
+  that will compile (``penb.trainer.policy.compiles``: on CUDA, 2,000 updates or more) is charged
   :data:`COMPILE_ALLOWANCE_S` plus its eager seconds over the compiled speed-up measured at its number of runs
   (``penb.executors.cost.compiled_speedup``: 10.6x at K = 10 on an H100, 2.0x at K = 1,024 on an H200, log-linear in
   K between; on the CPU its eager seconds, an upper bound) (:func:`estimate`);
@@ -87,7 +87,7 @@ def overrides_at(chapter: str, preset: str, j: int, overrides: Optional[dict] = 
 
 def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
     """Seconds per update of ``configs`` trained here as the trainer trains them, uncompiled: as one batch, or, where
-    a batch does not pay (``penb.trainer.loop.batch_pays``: the CPU's LSTM), one run at a time (the mean over
+    a batch does not pay (``penb.trainer.policy.batch_pays``: the CPU's LSTM), one run at a time (the mean over
     ``updates`` after one untimed update, times the runs per packing)."""
     t = Trainer(configs, compile="never")
     seconds = timed_updates(t, updates)

@@ -21,7 +21,7 @@ from penb import trunks
 from penb.executors.pool import ProcessExecutor, _cost
 from penb.runner import train_group
 from penb import runs
-from penb.trainer import group_key, loop
+from penb.trainer import group_key, policy
 from penb.trainer.kernels import stackable as batchable
 from penb.executors.interface import Executor, check_count
 from penb.executors.local import LocalExecutor
@@ -80,8 +80,8 @@ def groups(configs: Sequence[Mapping[str, Any]], max_runs: int,
 
 def pays(configs: Sequence[Mapping[str, Any]], to_go: Optional[int] = None) -> bool:
     """Whether training ``configs`` (one group key) as one stacked batch beats training them one at a time, each with
-    its own fused module (``penb.trainer.loop.batch_pays``), with ``to_go`` updates left (default: all of them)."""
-    return loop.batch_pays(configs, max(x["steps"] for x in configs) if to_go is None else to_go)
+    its own fused module (``penb.trainer.policy.batch_pays``), with ``to_go`` updates left (default: all of them)."""
+    return policy.batch_pays(configs, max(x["steps"] for x in configs) if to_go is None else to_go)
 
 
 def split(batch: list) -> list[list]:

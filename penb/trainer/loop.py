@@ -36,10 +36,8 @@ from penb import trunks
 from penb.progress import Heartbeat
 from penb.store.paths import checkpoint_path
 from penb.tasks import Batch
-from penb.trainer import kernels, schedule
+from penb.trainer import kernels, policy, schedule
 from penb.trainer.packing import Packing
-from penb.trainer.policy import (CPU_BATCH_CORES, CPU_BATCH_RUNS, CPU_BATCH_UPDATES,  # noqa: F401 (re-exported)
-                                 CUDA_COMPILE_UPDATES, batch_most, batch_pays, compiles)
 from penb.trainer.run import Diverged, Run
 
 # the fields in which runs of one batch may differ (each a [K] value or a padded slot); all others they share
@@ -58,7 +56,7 @@ class Trainer:
 
     ``configs``: one run config or a sequence; ``run_dirs[k]`` receives run k's checkpoints, ``trunk_dirs[k]`` (a WSD
     run's trunk folder) its branch points; ``kernel``: "auto" (``module`` for one run, else ``stacked``), "module" or
-    "stacked"; ``compile``: "auto" (:func:`compiles`), "always" or "never". ``run()`` trains every run to its budget;
+    "stacked"; ``compile``: "auto" (``penb.trainer.policy.compiles``), "always" or "never". ``run()`` trains every run to its budget;
     each run's ``outcome`` is then "done" or its :class:`Diverged`. With one run the trainer also reads as that run
     (``model``, ``task``, ``test``, ``config``, ``step``, ``history``, ``evaluate``, ``save``, ``resume``).
     """
@@ -153,7 +151,7 @@ class Trainer:
 
     def _batch_pays(self, slots: list[int]) -> bool:
         to_go = max(self.runs[j].config["steps"] - self.runs[j].step for j in slots)
-        return batch_pays([self.runs[j].config for j in slots], to_go, self.when)
+        return policy.batch_pays([self.runs[j].config for j in slots], to_go, self.when)
 
     def train_step(self) -> None:
         """One update of every active run, then each run's logging, checkpoints, branch points and exit."""
