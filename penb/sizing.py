@@ -36,7 +36,7 @@ FIXED_TARGETS = ("deep", "deep_v2", "deep_v3")
 # S4D half in gradient stability (b: its effect fades after 10,000 updates), appendix A.3 (b: both models at the
 # blind-guess baseline on search seeds). QUICK_RULE is the sentence the rows cite.
 QUICK_CLAIM_CPU_MIN = 10
-QUICK_RULE = ("penb.presets.QUICK_RULE (issue 41): quick leaves a claim to a larger preset only for (a) the cost of "
+QUICK_RULE = ("penb.sizing.QUICK_RULE (issue 41): quick leaves a claim to a larger preset only for (a) the cost of "
               f"its own cells, above {QUICK_CLAIM_CPU_MIN} CPU-minutes, or (b) what the claim needs, never for a "
               "verdict seen")
 
@@ -57,11 +57,11 @@ QUICK_RULE = ("penb.presets.QUICK_RULE (issue 41): quick leaves a claim to a lar
 SLICE_STOP = 0.02          # protocol 5's smallest move of a model (penb.claims.doubling)
 SLICE_SEEDS = 5
 SLICE_MINUTES = 8.0
-SLICE_RULE = (f"penb.presets.SLICE_RULE (issue 43): quick's shapes, GRU and LSTM only (batched), N the smallest quick "
+SLICE_RULE = (f"penb.sizing.SLICE_RULE (issue 43): quick's shapes, GRU and LSTM only (batched), N the smallest quick "
               f"N x 2^j where vanilla gains < {SLICE_STOP} per doubling on search seeds or else the largest that fits "
               f"{SLICE_MINUTES:g} H100-minutes, {SLICE_SEEDS}+ seeds")
 SLICE_S4D = ("the S4D is not trained by the batched trainer and its GPU rate is unmeasured, so no slice plan can "
-             "promise it fits (penb.presets.SLICE_RULE)")
+             "promise it fits (penb.sizing.SLICE_RULE)")
 
 # How the deep preset is sized (issue 58; written 2026-11-28 before any deep confirmation run, reading only the
 # vanilla GRU's curves on search seeds, scripts/search_deep.py -> penb/chapters/key_findings/deep_search.csv, through
@@ -82,7 +82,7 @@ DEEP_BUDGETS = (32_000, 64_000)
 DEEP_MIN_SEEDS = 5
 DEEP_MAX_SEEDS = 10
 DEEP_CPU_MIN = 90.0
-DEEP_RULE = (f"penb.presets.DEEP_RULE (issue 58): Fig. 2's GRU over V 32-256, vanilla and sinusoidal, N the smallest "
+DEEP_RULE = (f"penb.sizing.DEEP_RULE (issue 58): Fig. 2's GRU over V 32-256, vanilla and sinusoidal, N the smallest "
              f"of {', '.join(f'{n:,}' for n in DEEP_BUDGETS)} with {POWER:.0%} power for morita.fig2.gru at "
              f"<= {DEEP_MAX_SEEDS} seeds (penb.power, search seeds only) within {DEEP_CPU_MIN:g} CPU-minutes, the "
              f"fewest seeds from {DEEP_MIN_SEEDS} that reach it")

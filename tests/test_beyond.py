@@ -335,7 +335,7 @@ def test_beyond_transformers_needs_the_quarter_runs_to_reach_the_texts_budget(ex
 
 
 def test_quick_trains_every_band_whatever_the_pilots_power():
-    """Issue 41 (penb.presets.QUICK_RULE): the pilot's power never cuts a cell. Spread and phase need 11 and 21
+    """Issue 41 (penb.sizing.QUICK_RULE): the pilot's power never cuts a cell. Spread and phase need 11 and 21
     seeds at the pilot's spread; quick trains them at 3, and their rows say what would decide them."""
     cfg = presets.resolve("beyond_rnn", "quick")
     assert set(cfg.bands) == {"high", "low", "spread", "phase"} and cfg.add

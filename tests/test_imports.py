@@ -147,6 +147,25 @@ def test_no_two_modules_outside_the_chapters_share_a_file_name():
     assert twins == set(), twins
 
 
+def test_each_preset_rule_is_named_by_its_one_home():
+    """Issue 67: the preset rules live in ``penb.sizing`` (``penb.presets`` re-exports them). A rule's text names
+    itself there, and nothing in the code, the notebooks or the docs calls one ``penb.presets.<RULE>``."""
+    import re
+
+    from penb import presets, sizing
+
+    rules = {n: v for n, v in vars(sizing).items() if n.endswith("_RULE") and isinstance(v, str)}
+    assert {"QUICK_RULE", "SLICE_RULE", "DEEP_RULE", "FREQ_DEEP_RULE"} <= set(rules)
+    for name, text in rules.items():
+        assert getattr(presets, name) is text
+        named = re.findall(r"penb\.(\w+)\.[A-Z_]*RULE\b", text)
+        assert set(named) <= {"sizing"}, (name, named)
+    files = [*(paths.REPO / "penb").rglob("*.py"), *(paths.REPO / "notebooks").glob("*.py"),
+             paths.REPO / "README.md", paths.REPO / "CONTRIBUTING.md"]
+    other = [str(f.relative_to(paths.REPO)) for f in files if re.search(r"penb\.presets\.[A-Z_]*RULE\b", f.read_text())]
+    assert other == []
+
+
 def test_modules_and_notebooks_fit_on_a_few_screens():
     """Issue 67: no module of penb over 300 lines, no notebook over 350 (split where the ideas part; a notebook
     keeps its prose, parameters and calls)."""

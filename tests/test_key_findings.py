@@ -84,7 +84,7 @@ def test_quick_keeps_the_paper_protocol():
     assert quick.betas == paper.betas == (0.9, 0.98)
     assert quick.held_out == paper.held_out == 1024
     assert set(paper.cores) == {"gru", "lstm", "s4d"}
-    # issue 41 (penb.presets.QUICK_RULE): quick trains the S4D again; a model a user
+    # issue 41 (penb.sizing.QUICK_RULE): quick trains the S4D again; a model a user
     # leaves out is named
     assert set(quick.cores) == {"gru", "lstm", "s4d"}
     from penb.chapters.key_findings import grading

@@ -101,7 +101,7 @@ def test_the_gpu_preset_refuses_a_machine_without_cuda(monkeypatch):
 
 
 def test_no_cell_is_left_out_of_quick_for_a_verdict():
-    """Issue 41, item 3: which cells quick trains is decided by penb.presets.QUICK_RULE, cost or what the claim
+    """Issue 41, item 3: which cells quick trains is decided by penb.sizing.QUICK_RULE, cost or what the claim
     needs, never by a verdict, a doubling move or the pilot's power. Every chapter's table of cells left out says
     which, and none cites an outcome."""
     from penb.chapters.appendix import appendix_a

@@ -131,7 +131,7 @@ def analyse(table: pd.DataFrame, draws: int = core.DRAWS) -> pd.DataFrame:
 
 
 def choose(power_table: pd.DataFrame, protocol: Optional[int] = None) -> dict:
-    """``penb.presets.DEEP_RULE`` applied to a power table (:func:`analyse`): {"N", "seeds", "power", "cpu_min",
+    """``penb.sizing.DEEP_RULE`` applied to a power table (:func:`analyse`): {"N", "seeds", "power", "cpu_min",
     "reached": whether the power was reached, "why"}, read at the largest vocabulary (where morita.fig2.gru is read)
     under ``protocol`` (default: ``penb.sizing.SIZED_UNDER``, the one the rule was written under)."""
     col = f"power_p{protocol or sizing.SIZED_UNDER}"

@@ -175,7 +175,7 @@ PAIRS = {"beyond.bands.high": ("high", VANILLA), "beyond.bands.high_over_low": (
          "beyond.add.as_concat": (PE, ADDED)}
 RANK = "beyond.hansen.invertibility"
 # (preset, hypothesis) -> why the preset trains no variant for it: none at quick since issue 41
-# (penb.presets.QUICK_RULE: cells are left out for cost or need, never for a verdict, a move or the pilot's power)
+# (penb.sizing.QUICK_RULE: cells are left out for cost or need, never for a verdict, a move or the pilot's power)
 NOT_RUN: dict = {}
 
 

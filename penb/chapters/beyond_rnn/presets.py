@@ -63,7 +63,7 @@ QUICK = dict(
     cores=("gru",),                     # 19 s a run, against 75 s for the LSTM (see above)
     vocab=32,                           # key_findings' graded GRU cell: a gap in 5/5 pilot seeds
     bands=("high", "low", "spread", "phase"),
-                                        # all four (penb.presets.QUICK_RULE, issue 41): the
+                                        # all four (penb.sizing.QUICK_RULE, issue 41): the
                                         # pilot's power never cuts a cell, so spread and phase
                                         # (11 and 21 seeds needed, below) run at 3 and say
                                         # what would decide them; ~2.5 minutes with N/2

@@ -75,7 +75,7 @@ QUICK = dict(
     checkpoint_every=300,                           # about ten points per curve of "Gradient stability"
     bootstrap=10_000,                               # the paper's resamples (seed and sequence CIs)
     workers=2,                                      # one run per core of the 2-core CPU machine
-    cores=("gru", "lstm", "s4d"),                   # all three (penb.presets.QUICK_RULE, issue 41):
+    cores=("gru", "lstm", "s4d"),                   # all three (penb.sizing.QUICK_RULE, issue 41):
                                                     # the S4D's cell at 3 seeds (~7 CPU-minutes with
                                                     # N/2) is under the cost cap. Issues 26-34 had
                                                     # left it out for the hour, and because the quick
@@ -119,7 +119,7 @@ GPU = dict(
 # four at a time if packing gains 1.2x or more. Measure it before trusting it.
 
 # One GPU call of at most 8 minutes on an H100 (``python -m penb slice frequency``): quick's cells, trained as
-# batches of runs further and on more seeds (penb.presets.SLICE_RULE, written before any slice confirmation run).
+# batches of runs further and on more seeds (penb.sizing.SLICE_RULE, written before any slice confirmation run).
 # Estimate (``python -m penb plan --preset slice frequency``, measured batched rates): 7.3 minutes with the
 # overhead; 6 seeds would take 8.0, and quick's N x 8 (j = 3) about 13. The dual-frequency task had no search
 # beyond quick's N on search seeds, so the rule's stop could not be read: N is the largest quick N x 2^j that fits.

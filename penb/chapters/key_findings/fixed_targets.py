@@ -10,7 +10,7 @@ from penb.sizing import DEEP_V2_SEEDS, DEEP_V3_N, DEEP_V3_SEEDS, DEEP_V3_VOCAB
 # Fig. 2's GRU where the protocol can decide (issue 58): the paper's vocabulary range
 # at quick's shapes, trained to a fixed budget N with its N/2 and N/4 on each run's
 # trunk, on the confirmation seeds the power analysis names. The rule is
-# penb.presets.DEEP_RULE; penb.power.fig2_v1 reads the vanilla GRU's curves on search
+# penb.sizing.DEEP_RULE; penb.power.fig2_v1 reads the vanilla GRU's curves on search
 # seeds (deep_search.csv beside this module, scripts/search_deep.py) and writes
 # power_analysis.csv beside it, landed before any deep confirmation run. The CPU trains
 # it through the one batched trainer over both cores (``python -m penb run

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from penb import claims, presets, report
+from penb import claims, presets
 from penb.chapters import pages
 from penb.chapters.key_findings import analysis, headline
 from penb.names import model_name
@@ -83,9 +83,8 @@ def gaps(frame: pd.DataFrame, cfg, **extra) -> None:
     """Show the paired gap at every vocabulary of every model (``analysis.gaps``),
     with the provenance under it."""
     every_v = analysis.gaps(frame, n_resamples=cfg.bootstrap)
-    display(every_v.assign(model=every_v["model"].map(model_name)).round(4)
-            .set_index(["model", "vocab"]))
-    print(report.provenance(cfg, bootstrap=cfg.bootstrap, **extra))
+    pages.table(every_v.assign(model=every_v["model"].map(model_name)).round(4)
+                .set_index(["model", "vocab"]), cfg, bootstrap=cfg.bootstrap, **extra)
 
 
 def long_run() -> None:

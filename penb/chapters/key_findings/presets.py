@@ -70,7 +70,7 @@ QUICK = dict(
     warmup=100,                         # the search's: short, for a few 1,000 updates
     lr=1e-2,                            # r1: twice the progress of 3e-3 at hidden 64
     # graded: confirmation seeds, none used by a search (0-2, 111-333, 900) or by the
-    # pilot (1001-1005): three per cell (penb.presets.QUICK_RULE, issue 41). From
+    # pilot (1001-1005): three per cell (penb.sizing.QUICK_RULE, issue 41). From
     # issue 34 to 41 the GRU took five, a count chosen after the 3-seed build of
     # b71ecdc had been read: a choice by outcome, undone
     seeds=confirmation(QUICK_SEEDS),
@@ -209,7 +209,7 @@ LEASE = dict(
 
 # One GPU call of at most 8 minutes on an H100 (``python -m penb slice key_findings``):
 # quick's cells, trained as batches of runs further and on more seeds
-# (penb.presets.SLICE_RULE, written before any slice confirmation run). Its plan and
+# (penb.sizing.SLICE_RULE, written before any slice confirmation run). Its plan and
 # estimate (``python -m penb plan --preset slice key_findings``, measured batched
 # rates): 7.3 minutes with the overhead; a sixth seed takes 8.2 and quick's N x 4
 # (j = 2) 13.5. The rule's stop was not reached: on search seeds 0 and 1
