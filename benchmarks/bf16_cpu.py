@@ -76,13 +76,13 @@ def step_times(cfg, cores, vocabs, rounds: int = 7, steps: int = 15) -> None:
     ``vocabs``, else the core's largest in the preset)."""
     import torch
 
-    from penb import train
+    from penb.trainer import Trainer
 
     torch.set_num_threads(1)
     for core in cores:
         base = key_findings.analysis.run_config(cfg, core, (vocabs or cfg[f"{core}_vocab"][-1:])[0],
                                                "sinusoidal", 1001)
-        ts = {amp: train.Trainer({**base, "amp": amp, "held_out": 64}) for amp in ("none", "bf16")}
+        ts = {amp: Trainer({**base, "amp": amp, "held_out": 64}) for amp in ("none", "bf16")}
         best = dict.fromkeys(ts, float("inf"))
         for _ in range(rounds + 1):                                       # the first round warms up
             for amp, t in ts.items():

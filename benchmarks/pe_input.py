@@ -6,7 +6,7 @@
     .venv/bin/python benchmarks/pe_input.py --cores lstm --threads 2 --rounds 9
 
 Size: key_findings' quick LSTM (hidden 128, batch 64, L 16 so 2L = 32 steps, V 256, sinusoidal, fp32); ``--hidden``
-etc. change it. One update = sample, forward, backward, clip, Adam (``penb.train.Trainer.train_step``). The three
+etc. change it. One update = sample, forward, backward, clip, Adam (``penb.trainer.Trainer.train_step``). The three
 variants are timed in interleaved rounds of ``--steps`` updates and each keeps its fastest round, so that the
 noise of a shared machine hits them alike.
 """
@@ -17,17 +17,17 @@ import time
 
 import torch
 
-from penb import train
+from penb.trainer import Trainer
 
 
-def trainer(core: str, encoding: str, fold: bool, a) -> train.Trainer:
-    t = train.Trainer(dict(core=core, encoding=encoding, hidden=a.hidden, batch_size=a.batch, length=a.length,
+def trainer(core: str, encoding: str, fold: bool, a) -> Trainer:
+    t = Trainer(dict(core=core, encoding=encoding, hidden=a.hidden, batch_size=a.batch, length=a.length,
                            vocab_size=a.vocab, device="cpu", amp=a.amp, steps=10**6, warmup=10, held_out=64))
     t.model.fold_encoding = fold
     return t
 
 
-def round_ms(t: train.Trainer, steps: int) -> float:
+def round_ms(t: Trainer, steps: int) -> float:
     """Mean milliseconds per update over ``steps`` updates."""
     start = time.perf_counter()
     for _ in range(steps):

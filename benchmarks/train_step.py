@@ -20,7 +20,7 @@ import time
 
 import torch
 
-from penb import train
+from penb.trainer import Trainer
 from penb.executors.cost import timed_updates
 
 SMALL = dict(hidden=128, batch_size=128, length=16, vocab_size=1024)
@@ -29,7 +29,7 @@ PAPER_VOCAB = {"gru": 256, "lstm": 16384, "s4d": 16384}
 
 def steps_per_second(config: dict, steps: int, warmup: int = 3) -> float:
     """Mean updates per second over ``steps`` updates after ``warmup`` untimed ones."""
-    t = train.Trainer({**config, "steps": steps + warmup, "warmup": 10, "held_out": 64})
+    t = Trainer({**config, "steps": steps + warmup, "warmup": 10, "held_out": 64})
     return steps / timed_updates(t, steps, warmup)
 
 

@@ -88,7 +88,7 @@ cfg = pages.show_config(presets.from_parameters("appendix_a", globals()))
 # %% [markdown]
 # ## Setup and run
 #
-# Each (task, model, vocabulary, encoding, seed) is one run of `penb.train`, set up as
+# Each (task, model, vocabulary, encoding, seed) is one run of `penb.trainer`, set up as
 # in the key-findings chapter: an embedding of $V + 1$ rows (row $V$ is the learnable
 # command fed when a step has no input token), the sinusoidal encoding of the positions
 # concatenated to it or not, a single-layer core and a linear readout, Adam with warm-up

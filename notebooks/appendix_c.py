@@ -86,7 +86,7 @@ print(provenance(cfg, **SIZE))
 # %% [markdown]
 # ## Setup and run
 #
-# Each (task, variant, seed) is one run of `penb.train`, set up as in the key-findings
+# Each (task, variant, seed) is one run of `penb.trainer`, set up as in the key-findings
 # chapter; the double-vanilla model is `input_mode="double"` of `penb.models`. The
 # vanilla and position-encoded runs have exactly the fields of appendix A's sorting runs
 # and of its reversal reference, so when the settings coincide the run store hands those

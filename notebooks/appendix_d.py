@@ -73,7 +73,7 @@ cfg = pages.show_config(presets.from_parameters("appendix_d", globals()))
 # %% [markdown]
 # ## Setup and run
 #
-# Each (setting, encoding, seed) is one run of `penb.train` (`encoding` = `none`,
+# Each (setting, encoding, seed) is one run of `penb.trainer` (`encoding` = `none`,
 # `sinusoidal`, `random` or `learnable` of `penb.encodings`, concatenated to the
 # embedding). All tables cover the positions $0, \dots, 2L - 1$ of the input and
 # output phases. The vanilla and sinusoidal runs have exactly the fields of appendix C's

@@ -91,7 +91,7 @@ glue("br_seeds", ", ".join(map(str, cfg.seeds)), display=False)
 # %% [markdown]
 # ## Training
 #
-# One run per (variant, seed) of `penb.train` on the reversal task: the
+# One run per (variant, seed) of `penb.trainer` on the reversal task: the
 # {glue:text}`br_model` at $V$ = {glue:text}`br_vocab`, seeds {glue:text}`br_seeds`
 # (a variant with a count in `variant_seeds` trains the first seeds of that count: the
 # preset sizes each from the pilot runs, and a comparison pairs the seeds both share).

@@ -89,7 +89,7 @@ glue("bt_preset", cfg.preset, display=False)
 # %% [markdown]
 # ## Training
 #
-# One run of `penb.train` per (model, vocabulary, seed), `core="transformer"`; the
+# One run of `penb.trainer` per (model, vocabulary, seed), `core="transformer"`; the
 # PE-LSTM runs are key_findings' own, reused from the run store. The models named in
 # `half_models` train a second time at half the updates, on the same seeds: a
 # hypothesis about trained models is decided only where that doubling did not move

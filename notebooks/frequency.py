@@ -97,7 +97,7 @@ page.settings(cfg)
 # %% [markdown]
 # ## Training
 #
-# One run of `penb.train` per (model, encoding, seed) on the `dual_frequency` task:
+# One run of `penb.trainer` per (model, encoding, seed) on the `dual_frequency` task:
 # reverse ordering, each training position RARE with probability `rarity`. Each run
 # draws its test grid first (FREQUENT/RARE target x all-FREQUENT/all-RARE disturbants x
 # position $1..L$, `per_cell` sequences each; excluded from training; only the target's

@@ -192,7 +192,7 @@ page.exact_figure(exact, cfg)
 # Irie et al. (2019): causal Transformer language models of 12, 24 and 42 layers did
 # well without PE, layer 1 attending mostly to the newest token, layer 2 uniformly. With
 # no number to match, the rule tests the direction on small models of the book's engine
-# (`penb.train`, `core="transformer"`: token embedding, plus the sinusoidal PE *added*
+# (`penb.trainer`, `core="transformer"`: token embedding, plus the sinusoidal PE *added*
 # to it or not, pre-norm causal layers, a linear readout), each depth without and with
 # PE under the same seeds; the PE adds no parameters and changes nothing else:
 #

@@ -116,7 +116,7 @@ print(report.provenance(cfg, train=data.train_label, test=data.test_label))
 # paragraphs (each paragraph's first `length` targets; padding and SentencePiece's
 # unknown piece are not scored), the same definition as the paper's code.
 #
-# One `penb.train` run per model and seed (the `lm` task), kept in the run store: a
+# One `penb.trainer` run per model and seed (the `lm` task), kept in the run store: a
 # finished run is reused, an interrupted one resumes from its last checkpoint. The same
 # seed gives both models the same sequence of training batches, so they can be compared
 # seed by seed.
@@ -278,7 +278,7 @@ print(report.provenance(cfg, **TEST))
 # ## Recap
 #
 # - Two single-layer LSTMs, vanilla and with the sinusoidal encoding concatenated to the
-#   embedding, trained by `penb.train` on paragraph starts of {glue:text}`train_text`
+#   embedding, trained by `penb.trainer` on paragraph starts of {glue:text}`train_text`
 #   ({glue:text}`train_paragraphs` paragraphs, about {glue:text}`passes:.0f` draws of
 #   each) and tested on {glue:text}`test_paragraphs` paragraphs of
 #   {glue:text}`test_text`.

@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             from penb.call import slice as slicing  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
             if args.plan:
-                p = slicing.plan(args.chapters, args.preset, _params(args.parameter, None))
+                p = slicing.contents(args.chapters, args.preset, _params(args.parameter, None))
                 print(slicing.describe(p, args.minutes))
                 slicing.check(p, args.minutes)
                 return 0
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.cmd == "plan" and args.preset == "slice":
             from penb.call import slice as slicing  # deferred: imports matplotlib (penb.claims), kept out of penb.cli
 
-            print(slicing.describe(slicing.plan(args.chapters or slicing.with_slice(), "slice", slicing.here())))
+            print(slicing.describe(slicing.contents(args.chapters or slicing.with_slice(), "slice", slicing.here())))
         elif args.cmd == "plan":
             print(plan.describe(plan.book(args.preset, args.chapters or None)))
         elif args.cmd == "collect":

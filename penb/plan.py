@@ -86,7 +86,6 @@ def configs_for(chapter: str, cfg) -> list[dict]:
 
 
 updates = trunks.updates           # the updates a plan trains, each trunk once (one home: penb.trunks)
-gpu_hours = cost.gpu_hours         # their estimated H100 hours, each trunk once (one home: penb.executors.cost)
 
 
 def batched_hours(configs: Iterable[dict], max_runs: int = 64) -> float:
@@ -110,7 +109,7 @@ def book(preset: str, chapters: Optional[list[str]] = None) -> list[dict]:
         mine = [c for c in configs if runs.key(c) not in seen]
         seen.update(runs.key(c) for c in configs)
         rows.append(dict(chapter=name, preset=chosen, runs=len(mine), shared=len(configs) - len(mine),
-                         updates=updates(mine), gpu_hours=round(gpu_hours(mine), 2),
+                         updates=updates(mine), gpu_hours=round(cost.gpu_hours(mine), 2),
                          batched_hours=round(batched_hours(mine, most), 2), note=note))
     return rows
 

@@ -55,7 +55,7 @@ def normalize(config: Mapping[str, Any], job_device: str | None = None) -> RunCo
 
     ``job_device`` ("cpu" or "cuda"): the run goes to a cluster job that will have that device, so
     ``device="auto"`` resolves to it rather than to this machine's (a Slurm login node has no GPU), and
-    "cuda" is not required here; the job checks it on its own node (``penb.train.Trainer``).
+    "cuda" is not required here; the job checks it on its own node (``penb.trainer.Trainer``).
 
     Raises ``ValueError`` for an unknown field or an impossible value (before any work). A
     :class:`RunConfig` is returned as it is: it was checked when it was made.

@@ -268,20 +268,21 @@ def _curve_job(args) -> dict:
 
     import torch
 
-    from penb import train
+    from penb.metrics import summarize
     from penb.store import paths
+    from penb.trainer import Trainer
 
     config, every, horizon = args
     torch.set_num_threads(1)
     out = paths.store_dir() / "search" / f"curve-{runs.key(dict(config, steps=horizon))}-{config['steps']}-{every}.json"
     if out.exists():
         return json.loads(out.read_text())
-    t = train.Trainer(dict(config, steps=horizon))
+    t = Trainer(dict(config, steps=horizon))
     start, points = time.time(), []
     while t.step < config["steps"]:
         t.train_step()
         if t.step % every == 0:
-            acc = train.summarize(t.evaluate())["token_accuracy"]
+            acc = summarize(t.evaluate())["token_accuracy"]
             points.append(dict(step=t.step, accuracy=acc, wall_s=round(time.time() - start, 1)))
             out.parent.mkdir(parents=True, exist_ok=True)
             out.with_suffix(".partial").write_text(json.dumps(dict(config=config, points=points)))

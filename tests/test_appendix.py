@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 import torch
 
-from penb import claims, presets, train
+from penb import claims, presets
+from penb.run_config import normalize
+from penb.trainer import build_model
 from penb import runs
 from penb.chapters import key_findings
 from penb.chapters.appendix import (analysis, appendix_a, appendix_b, appendix_c,
@@ -25,7 +27,7 @@ CHAPTERS = {"appendix_a": appendix_a, "appendix_b": appendix_b,
 
 
 def task_of(config: dict):
-    c = train.normalize(config)
+    c = normalize(config)
     return make_task(c["task"], c["vocab_size"], c["length"], **c["task_options"])
 
 
@@ -114,7 +116,7 @@ def test_double_vanilla_has_the_parameter_count_of_pe(hidden, vocab):
 def test_double_vanilla_feeds_two_copies_of_the_embedding():
     cfg = presets.resolve("appendix_c", "smoke")
     config = panel_config(cfg, appendix_c.panels(cfg), "reverse")
-    model = train.build_model(config | dict(encoding="none", input_mode="double"))
+    model = build_model(config | dict(encoding="none", input_mode="double"))
     x = torch.tensor([[1, 2, 3, 16]])
     e = model.embedding(x)
     assert torch.equal(model.input_vectors(x), torch.cat([e, e], -1))

@@ -7,14 +7,15 @@ pass before bf16 may be a default anywhere.
 Why this test: at paper size with bf16 autocast the vanilla GRU went to NaN after 10-13k updates where fp32
 did not (shared/anchors/gpu-h100-measurements.md). A few hundred updates cannot reproduce that; this test
 catches a bf16 path that departs from fp32 early (a wrong cast, a loss of precision in the recurrence), and
-the divergence stop of ``penb.train`` catches a late NaN (the run is stored as diverged, never as a result).
+the divergence stop of ``penb.trainer`` catches a late NaN (the run is stored as diverged, never as a result).
 """
 import statistics
 
 import pytest
 import torch
 
-from penb import presets, train
+from penb import presets
+from penb.trainer import Trainer
 from penb import runs
 from penb import sweeps
 
@@ -27,7 +28,7 @@ RELATIVE_FLOOR = 0.03                       # the band is at least +-3% of the f
 
 def losses(amp: str, seed: int, device: str = "cuda") -> list[float]:
     """The logged training losses (means over ``log_every`` updates) of one run; raises on divergence."""
-    t = train.Trainer({**SMALL, "amp": amp, "seed": seed, "device": device})
+    t = Trainer({**SMALL, "amp": amp, "seed": seed, "device": device})
     t.run(progress=False)
     return [h["loss"] for h in t.history]
 
@@ -69,7 +70,7 @@ def test_a_bf16_run_on_a_cpu_without_amx_is_refused_before_training(tmp_path, mo
         sweeps.sweep([config], store=tmp_path / "store", progress=False)
     assert not (tmp_path / "store").exists() or not any((tmp_path / "store").iterdir())   # nothing written
     with pytest.raises(ValueError, match="CPU with AMX"):
-        train.Trainer(config)
+        Trainer(config)
 
 
 def test_the_environment_can_turn_cpu_bf16_off(monkeypatch):
@@ -104,7 +105,7 @@ def test_cpu_bf16_lstm_learning_curve_lies_within_the_fp32_seed_spread():
     """As the CUDA test below, for the LSTM on an AMX CPU: per logged point from half-way on, every seed's
     bf16 loss lies within the fp32 seeds' mean +- max(3 sd, 3% of the mean)."""
     def curve(amp, seed):
-        t = train.Trainer({**LSTM, "amp": amp, "seed": seed, "device": "cpu"})
+        t = Trainer({**LSTM, "amp": amp, "seed": seed, "device": "cpu"})
         t.run(progress=False)
         return [h["loss"] for h in t.history]
 

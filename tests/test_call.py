@@ -103,7 +103,7 @@ def test_the_sizing_never_trains_nothing(tmp_path, monkeypatch, factor, mode):
         return factor * batch_update_seconds(configs[0], len(configs))[0]
 
     minutes = call_limits.CALL_BUDGET_S / 60 - 1
-    s = call_fit.size(["key_findings"], "slice", {"device": "cpu"}, minutes, slicing.plan, slicing.OVERHEAD_S,
+    s = call_fit.size(["key_findings"], "slice", {"device": "cpu"}, minutes, slicing.contents, slicing.OVERHEAD_S,
                           timer=timer, clock=lambda: 0.0)
     batches = s["plan"]["batches"]
     assert batches and sum(b["updates"] for b in batches) > 0
@@ -207,7 +207,7 @@ def test_a_call_trains_the_deep_figure_toward_its_fixed_targets(tmp_path, monkey
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "store"))
     params = call_fit.call_overrides(preset, None, "cpu")
     assert params["batch_runs"] == call_fit.FIGURE_BATCH
-    s = call_fit.size(["key_findings"], preset, params, 8.0, slicing.plan, slicing.OVERHEAD_S,
+    s = call_fit.size(["key_findings"], preset, params, 8.0, slicing.contents, slicing.OVERHEAD_S,
                           timer=lambda c: factor * batch_update_seconds(c[0], len(c))[0], clock=lambda: 0.0,
                           charge_device="cuda")
     steps = {c["steps"] for b in s["plan"]["batches"] for c in b["configs"]}

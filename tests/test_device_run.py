@@ -172,7 +172,7 @@ def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
     assert base == {"gru": 20}
 
     def chosen(seconds_per_update, minutes=2.0):
-        return call_fit.size(["key_findings"], "smoke", ov, minutes, slicing.plan, slicing.OVERHEAD_S,
+        return call_fit.size(["key_findings"], "smoke", ov, minutes, slicing.contents, slicing.OVERHEAD_S,
                                  timer=lambda c: seconds_per_update, clock=lambda: 0.0)
 
     # 2 minutes - 60 s overhead = 60 s; trunk N plus the N/2 and N/4 branches (0.1 N and 0.05 N): about 1.15 N updates
@@ -183,7 +183,7 @@ def test_the_slice_sizes_itself_by_the_measured_rate(tmp_path, monkeypatch):
         assert {c["steps"] for b in s["plan"]["batches"] for c in b["configs"]} <= {n, n // 2, n // 4}
         assert s["estimate_s"] + slicing.OVERHEAD_S <= 120                     # it fits ...
         bigger = call_fit.overrides_at("key_findings", "smoke", s["j"] + 1, ov)
-        more = sum(b["updates"] for b in slicing.plan(["key_findings"], "smoke", bigger)["batches"]) * rate
+        more = sum(b["updates"] for b in slicing.contents(["key_findings"], "smoke", bigger)["batches"]) * rate
         assert s["j"] == call_fit.J_MAX or more + slicing.OVERHEAD_S > 120  # ... and the next j would not
     crawl = chosen(10.0)                                 # 10 s an update: not even N = 20 fits 60 s
     assert crawl["fallbacks"] and crawl["plan"]["batches"] and crawl["j"] == 0

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from penb import runner
-from penb import preflight, train
+from penb import preflight
+from penb.trainer import Trainer
 from penb.store import paths
 from penb import runs
 from penb import sweeps
@@ -105,7 +106,7 @@ def test_a_cluster_sweep_resolves_auto_for_the_jobs_device(tmp_path):
 def test_a_job_that_lands_on_a_node_without_the_device_says_so(tmp_path):
     settled = runs.settle([{**TINY, "seed": 1, "device": "auto"}], SubmititExecutor(tmp_path, gpus_per_job=1))[0]
     with pytest.raises(ValueError, match="CUDA is not available"):
-        train.Trainer(settled)
+        Trainer(settled)
 
 
 def test_the_device_used_is_recorded_with_the_run(tmp_path):

@@ -11,7 +11,8 @@ import pytest
 import torch
 from scipy import stats
 
-from penb import claims, presets, train
+from penb import claims, presets
+from penb.trainer import Trainer
 from penb import runs
 from penb.chapters import frequency, gradient_stability
 from penb.chapters.frequency import analysis
@@ -57,7 +58,7 @@ def test_chapter_runs_hold_the_structured_grid():
                           seeds=(1001,))
     (config,) = [c for c in analysis.run_configs(cfg) if c["encoding"] == "none"]
     assert config["held_out"] == 4 * 8 * 5 and config["task_options"] == {"rarity": 0.125}
-    test = train.Trainer(config).test
+    test = Trainer(config).test
     V, L = 12, 8
     x, t = test.inputs.numpy(), test.targets.numpy()
     tr, dr, pos = (test.info[k].numpy() for k in ("target_rare", "disturbants_rare", "target_position"))

@@ -66,7 +66,7 @@ LAYERS = [
     ["run_config"],                                              # a configuration settled once
     ["runs"],                                                    # a configuration's key, folder and result
     ["trunks"],                                                  # budgets that share a trunk
-    ["trainer", "train"],                                        # the one training loop (train: its re-exports)
+    ["trainer"],                                                 # the one training loop
     ["runner"],                                                  # lock, skip, resume, train, finish
     ["executors", "sweeps"],                                     # where and how many groups run at once
     ["claims"],                                                  # the verdicts
@@ -74,7 +74,7 @@ LAYERS = [
     ["plan", "status", "power"],                                 # what a preset would train; the status page; what
                                                                  # would decide a figure (the deep preset's sizing)
     ["call", "long_run"],                                        # GPU work in short calls, one package (issue 60):
-                                                                 # limits, sizing, driver, slice, lease, device run,
+                                                                 # limits, fit, driver, slice, lease, device run,
                                                                  # archive; a CPU long run in segments (issue 65)
     ["cli", "__main__", "penb"],                                 # the command line
 ]
@@ -164,6 +164,43 @@ def test_each_preset_rule_is_named_by_its_one_home():
              paths.REPO / "README.md", paths.REPO / "CONTRIBUTING.md"]
     other = [str(f.relative_to(paths.REPO)) for f in files if re.search(r"penb\.presets\.[A-Z_]*RULE\b", f.read_text())]
     assert other == []
+
+
+def test_no_module_only_renames_another():
+    """Issue 67: a run had seven homes, one of them ``penb/train.py``, nine lines of re-exports from the trainer.
+    Every module of penb outside its packages' ``__init__.py`` defines something of its own: a function, a class or
+    a value, not only imports."""
+    bare = []
+    for p in sorted((paths.REPO / "penb").rglob("*.py")):
+        if p.name in ("__init__.py", "__main__.py"):
+            continue
+        body = [n for n in ast.parse(p.read_text()).body
+                if not (isinstance(n, ast.Expr) and isinstance(getattr(n, "value", None), ast.Constant))]
+        if body and all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in body):
+            bare.append(str(p.relative_to(paths.REPO)))
+    assert bare == []
+    assert not (paths.REPO / "penb" / "train.py").exists()
+
+
+def test_each_idea_the_issue_found_twice_has_one_home():
+    """Issue 67's twins, read off the tree (every top-level function, class and name of penb): ``plan`` is the
+    module ``penb.plan`` and no function (the batched executor's is ``in_batches``, a slice's ``contents``, a
+    lease's ``ordered_runs``); the bootstraps live in ``penb.metrics``; ``gpu_hours`` in ``penb.executors.cost``;
+    the power target and the fixed-target presets in ``penb.sizing``."""
+    homes: dict[str, set] = {}
+    for p in sorted((paths.REPO / "penb").rglob("*.py")):
+        for node in ast.parse(p.read_text()).body:
+            names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                     [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else
+                     [node.target.id] if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                     else [])
+            for name in names:
+                homes.setdefault(name, set()).add(str(p.relative_to(paths.REPO)))
+    assert "plan" not in homes and (paths.REPO / "penb" / "plan.py").exists()
+    assert {f for n, fs in homes.items() if n.startswith("bootstrap") for f in fs} == {"penb/metrics.py"}
+    assert homes["gpu_hours"] == {"penb/executors/cost.py"}
+    assert homes["POWER"] == {"penb/sizing.py"} and homes["FIXED_TARGETS"] == {"penb/sizing.py"}
+    assert "TARGET" not in homes and "DEEP_POWER" not in homes
 
 
 def test_modules_and_notebooks_fit_on_a_few_screens():

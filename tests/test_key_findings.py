@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from penb import claims, presets, train
+from penb import claims, presets
+from penb.run_config import normalize
 from penb.store import paths
 from penb import runs
 from penb.chapters.key_findings import analysis, grading, plots
@@ -57,7 +58,7 @@ def test_every_preset_expands_to_one_distinct_run_per_cell(preset):
     cells = {(c["core"], c["vocab_size"], c["encoding"], c["seed"]) for c in configs}
     assert cells == expected
     for c in configs:
-        n = train.normalize(c)
+        n = normalize(c)
         assert n["task"] == "reverse" and n["input_mode"] == "concat"
         assert n["embed"] is None
         own = analysis.settings(cfg, c["core"])

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from penb import runner
-from penb import metrics, train
+from penb import metrics
+from penb.store.paths import checkpoints
 from penb.call import lease
 from penb import runs
 from penb.device import ARCHIVED
@@ -75,7 +76,7 @@ def _files(folder: Path) -> set:
 
 def test_a_step_stops_at_its_minutes_and_the_next_resumes(store, tmp_path):
     out, clock = tmp_path / "out", FakeClock()
-    cfg, configs = lease.plan("key_findings", "smoke", GRU_ONLY)
+    cfg, configs = lease.ordered_runs("key_findings", "smoke", GRU_ONLY)
     assert [(c["seed"], c["encoding"]) for c in configs][:2] == [(2001, "none"), (2001, "sinusoidal")]   # pairs
 
     first = lease.step("key_findings", "smoke", GRU_ONLY, budget_min=10, step_min=0.5, out=out, clock=clock,
@@ -84,7 +85,7 @@ def test_a_step_stops_at_its_minutes_and_the_next_resumes(store, tmp_path):
     cut = first["trained"][-1]
     assert 0 < cut["to"] < 20 and cut["from"] == 0
     d = store / "rnn" / cut["key"]
-    assert runs.status(configs[1]) == "partial" and train.checkpoints(d)[-1][0] == cut["to"]
+    assert runs.status(configs[1]) == "partial" and checkpoints(d)[-1][0] == cut["to"]
 
     man = json.loads((out / "manifest.json").read_text())
     assert (man["complete"], man["finished"], man["runs"]) == (False, 1, 4)
@@ -115,7 +116,7 @@ def test_a_step_stops_at_its_minutes_and_the_next_resumes(store, tmp_path):
 
 
 def test_the_plan_trains_each_run_before_its_half_budget():
-    cfg, configs = lease.plan("key_findings", "smoke", {"cores": ("gru",)})
+    cfg, configs = lease.ordered_runs("key_findings", "smoke", {"cores": ("gru",)})
     assert cfg.doubling and cfg.schedule == "wsd" and len(configs) == 8
     halves = [i for i, c in enumerate(configs) if c["steps"] == 10]
     assert len(halves) == 4
@@ -211,7 +212,7 @@ def _as_cuda(source: Path, dest: Path, monkeypatch) -> None:
 
 def test_nothing_trains_while_an_archive_is_read(store, monkeypatch):
     monkeypatch.setenv(ARCHIVED, "cuda")
-    _, configs = lease.plan("key_findings", "smoke", {**GRU_ONLY, "device": "auto"})
+    _, configs = lease.ordered_runs("key_findings", "smoke", {**GRU_ONLY, "device": "auto"})
     assert configs[0]["device"] == "cuda"                       # read as CUDA runs on a machine without CUDA
     with pytest.raises(ValueError, match="nothing trains here"):
         runner.run(configs[0], progress=False)

@@ -65,7 +65,7 @@ def test_offline_presets_train_on_wikitext2_valid_and_test_on_test(preset):
 
 
 def test_smoke_configs_are_valid_runs(fresh_data_cache):
-    """The smoke preset finds the shared WikiText-2 and its configs pass ``penb.train.normalize``."""
+    """The smoke preset finds the shared WikiText-2 and its configs pass ``penb.run_config.normalize``."""
     cfg = presets.resolve("lm_appendix", "smoke")
     keys = {runs.key(c) for c in lm_appendix.run_configs(cfg)}
     assert len(keys) == 2 * len(cfg.seeds)                # every run has its own folder

@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from penb import runner
-from penb import corpus, train
+from penb import corpus
+from penb.run_config import normalize
 from tests import lm_reference as lm
 from penb.tasks import IGNORE, make_task
 from penb.tokenizer import train_tokenizer
@@ -130,6 +131,6 @@ def test_bad_options_raise(options, match):
 
 def test_bad_run_configs_raise():
     with pytest.raises(ValueError, match="must be >= 8"):
-        train.normalize({"task": "lm", "vocab_size": 4, "length": T})
+        normalize({"task": "lm", "vocab_size": 4, "length": T})
     with pytest.raises(ValueError, match="usable paragraphs"):
-        train.normalize({"task": "lm", "vocab_size": V, "length": T, "held_out": 10**6})
+        normalize({"task": "lm", "vocab_size": V, "length": T, "held_out": 10**6})

@@ -5,6 +5,7 @@ import pytest
 
 from penb import cli, plan, presets, run_config
 from penb.chapters.key_findings import analysis as kfa
+from penb.executors import cost
 
 
 def _wsd(steps, seed=1, **more):
@@ -25,10 +26,8 @@ def test_a_trunk_of_two_budgets_costs_its_longest_run_and_one_decay_branch():
 
 
 def test_gpu_hours_follow_the_updates_at_the_step_time_of_each_run():
-    from penb.executors.cost import step_seconds
-
     n, half = _wsd(1000), _wsd(500)
-    assert plan.gpu_hours([n, half]) == 1100 * step_seconds(n) / 3600
+    assert cost.gpu_hours([n, half]) == 1100 * cost.step_seconds(n) / 3600
 
 
 def test_runs_shared_between_chapters_count_once():

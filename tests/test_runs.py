@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import train
+from penb.run_config import DEFAULTS, normalize
+from penb.store.paths import checkpoints
 from penb import runs
 from penb import runner, sweeps
 from penb.executors import LocalExecutor, ProcessExecutor, make_executor
@@ -35,7 +36,7 @@ def test_key_covers_every_field_and_fills_defaults():
                    checkpoint_every=5, seed=8, core="gru", encoding="none", lr=2e-3,
                    betas=(0.9, 0.999), eps=1e-8, clip=0.5, weight_decay=0.1, task="sort", s4d_state=32,
                    input_mode="add", embed=8, dtype="float64", task_options={})
-    keys = {runs.key({**TINY, k: v}) for k, v in changes.items() if v != TINY.get(k, train.DEFAULTS[k])}
+    keys = {runs.key({**TINY, k: v}) for k, v in changes.items() if v != TINY.get(k, DEFAULTS[k])}
     assert base not in keys and len(keys) == len(changes) - 1               # task_options {} is the default
     assert runs.key({**TINY, "task": "reverse_variable", "task_options": {"min_length": 2}}) != \
         runs.key({**TINY, "task": "reverse_variable", "task_options": {"min_length": 3}})
@@ -63,7 +64,7 @@ def test_killed_run_resumes_to_the_same_bits(tmp_path):
     with pytest.raises(Killed):
         runner.train_one(TINY, tmp_path / "b", callback=kill_at_6)
     assert runs.status(TINY, tmp_path / "b") == "partial"
-    assert [s for s, _ in train.checkpoints(d)] == [4]                      # killed between checkpoints
+    assert [s for s, _ in checkpoints(d)] == [4]                      # killed between checkpoints
     seen = []
     runner.train_one(TINY, tmp_path / "b", callback=lambda t: seen.append(t.step))
     assert seen[0] == 5                                                     # resumed after step 4
@@ -132,7 +133,7 @@ def test_key_findings_paper_preset_matches_the_paper():
     assert len(configs) == (4 + 7 + 7) * 2 * 5
     assert len({runs.key(c) for c in configs}) == len(configs)                 # no two share a result
     smoke = key_findings.analysis.run_configs(presets.resolve("key_findings", "smoke"))
-    assert all(train.normalize(c)["steps"] == 20 for c in smoke)
+    assert all(normalize(c)["steps"] == 20 for c in smoke)
 
 
 def test_usage_log_counts_reused_and_trained_runs(tmp_path, monkeypatch):

@@ -59,7 +59,7 @@ def test_the_estimate_reproduces_the_measured_gpu_rates():
 
 @pytest.mark.parametrize("chapter", ["key_findings", "frequency"])
 def test_each_chapters_slice_fits_one_call_with_five_seeds_and_budgets_beyond_quick(chapter):
-    p = slicing.plan([chapter], "slice", CPU)
+    p = slicing.contents([chapter], "slice", CPU)
     slicing.check(p, presets.SLICE_MINUTES)                   # raises if it does not fit
     assert p["measured"] or chapter == "frequency"            # frequency's LSTM (batch 128) is scaled, not measured
     assert (p["seconds"] + slicing.OVERHEAD_S) / 60 <= presets.SLICE_MINUTES <= slicing.MAX_MINUTES
@@ -76,12 +76,12 @@ def test_each_chapters_slice_fits_one_call_with_five_seeds_and_budgets_beyond_qu
 
 
 def test_a_plan_over_its_minutes_or_the_calls_limit_is_refused_in_one_line():
-    p = slicing.plan(["key_findings", "frequency"], "slice", CPU)
+    p = slicing.contents(["key_findings", "frequency"], "slice", CPU)
     with pytest.raises(ValueError, match=r"needs about \d+\.\d minutes.*more than --minutes 8") as e:
         slicing.check(p, 8)
     assert "\n" not in str(e.value)
     with pytest.raises(ValueError, match="--minutes must be in"):
-        slicing.check(slicing.plan(["key_findings"], "smoke"), 12)
+        slicing.check(slicing.contents(["key_findings"], "smoke"), 12)
 
 
 def test_the_slice_preset_is_refused_without_cuda(monkeypatch, capsys):
@@ -318,7 +318,7 @@ def test_a_second_call_on_a_fresh_machine_trains_only_the_rest_and_never_hands_b
     assert first["finished"] == first["runs"] == len(held)
     (out / ".predictions-1.tar.abc.tmp").write_bytes(b"half")                # what a kill during a write leaves
     monkeypatch.setenv("PENB_STORE", str(tmp_path / "fresh"))
-    p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru",)})
+    p = slicing.contents(["key_findings"], "smoke", {"cores": ("gru",)})
     assert p["seconds"] > 0                                                   # nothing in the fresh store yet
     again = slicing.run(["key_findings"], 8, out, "smoke", overrides={"cores": ("gru",)},
                         clock=FakeClock(step=8 * 60))                         # past the deadline at once
@@ -328,7 +328,7 @@ def test_a_second_call_on_a_fresh_machine_trains_only_the_rest_and_never_hands_b
     assert not made                                                           # nothing trained: all restored
     trunks = json.loads((out / "manifest.json").read_text())["trunks"]
     assert len(list((tmp_path / "fresh").rglob("_trunks/*/*.pt"))) == trunks["carried"]   # and the trunks
-    assert slicing.plan(["key_findings"], "smoke", {"cores": ("gru",)})["seconds"] == 0
+    assert slicing.contents(["key_findings"], "smoke", {"cores": ("gru",)})["seconds"] == 0
 
 
 def test_a_branch_is_planned_as_its_decay_only_where_the_trunk_saves_that_point(store):
@@ -336,10 +336,10 @@ def test_a_branch_is_planned_as_its_decay_only_where_the_trunk_saves_that_point(
     a budget whose decay start is no branch point (N not divisible by 4) costs all its updates."""
     from penb.run_config import decay_start
 
-    p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru",), "steps": 40, "warmup": 2, "earlier": 1})
+    p = slicing.contents(["key_findings"], "smoke", {"cores": ("gru",), "steps": 40, "warmup": 2, "earlier": 1})
     got = {b["configs"][0]["steps"]: b["updates"] for b in p["batches"]}
     assert got == {40: 40, 20: 20 - decay_start(20, 0.2), 10: 10 - decay_start(10, 0.2)}
-    odd = slicing.plan(["key_findings"], "smoke", {"cores": ("gru",), "steps": 42, "warmup": 2, "earlier": 1})
+    odd = slicing.contents(["key_findings"], "smoke", {"cores": ("gru",), "steps": 42, "warmup": 2, "earlier": 1})
     got = {b["configs"][0]["steps"]: b["updates"] for b in odd["batches"]}
     assert got[42] == 42 and got[21] == 21 - decay_start(21, 0.2) and got[10] == 10     # 21 is odd: no N/4 point
     with pytest.raises(ValueError, match="earlier must be 0 or 1"):
@@ -354,7 +354,7 @@ def test_a_machine_slower_than_the_estimate_starts_no_batch_that_would_overrun(s
     from penb import runner
 
     clock, trained = FakeClock(step=0.5), []
-    p = slicing.plan(["key_findings"], "smoke", {"cores": ("gru", "lstm")})
+    p = slicing.contents(["key_findings"], "smoke", {"cores": ("gru", "lstm")})
     updates = {(b["configs"][0]["core"], b["configs"][0]["steps"]): b["updates"] for b in p["batches"]}
 
     def slow(configs, store, progress=False, callback=None):

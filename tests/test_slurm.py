@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 import torch
 
-from penb import presets, train
+from penb import presets
+from penb.store.paths import checkpoints
 from penb import runs
 from penb import sweeps
 from penb.chapters.key_findings import analysis
@@ -157,7 +158,7 @@ def test_a_cancelled_array_and_a_rerun_finish_every_run_once(cluster, tmp_path, 
     for k in keys[1:3]:                           # what the kill left: sound checkpoints, no result
         d = store / k
         assert not (d / "result.json").exists() and not (d / "predictions.npz").exists()
-        for _, path in train.checkpoints(d):
+        for _, path in checkpoints(d):
             torch.load(path, weights_only=True)
     done_before = (store / keys[0] / "result.json").read_bytes()
 

@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from penb import runner
-from penb import train
+from penb.store.paths import checkpoints
+from penb.trainer import Trainer
 from penb import runs
 from penb import sweeps
 from penb.executors import ProcessExecutor, RunFailed
@@ -66,7 +67,7 @@ def test_a_crafted_pickle_in_the_store_is_refused(tmp_path):
     last.write_bytes(pickle.dumps({"model": _Plant(marker)}))
     with pytest.raises(pickle.UnpicklingError, match="[Ww]eights only load failed"):
         load_model(r)
-    trainer = train.Trainer(r.config)
+    trainer = Trainer(r.config)
     with pytest.warns(UserWarning, match="unreadable checkpoint"):
         assert trainer.resume(r.path)                                    # falls back to the one before
     assert trainer.step == r.checkpoints()[-2][0]
@@ -83,7 +84,7 @@ def test_resume_falls_back_when_the_last_checkpoint_is_torn(tmp_path):
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         runner.train_one(config, tmp_path / "b", callback=stop)
-    last = train.checkpoints(d)[-1][1]
+    last = checkpoints(d)[-1][1]
     last.write_bytes(last.read_bytes()[:100])                            # a torn file under the final name
     (d / ".result.json.x.tmp").write_text("")                            # a kill's leftover
     with pytest.warns(UserWarning, match="unreadable checkpoint"):

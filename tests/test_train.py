@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from penb import train
+from penb.metrics import summarize
+from penb.run_config import DEFAULTS, derive_seed, normalize
+from penb.trainer import build_model, Trainer
 from penb.tasks import IGNORE
 
 TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
@@ -13,7 +15,7 @@ TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4
 
 
 def test_schedule_warmup_then_cosine_to_zero():
-    t = train.Trainer({**TINY, "steps": 1000, "warmup": 100, "lr": 2e-3})
+    t = Trainer({**TINY, "steps": 1000, "warmup": 100, "lr": 2e-3})
     assert t.lr_at(0) == 0.0
     assert t.lr_at(50) == pytest.approx(1e-3)
     assert t.lr_at(100) == pytest.approx(2e-3)
@@ -23,10 +25,10 @@ def test_schedule_warmup_then_cosine_to_zero():
 
 
 def test_optimiser_settings_and_betas_parameter():
-    t = train.Trainer(TINY)
+    t = Trainer(TINY)
     assert t.config["betas"] == (0.9, 0.98) and t.config["eps"] == 1e-9 and t.config["weight_decay"] == 0.0  # official
-    assert train.DEFAULTS["lr"] == 1e-3 and train.DEFAULTS["warmup"] == 1000 and train.DEFAULTS["clip"] == 1.0
-    assert train.Trainer({**TINY, "betas": (0.9, 0.999)}).config["betas"] == (0.9, 0.999)
+    assert DEFAULTS["lr"] == 1e-3 and DEFAULTS["warmup"] == 1000 and DEFAULTS["clip"] == 1.0
+    assert Trainer({**TINY, "betas": (0.9, 0.999)}).config["betas"] == (0.9, 0.999)
 
 
 @pytest.mark.parametrize("core", ["gru", "s4d"])
@@ -37,8 +39,8 @@ def test_updates_are_torch_adam_after_clip_grad_norm(core):
     from penb.trainer import data
 
     cfg = {**TINY, "core": core, "dtype": "float64", "clip": 0.05, "warmup": 2, "lr": 3e-2}
-    t = train.Trainer(cfg)
-    ref = train.build_model(t.config)
+    t = Trainer(cfg)
+    ref = build_model(t.config)
     opt = torch.optim.Adam(ref.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     s0 = t.task.scored_from
     for step in range(6):
@@ -58,7 +60,7 @@ def test_updates_are_torch_adam_after_clip_grad_norm(core):
 
 
 def test_loss_is_mean_cross_entropy_over_scored_steps():
-    t = train.Trainer(TINY)
+    t = Trainer(TINY)
     batch = t.task.sample(4, torch.Generator().manual_seed(0))
     loss, _ = t.loss(batch)
     logits = t.model(batch.inputs)                                     # [B, T, V]
@@ -75,7 +77,7 @@ def test_loss_is_mean_cross_entropy_over_scored_steps():
 @pytest.mark.parametrize("core", ["gru", "lstm", "s4d"])
 def test_same_seed_bit_identical_other_seed_different(core):
     def weights(seed):
-        t = train.Trainer({**TINY, "core": core, "seed": seed})
+        t = Trainer({**TINY, "core": core, "seed": seed})
         for _ in range(5):
             t.train_step()
         return torch.cat([p.detach().flatten() for p in t.model.parameters()])
@@ -85,8 +87,8 @@ def test_same_seed_bit_identical_other_seed_different(core):
 
 
 def test_streams_are_independent_of_each_other():
-    assert len({train.derive_seed(111, s) for s in ("model", "test", "train")}) == 3
-    t1, t2 = train.Trainer(TINY), train.Trainer({**TINY, "held_out": 16})
+    assert len({derive_seed(111, s) for s in ("model", "test", "train")}) == 3
+    t1, t2 = Trainer(TINY), Trainer({**TINY, "held_out": 16})
     w1 = [p.detach().clone() for p in t1.model.parameters()]
     assert all(torch.equal(a, b) for a, b in zip(w1, t2.model.parameters()))     # init ignores the test set
 
@@ -94,10 +96,10 @@ def test_streams_are_independent_of_each_other():
 def test_a_tiny_model_learns_to_reverse():
     cfg = dict(vocab_size=5, length=3, hidden=32, batch_size=64, steps=300, warmup=10, lr=1e-2,
                held_out=16, device="cpu", core="gru", checkpoint_every=1000, log_every=50)
-    t = train.Trainer(cfg)
+    t = Trainer(cfg)
     t.run(progress=False)
     assert t.history[-1]["accuracy"] >= 0.95 and t.history[-1]["loss"] < t.history[0]["loss"] / 10
-    assert train.summarize(t.evaluate())["token_accuracy"] >= 0.6        # unseen sequences; chance 0.2
+    assert summarize(t.evaluate())["token_accuracy"] >= 0.6        # unseen sequences; chance 0.2
 
 
 @pytest.mark.parametrize("task, options, core, n", [("reverse_variable", {"min_length": 2}, "lstm", 2),
@@ -106,7 +108,7 @@ def test_a_tiny_model_learns_to_reverse():
                                                     ("reverse_add", {}, "lstm", 8),
                                                     ("sort", {}, "gru", 8)])
 def test_every_task_trains_and_evaluates(task, options, core, n):
-    t = train.Trainer({**TINY, "task": task, "task_options": options, "core": core, "held_out": n, "steps": 3})
+    t = Trainer({**TINY, "task": task, "task_options": options, "core": core, "held_out": n, "steps": 3})
     t.run(progress=False)
     pred = t.evaluate(max_logits=50)                                        # several evaluation chunks
     assert pred["predictions"].shape == pred["targets"].shape == pred["inputs"].shape
@@ -132,7 +134,7 @@ def test_every_task_trains_and_evaluates(task, options, core, n):
 ])
 def test_bad_config_raises(change, match):
     with pytest.raises(ValueError, match=match):
-        train.normalize({**TINY, **change})
+        normalize({**TINY, **change})
 
 
 def test_cuda_and_bf16_refused_without_cuda(monkeypatch):
@@ -142,9 +144,9 @@ def test_cuda_and_bf16_refused_without_cuda(monkeypatch):
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ValueError, match="CUDA is not available"):
-        train.normalize({**TINY, "device": "cuda"})
+        normalize({**TINY, "device": "cuda"})
     monkeypatch.setattr(device, "cpu_bf16_native", lambda: False)
     with pytest.raises(ValueError, match="bf16"):
-        train.normalize({**TINY, "amp": "bf16"})
+        normalize({**TINY, "amp": "bf16"})
     monkeypatch.setattr(device, "cpu_bf16_native", lambda: True)
-    assert train.normalize({**TINY, "amp": "bf16"})["amp"] == "bf16"
+    assert normalize({**TINY, "amp": "bf16"})["amp"] == "bf16"

@@ -11,7 +11,10 @@ import pytest
 import torch
 
 from penb import runner
-from penb import encodings, models, train
+from penb import encodings, models
+from penb.metrics import summarize
+from penb.run_config import normalize
+from penb.trainer import Trainer
 from penb.store import identity
 from penb import runs
 from penb.chapters.irie import ceiling, q4, q4_tables
@@ -19,7 +22,7 @@ from tests.util import gen
 
 TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
             checkpoint_every=4, log_every=3, device="cpu", seed=1)
-# The run fields as they were before the transformer core existed (penb.train.DEFAULTS of that time).
+# The run fields as they were before the transformer core existed (penb.trainer.DEFAULTS of that time).
 ORIGINAL_FIELDS = dict(task="reverse", task_options={}, vocab_size=None, length=64, core="lstm",
                        encoding="sinusoidal", input_mode="concat", hidden=512, embed=None, s4d_state=64,
                        steps=300_000, batch_size=512, lr=1e-3, warmup=1000, betas=(0.9, 0.98), eps=1e-9,
@@ -120,7 +123,7 @@ def test_rnn_run_keys_hash_only_the_original_fields(change):
 
 def test_transformer_run_keys():
     base = {**TINY, "core": "transformer"}
-    c = train.normalize(base)
+    c = normalize(base)
     assert (c["layers"], c["heads"], c["ffn"], c["norm"], c["input_mode"]) == (2, 4, 64, "pre", "add")
     assert runs.key(base) == runs.key({**base, "ffn": 64, "layers": 2, "input_mode": "add"})  # defaults explicit
     keys = {runs.key({**base, **ch}) for ch in ({}, {"layers": 1}, {"heads": 2}, {"ffn": 32}, {"norm": "post"},
@@ -139,17 +142,17 @@ def test_transformer_run_keys():
 ])
 def test_bad_transformer_settings_raise(change, match):
     with pytest.raises(ValueError, match=match):
-        train.normalize({**TINY, **change})
+        normalize({**TINY, **change})
 
 
 def test_a_tiny_transformer_learns_to_reverse_and_resumes(tmp_path):
     cfg = dict(vocab_size=5, length=3, core="transformer", layers=1, heads=2, hidden=32, encoding="sinusoidal",
                batch_size=64, steps=150, warmup=10, lr=1e-2, held_out=16, device="cpu", checkpoint_every=1000,
                log_every=50)
-    t = train.Trainer(cfg)
+    t = Trainer(cfg)
     t.run(progress=False)
     assert t.history[-1]["loss"] < t.history[0]["loss"] / 5
-    assert train.summarize(t.evaluate())["token_accuracy"] >= 0.9            # unseen sequences; chance 0.2
+    assert summarize(t.evaluate())["token_accuracy"] >= 0.9            # unseen sequences; chance 0.2
     result = runner.run({**cfg, "steps": 4, "checkpoint_every": 2}, store=tmp_path, progress=False)
     model = load_model(result)
     assert isinstance(model.core, models.TransformerCore) and len(model.core.blocks) == 1

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from penb import runner
-from penb import train, trunks
+from penb import trunks
+from penb.trainer import Trainer
 from penb import runs
 from penb import sweeps
 from penb.run_config import normalize
@@ -20,13 +21,13 @@ TINY = dict(vocab_size=6, length=3, core="gru", hidden=8, batch_size=8, warmup=4
 
 
 def test_wsd_rate_by_hand():
-    t = train.Trainer({**TINY, "lr": 1e-2})
+    t = Trainer({**TINY, "lr": 1e-2})
     # warm-up: 0, 0.25, 0.5, 0.75 of lr; stable from 4 to the decay start 40 - 8 = 32; then (40 - s) / 8
     assert [t.lr_at(s) for s in (0, 1, 3)] == pytest.approx([0.0, 2.5e-3, 7.5e-3])
     assert [t.lr_at(s) for s in (4, 20, 31, 32)] == pytest.approx([1e-2] * 4)
     assert [t.lr_at(s) for s in (34, 36, 39, 40)] == pytest.approx([7.5e-3, 5e-3, 1.25e-3, 0.0])
     # the cosine is what it was: half the rate half-way through the post-warm-up span
-    c = train.Trainer({**TINY, "schedule": "cosine", "lr": 1e-2})
+    c = Trainer({**TINY, "schedule": "cosine", "lr": 1e-2})
     assert c.lr_at(22) == pytest.approx(5e-3)
 
 

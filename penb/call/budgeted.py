@@ -3,7 +3,7 @@ describe and collect through it, and differ only in what they ask of it.
 
 * :func:`groups`: a call's **groups** in training order, each ``{"configs", "runs", "updates", "seconds",
   "measured"}``: one run each (the lease: paper-sized runs one at a time, in the order given) or the batches of the
-  batched executor (the slice: ``penb.executors.batched.plan``); the seconds are estimated from the measured rates
+  batched executor (the slice: ``penb.executors.batched.in_batches``); the seconds are estimated from the measured rates
   (``penb.executors.cost.batch_update_seconds``), counting for a WSD branch only its decay where the trunk's
   branch point is there (:func:`updates`).
 * :func:`drive`: trains the groups through ``penb.runner.train_group`` until a deadline. A group whose estimate

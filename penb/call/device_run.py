@@ -190,7 +190,7 @@ def dry_run(chapters: list[str], budget_s: float = BUDGET_S, preset: str = "slic
     params = call_fit.call_overrides(preset, overrides, "cpu")   # planned here; charged as on CUDA
     rows = []
     for f in factors:
-        s = call_fit.size(chapters, preset, params, minutes, slicing.plan, slicing.OVERHEAD_S,
+        s = call_fit.size(chapters, preset, params, minutes, slicing.contents, slicing.OVERHEAD_S,
                               timer=lambda configs, f=f: f * batch_update_seconds(configs[0], len(configs))[0],
                               clock=lambda: 0.0, charge_device="cuda")
         batches = s["plan"]["batches"]

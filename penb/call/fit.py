@@ -98,7 +98,7 @@ def measure(configs: list, updates: int = MEASURE_UPDATES) -> float:
 def size(chapters: list[str], preset: str, overrides: Optional[dict], minutes: float, planner: Callable,
          overhead_s: float, timer: Callable[[list], float] = measure, clock: Callable[[], float] = time.monotonic,
          charge_device: Optional[str] = None, fixed: Optional[dict] = None) -> dict:
-    """Apply the rule with ``planner`` (``penb.call.slice.plan``) and the call's ``overhead_s``: {"j", "overrides",
+    """Apply the rule with ``planner`` (``penb.call.slice.contents``) and the call's ``overhead_s``: {"j", "overrides",
     "plan" (the plan chosen, each batch's "seconds" the rule's estimate), "seconds_per_update" ({batch shape: s}),
     "measure_s", "estimate_s", "fits" (False only where even the first batch runs past the call), "fallbacks" (the
     steps down the ladder, [] where a j in [J_MIN, J_MAX] fits)}. Never refuses (the module's docstring).

@@ -44,7 +44,7 @@ from penb import runs
 DONE, AGAIN, SPENT = 0, 3, 4               # exit status of a step
 
 
-def plan(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
+def ordered_runs(chapter: str, preset: str = "lease", overrides: Optional[dict] = None):
     """(cfg, configs): the resolved config and its normalised run configs in training order: each model (in
     ``cfg.cores`` order) at its largest vocabulary first, then by seed, the variants of a seed together, each
     run before its half budget (protocol 4's doubling test: with WSD the half budget is a branch off the run's
@@ -77,7 +77,7 @@ def step(chapter: str, preset: str = "lease", overrides: Optional[dict] = None, 
         raise ValueError(f"need 0 < step-min <= budget-min, got {step_min} and {budget_min}")
     overrides = dict(overrides or {})
     commit = source_commit()                       # before anything trains
-    cfg, configs = plan(chapter, preset, overrides)
+    cfg, configs = ordered_runs(chapter, preset, overrides)
     # (presets.resolve has refused the lease preset on a machine without CUDA, unless device was given)
     ledger = budgeted.Ledger(ledger_path(cfg), cfg.key())
     if source is not None:

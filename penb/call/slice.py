@@ -6,7 +6,7 @@
 A GPU is often at hand only in slices (a 10-minute command, a debug queue). A chapter's ``slice`` preset is sized to
 one such call: small models, many seeds, WSD budgets N/4, N/2 and N on one trunk, all trained as batches of runs
 of one shape (``penb.executors.batched``, one batch per shape: ``penb.trainer``). Before anything trains,
-:func:`plan` lists the runs, groups them into the batches the executor will train, and estimates each batch's
+:func:`contents` lists the runs, groups them into the batches the executor will train, and estimates each batch's
 seconds on one GPU from the measured batched rates (``penb.executors.cost.batch_update_seconds``); a plan whose
 estimate plus :data:`OVERHEAD_S` exceeds ``--minutes``, or whose output would not fit :data:`MAX_FILES` files,
 is refused in one line. The slice then trains the batches in order (longest budgets first, so each trunk is there
@@ -32,7 +32,7 @@ from typing import Callable, Optional
 
 import torch
 
-from penb import plan as planner, presets, runs
+from penb import plan, presets, runs
 from penb.call import budgeted, fit as call_fit
 from penb.call.archive import restore, source_commit, trunk_parts
 from penb.call.limits import CARRY_BYTES, MAX_FILES, MAX_MINUTES, OVERHEAD_S, PART_BYTES, PREDICTION_BYTES  # noqa: F401
@@ -55,7 +55,7 @@ def here() -> dict:
     return {} if torch.cuda.is_available() else {"device": "cpu"}
 
 
-def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] = None) -> dict:
+def contents(chapters: list[str], preset: str = "slice", overrides: Optional[dict] = None) -> dict:
     """What a slice of ``chapters`` at ``preset`` trains, before anything trains: {"chapters": {name: {"cfg",
     "configs"}}, "batches": [{"configs", "runs", "updates", "seconds", "measured"}] in training order,
     "seconds" (all batches), "measured" (every batch's shape was measured)}. Runs that two chapters share count
@@ -69,7 +69,7 @@ def plan(chapters: list[str], preset: str = "slice", overrides: Optional[dict] =
         if preset not in presets.table(ch):
             raise ValueError(f"{ch} has no {preset!r} preset; chapters with one: {', '.join(with_slice(preset))}")
         cfg = presets.resolve(ch, preset, **(overrides or {}))     # (a slice trains batched whatever its executor)
-        configs = planner.configs_for(ch, cfg)
+        configs = plan.configs_for(ch, cfg)
         found[ch] = {"cfg": cfg, "configs": configs}
         seen.update({runs.key(c): (c, cfg.batch_runs) for c in configs})
     out = budgeted.groups([c for c, _ in seen.values()], batched=True, width=min(k for _, k in seen.values()))
@@ -133,12 +133,12 @@ def run(chapters: list[str], minutes: float, out: Path, preset: str = "slice", o
         restore(folder)                              # an earlier call's runs (a fresh machine has no store)
     sizing = None
     if sized:
-        sizing = call_fit.size(chapters, preset, overrides, minutes, plan, OVERHEAD_S,
+        sizing = call_fit.size(chapters, preset, overrides, minutes, contents, OVERHEAD_S,
                                    **({"timer": timer} if timer else {}), clock=clock, fixed=_targets(source))
         p = sizing.pop("plan")
         p["seconds"], p["measured"] = sizing["estimate_s"] + sizing["measure_s"], True
     else:
-        p = plan(chapters, preset, overrides)
+        p = contents(chapters, preset, overrides)
     p["sizing"] = sizing
     check(p, minutes, sized=sizing is not None)
     commit = source_commit("a slice")                # a clean commit, before anything trains

@@ -1,6 +1,6 @@
 """A sweep's GRU/LSTM runs trained K at a time by the one trainer (:mod:`penb.trainer`), into the run store.
 
-* :func:`plan` splits normalised configs into batches: one :func:`penb.trainer.group_key` each (one core type, hidden
+* :func:`in_batches` splits normalised configs into batches: one :func:`penb.trainer.group_key` each (one core type, hidden
   size, batch size, length and task; vocabularies, encodings, budgets, schedules and seeds may differ), at most
   ``max_runs`` runs; the runs of one WSD trunk go to successive batches, longest budget first, so that a shorter
   budget starts from the branch point the longer one saved (``penb.trunks``) instead of training the trunk again;
@@ -39,7 +39,7 @@ def stage(configs: Sequence[Mapping[str, Any]]) -> dict[str, int]:
                           if trunks.shares_trunk(c) else 0) for c in configs}
 
 
-def plan(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]:
+def in_batches(configs: Sequence[Mapping[str, Any]], max_runs: int = 64) -> list[list]:
     """Batches of normalised ``configs`` (all :func:`batchable`) in training order: the runs of one group key and
     one trunk stage (:func:`stage`) in chunks of at most ``max_runs`` (a lone run is a batch of one); earlier
     stages first, and within a stage longer budgets first."""
@@ -68,13 +68,13 @@ def deal(group: list, max_runs: int) -> list[list]:
 
 def groups(configs: Sequence[Mapping[str, Any]], max_runs: int,
            ranks: Optional[dict[str, int]] = None) -> list[tuple[list, int]]:
-    """(batch, updates it has to go) for every :func:`plan` batch of ``configs`` and every run that cannot share one
+    """(batch, updates it has to go) for every :func:`in_batches` batch of ``configs`` and every run that cannot share one
     (an S4D, a transformer: a batch of its own, after the batches, longest budget first). A branch (a shorter budget
     of a WSD trunk, its :func:`stage` rank in ``ranks`` above 0) trains only its decay; any other run its whole
     budget."""
     ranks = stage(configs) if ranks is None else ranks
     alone = sorted((c for c in configs if not batchable(c)), key=lambda c: -c["steps"])
-    todo = plan([c for c in configs if batchable(c)], max_runs) + [[c] for c in alone]
+    todo = in_batches([c for c in configs if batchable(c)], max_runs) + [[c] for c in alone]
     return [(b, max(trunks.to_go(c, branch=bool(ranks[runs.key(c)])) for c in b)) for b in todo]
 
 
@@ -121,7 +121,7 @@ def spread(groups: list[list], workers: int) -> list[list]:
 
 
 def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int, workers: int = 1) -> list[list[list]]:
-    """The groups a sweep trains, stage by stage: :func:`plan`'s batches (any config; a run that cannot share a batch,
+    """The groups a sweep trains, stage by stage: :func:`in_batches`'s batches (any config; a run that cannot share a batch,
     an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single runs,
     each that does into :func:`split`'s parts; with ``workers`` processes, a stage's limited batches trained alone
     where that ends the stage sooner (:func:`spread`).

@@ -3,7 +3,7 @@
 ``STORE_VERSION`` is part of every run key (``penb.runs.key``). Bump it whenever a change to a model, a
 task, the training loop or the evaluation would change what a run produces: stored runs of the old
 version are then never reused, and a partial run of the old version is never resumed under new code
-(its checkpoints record the version; ``penb.train`` refuses a mismatch). History:
+(its checkpoints record the version; ``penb.trainer`` refuses a mismatch). History:
 
 * 1: the layout of sessions 1-2 (keys hashed the normalised config alone);
 * 2: key = store version + normalised config without bookkeeping (``log_every``; ``device`` as its

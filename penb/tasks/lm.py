@@ -1,4 +1,4 @@
-"""The ``lm`` task: next-token prediction on tokenised WikiText paragraphs, trainable by ``penb.train``.
+"""The ``lm`` task: next-token prediction on tokenised WikiText paragraphs, trainable by ``penb.trainer``.
 
     make_task("lm", vocab_size=V, length=T, corpus="wikitext-2", train_split="valid", test_split="test",
               crop="start", ignore_unk=True, model_type="unigram", bos=False)
@@ -21,7 +21,7 @@
   ``[V, ids[:-1]]``, targets ``ids`` (windows and test rows then hold ``T`` tokens, and the first token
   is scored too). The paper's setting is ``bos=False``.
 
-``penb.train`` reports ``perplexity`` = exp(total cross-entropy / scored tokens) on the held-out set for
+``penb.trainer`` reports ``perplexity`` = exp(total cross-entropy / scored tokens) on the held-out set for
 this task (``reports_perplexity``). ``T`` is the task's ``length``: the paper's official code feeds
 1,024 inputs (``length=1024``); its text says the first 1,024 tokens (``length=1023``).
 Paragraphs with fewer than 2 tokens give no target and are left out of both splits.

@@ -2,7 +2,7 @@
 
 A chapter is a list of :class:`Panel` s: one task on one core at a few vocabulary sizes,
 trained with a few string-keyed *variants* of the input layer (:data:`VARIANTS`).
-``run_configs`` expands a resolved chapter config into ``penb.train`` configs (one per
+``run_configs`` expands a resolved chapter config into ``penb.trainer`` configs (one per
 panel x vocabulary x variant x seed); ``run`` trains or reuses them through the run
 store, so a run that another chapter already made with the same configuration (e.g. the
 key-findings reverse runs) is not trained again, and returns one row per run, diverged
@@ -19,7 +19,8 @@ from typing import Callable, Optional, Sequence
 
 import pandas as pd
 
-from penb import sweeps, train
+from penb import sweeps
+from penb.run_config import normalize
 from penb import runs
 from penb.chapters import rnn_common
 from penb.names import VARIANT_LABELS
@@ -102,7 +103,7 @@ def check_variants(name: str, variants, allowed: Sequence[str]) -> None:
 
 
 def run_config(cfg, panel: Panel, vocab: int, variant: str, seed: int) -> dict:
-    """The ``penb.train`` config of one run (fields named as in the key-findings
+    """The ``penb.trainer`` config of one run (fields named as in the key-findings
     chapter, so runs coincide)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; valid: {', '.join(VARIANTS)}")
@@ -123,7 +124,7 @@ def run_configs(cfg, panels: Sequence[Panel]) -> list[dict]:
 
 def validate(cfg, panels: Sequence[Panel]) -> None:
     """``ValueError`` (naming the panel) unless every run of ``panels`` (and its half
-    budget) is a valid ``penb.train`` config. One seed per (panel, vocabulary, variant)
+    budget) is a valid ``penb.trainer`` config. One seed per (panel, vocabulary, variant)
     is enough; cheap (no model is built), so chapter checks call it before any work."""
     require(len(panels) >= 1, "nothing to run: no panel selected")
     for p in panels:
@@ -133,7 +134,7 @@ def validate(cfg, panels: Sequence[Panel]) -> None:
                 one = [run_config(cfg, p, v, var, cfg.seeds[0])]
                 try:                        # the run and its shorter budgets (N/2, N/4)
                     for c in rnn_common.all_budgets(one, cfg):
-                        train.normalize(c)
+                        normalize(c)
                 except ValueError as e:
                     raise ValueError(f"panel {p.name!r} (V={v}, {var}): {e}") from None
 
@@ -222,7 +223,7 @@ def with_half(grade_fn):
 
 def bind(panels: Callable, desc: str) -> tuple[Callable, Callable]:
     """``run_configs(cfg)`` and ``run(cfg, executor, store, progress)`` of an appendix whose runs are
-    the panels ``panels(cfg)``: its ``penb.train`` configs (one per panel x vocabulary x variant x
+    the panels ``panels(cfg)``: its ``penb.trainer`` configs (one per panel x vocabulary x variant x
     seed), and every run trained or reused (the frame of :func:`run`, with ``desc`` on the bar)."""
     def run_configs_of(cfg) -> list[dict]:
         return run_configs(cfg, panels(cfg))

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from penb import claims, metrics, train
+from penb import claims, metrics
+from penb.trainer import build_model
 from penb import runs
 from penb.chapters.appendix import common
 from penb.chapters.appendix.common import Panel
@@ -146,7 +147,7 @@ def parameter_counts(cfg, panels: list[Panel]) -> pd.DataFrame:
         for v in p.vocabs:
             for var in p.variants:
                 config = common.run_config(cfg, p, v, var, cfg.seeds[0])
-                model = train.build_model(config, device="cpu")
+                model = build_model(config, device="cpu")
                 rows.append(dict(panel=p.name, vocab=int(v), variant=var,
                                  label=common.LABELS[var],
                                  input_width=int(model.input_vectors(x).shape[-1]),

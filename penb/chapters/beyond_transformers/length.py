@@ -18,7 +18,7 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from penb import train
+from penb.trainer import build_model
 from penb import runs
 from penb.run_config import derive_seed
 from penb.tasks import IGNORE, make_task
@@ -35,7 +35,7 @@ def extended_model(result: runs.RunResult, length: int):
                          f"{', '.join(EXTENDABLE)}")
     if length < c["length"]:
         raise ValueError(f"length {length} is shorter than the training length {c['length']}")
-    model = train.build_model({**c, "length": length}, device="cpu")          # [2 length positions]
+    model = build_model({**c, "length": length}, device="cpu")          # [2 length positions]
     step, path = result.checkpoints()[-1]
     trained = torch.load(path, map_location="cpu", weights_only=True)["model"]
     own = model.state_dict()

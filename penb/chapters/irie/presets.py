@@ -69,7 +69,7 @@ PAPER = dict(
     encoding="sinusoidal",   # the PE of the with-PE contrasts: the standard one (a penb.encodings key, not none)
     tol_equal=1e-10,         # "equal" at or below: float64 rounding is about 1e-15, far below
     tol_differ=1e-6,         # "different" at or above: real differences are 1e-3 or more, far above
-    # --- Question 4: trained causal Transformers (penb.train, core "transformer"), each depth without PE
+    # --- Question 4: trained causal Transformers (penb.trainer, core "transformer"), each depth without PE
     # and with `encoding` added; `heads` and `norm` above apply too. Runs are stored and reused. Irie gives
     # no configuration, so these are a longer, larger version of QUICK.
     q4_layers=(1, 2),        # 1 cannot learn order without PE (Q5); 2 is the smallest depth that can
@@ -172,7 +172,7 @@ def check(cfg):
 
 
 def check_q4(cfg):
-    """Question 4's keys: cheap checks only (the corpus is not loaded here; penb.train checks the rest)."""
+    """Question 4's keys: cheap checks only (the corpus is not loaded here; penb.trainer checks the rest)."""
     def positive(name):
         v = cfg[name]
         require(isinstance(v, int) and not isinstance(v, bool) and v >= 1, f"{name} must be an int >= 1, got {v!r}")

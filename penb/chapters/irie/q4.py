@@ -1,7 +1,7 @@
 """Irie's Question 4 as an experiment: do trained causal Transformers without PE pick up word order?
 
 Two studies, each a grid of depth (``q4_layers``) x encoding (``none`` / the chapter's ``encoding``,
-ADDED to the token embedding) x seeds, trained by ``penb.train`` (``core="transformer"``) and stored
+ADDED to the token embedding) x seeds, trained by ``penb.trainer`` (``core="transformer"``) and stored
 and reused by ``penb.sweeps.sweep``:
 
 * **order**: a synthetic task of the RNN chapters (``q4_task``, default ``reverse``: read x_1..x_L,

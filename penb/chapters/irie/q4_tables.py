@@ -15,7 +15,8 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from penb import claims, metrics, models, train
+from penb import claims, metrics, models
+from penb.trainer import build_model
 from penb.chapters.irie.q4 import graded, groups, label, lm_configs, lm_held_out, lm_task, order_configs, split
 from penb.tasks import IGNORE
 from penb.trainer import load_model
@@ -171,6 +172,6 @@ def parameter_counts(cfg) -> pd.DataFrame:
             if (c["layers"], c["encoding"]) in seen:
                 continue
             seen.add((c["layers"], c["encoding"]))
-            n = models.count_parameters(train.build_model({**c, "device": "cpu"}))
+            n = models.count_parameters(build_model({**c, "device": "cpu"}))
             rows.append({"study": study, "model": label(c["layers"], c["encoding"]), "parameters": n})
     return pd.DataFrame(rows).pivot(index="model", columns="study", values="parameters")

@@ -8,7 +8,7 @@ sinusoidal encoding.
 
 The grades are in ``penb.chapters.lm_appendix.grading``.
 
-Every run is a ``penb.train`` run of the ``lm`` task (``penb.tasks.lm``) in the run
+Every run is a ``penb.trainer`` run of the ``lm`` task (``penb.tasks.lm``) in the run
 store; held-out arrays come from ``penb.runs.RunResult.predictions``. A diverged run
 is kept, flagged and counted, never summarised. Test perplexity of a run is
 ``exp(total cross-entropy / number of scored target tokens)`` over its held-out test
@@ -95,7 +95,7 @@ def prepare(cfg) -> Data:
 
 
 def run_configs(cfg, test_paragraphs: Optional[int] = None) -> list[dict]:
-    """One ``penb.train`` config per (encoding, seed) of ``cfg``, encodings outermost.
+    """One ``penb.trainer`` config per (encoding, seed) of ``cfg``, encodings outermost.
 
     ``held_out=0`` in ``cfg`` means every usable test paragraph: ``test_paragraphs``
     gives their number (``prepare(cfg).test_paragraphs``; loaded here when not given).
