@@ -89,8 +89,8 @@ page.settings(cfg)  # each model's training settings, `per_core` applied
 # %% [markdown]
 # ## Training
 #
-# Every (model, vocabulary, encoding, seed) is one run of `penb.trainer`: an embedding of
-# $V + 1$ rows (row $V$ is the learnable command fed during the output phase), the
+# Every (model, vocabulary, encoding, seed) is one run of `penb.trainer`: an embedding
+# of $V + 1$ rows (row $V$ is the learnable command fed during the output phase), the
 # sinusoidal encoding of the positions $0, \dots, 2L - 1$ concatenated to it (PE) or
 # nothing (vanilla), the core, and a linear readout to $V$ logits, trained on fresh
 # random sequences with the held-out ones excluded. Runs already in the run store (same

@@ -214,7 +214,8 @@ def test_a_batch_compiles_where_its_updates_pay_and_the_slice_charges_it_so(monk
     assert not policy.compiles(cpu, "stacked", 64, 10 ** 6)                   # the CPU's eager batch is faster
     gru = [{"device": "cpu", "core": "gru"}]
     assert not policy.batch_pays(gru * 3, 10 ** 6) and policy.batch_pays(gru * 4, 200)
-    assert not policy.batch_pays(gru * 18, 199) and not policy.batch_pays([{"device": "cpu", "core": "lstm"}] * 18, 4000)
+    lstm = [{"device": "cpu", "core": "lstm"}]
+    assert not policy.batch_pays(gru * 18, 199) and not policy.batch_pays(lstm * 18, 4000)
     small, big = [{"device": "cpu", "core": "lstm", "hidden": 64}], [{"device": "cpu", "core": "lstm", "hidden": 128}]
     assert policy.batch_pays(small * 4, 200) and not policy.batch_pays(small * 3, 200)   # appendix A's LSTM: 1.24x at 4
     assert not policy.batch_pays(big * 18, 4000)                                        # key findings': 0.93x at 18

@@ -2,7 +2,7 @@
 
 A chapter is a list of :class:`Panel` s: one task on one core at a few vocabulary sizes,
 trained with a few string-keyed *variants* of the input layer (:data:`VARIANTS`).
-``run_configs`` expands a resolved chapter config into ``penb.trainer`` configs (one per
+``run_configs`` expands a resolved chapter config into run configs (one per
 panel x vocabulary x variant x seed); ``run`` trains or reuses them through the run
 store, so a run that another chapter already made with the same configuration (e.g. the
 key-findings reverse runs) is not trained again, and returns one row per run, diverged
@@ -103,7 +103,7 @@ def check_variants(name: str, variants, allowed: Sequence[str]) -> None:
 
 
 def run_config(cfg, panel: Panel, vocab: int, variant: str, seed: int) -> dict:
-    """The ``penb.trainer`` config of one run (fields named as in the key-findings
+    """The run config of one run (fields named as in the key-findings
     chapter, so runs coincide)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; valid: {', '.join(VARIANTS)}")
@@ -124,7 +124,7 @@ def run_configs(cfg, panels: Sequence[Panel]) -> list[dict]:
 
 def validate(cfg, panels: Sequence[Panel]) -> None:
     """``ValueError`` (naming the panel) unless every run of ``panels`` (and its half
-    budget) is a valid ``penb.trainer`` config. One seed per (panel, vocabulary, variant)
+    budget) is a valid run config. One seed per (panel, vocabulary, variant)
     is enough; cheap (no model is built), so chapter checks call it before any work."""
     require(len(panels) >= 1, "nothing to run: no panel selected")
     for p in panels:
@@ -223,7 +223,7 @@ def with_half(grade_fn):
 
 def bind(panels: Callable, desc: str) -> tuple[Callable, Callable]:
     """``run_configs(cfg)`` and ``run(cfg, executor, store, progress)`` of an appendix whose runs are
-    the panels ``panels(cfg)``: its ``penb.trainer`` configs (one per panel x vocabulary x variant x
+    the panels ``panels(cfg)``: its run configs (one per panel x vocabulary x variant x
     seed), and every run trained or reused (the frame of :func:`run`, with ``desc`` on the bar)."""
     def run_configs_of(cfg) -> list[dict]:
         return run_configs(cfg, panels(cfg))

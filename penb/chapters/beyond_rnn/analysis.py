@@ -50,7 +50,7 @@ def variants(cfg) -> list[tuple[str, str, str]]:
 
 
 def run_configs(cfg) -> list[dict]:
-    """One ``penb.trainer`` config per (variant, seed of :func:`seeds_of`); vanilla and PE are exactly
+    """One run config per (variant, seed of :func:`seeds_of`); vanilla and PE are exactly
     key_findings' configs."""
     out = []
     for label, enc, mode in variants(cfg):

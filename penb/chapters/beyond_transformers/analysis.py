@@ -1,6 +1,6 @@
 """The runs, summary and grading of the chapter ``beyond_transformers``.
 
-* ``run_configs(cfg)``: one ``penb.trainer`` config per (model, vocabulary, seed); a model of
+* ``run_configs(cfg)``: one run config per (model, vocabulary, seed); a model of
   :data:`~penb.chapters.beyond_transformers.presets.MODELS` is (layers, encoding) of Irie's causal
   Transformer (``core="transformer"``, the encoding added). ``lstm_configs(cfg)``: key_findings' own
   PE-LSTM runs at the smallest vocabulary (the length study's bridge), made by key_findings' code.

@@ -43,7 +43,7 @@ VANILLA, PE = variant_label("none"), variant_label("sinusoidal")
 
 
 def run_configs(cfg) -> list[dict]:
-    """One ``penb.trainer`` config per (core, encoding, seed): the dual-frequency task with its test
+    """One run config per (core, encoding, seed): the dual-frequency task with its test
     grid of ``4 x length x per_cell`` sequences. Only the training keys of
     ``penb.chapters.frequency.presets`` enter, so ``frequency`` and ``gradient_stability`` agree."""
     common = dict(task="dual_frequency", task_options={"rarity": float(cfg.rarity)},

@@ -1,6 +1,6 @@
 """Morita's Fig. 2 (Sec. 4.1): vanilla vs. position-encoded GRU, LSTM and S4D.
 
-* ``run_configs(cfg)``: one ``penb.trainer`` config per (core, vocabulary, encoding,
+* ``run_configs(cfg)``: one run config per (core, vocabulary, encoding,
   seed) of a resolved ``key_findings`` config (``.presets``);
 * ``run(cfg)``: trains (or reuses from the run store) every one of them;
   ``frame(results)``: one row per run from ``penb.runs.RunResult``s, a diverged
@@ -57,7 +57,7 @@ def seeds_of(cfg, core: str, vocab: int) -> tuple:
 
 
 def run_config(cfg, core: str, vocab: int, encoding: str, seed: int) -> dict:
-    """The ``penb.trainer`` config of one Fig. 2 run under ``cfg``'s training settings
+    """The run config of one Fig. 2 run under ``cfg``'s training settings
     (also used by the chapters that share these runs, e.g. ``beyond_rnn``)."""
     return dict(task="reverse", length=cfg.length, betas=tuple(cfg.betas),
                 held_out=cfg.held_out, checkpoint_every=cfg.checkpoint_every,
@@ -66,7 +66,7 @@ def run_config(cfg, core: str, vocab: int, encoding: str, seed: int) -> dict:
 
 
 def run_configs(cfg) -> list[dict]:
-    """One ``penb.trainer`` config per (core, vocabulary, encoding, seed) of ``cfg``."""
+    """One run config per (core, vocabulary, encoding, seed) of ``cfg``."""
     return [run_config(cfg, core, v, e, s)
             for core in cfg.cores for v in cfg[f"{core}_vocab"] for e in cfg.encodings
             for s in seeds_of(cfg, core, v)]

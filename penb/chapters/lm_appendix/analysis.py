@@ -95,7 +95,7 @@ def prepare(cfg) -> Data:
 
 
 def run_configs(cfg, test_paragraphs: Optional[int] = None) -> list[dict]:
-    """One ``penb.trainer`` config per (encoding, seed) of ``cfg``, encodings outermost.
+    """One run config per (encoding, seed) of ``cfg``, encodings outermost.
 
     ``held_out=0`` in ``cfg`` means every usable test paragraph: ``test_paragraphs``
     gives their number (``prepare(cfg).test_paragraphs``; loaded here when not given).
