@@ -11,7 +11,7 @@ quick``; its LSTM cells V 512 x 2 x 3: ``--sizes quick_lstm --one-vocab``). The 
 and gives their mean seconds per update, what one run at a time costs on average for that mix. Each row times
 ``--steps`` whole updates (data, forward, backward, per-run clipping, Adam, the logging read every 100) after
 ``--warmup`` untimed ones, repeated ``--repeats`` times (the minimum kept); ``compile s`` is the first update of a
-compiled batch (``penb.trainer.compiles``), or of an eager batch whose GRU steps compile
+compiled batch (``penb.trainer.policy.compiles``), or of an eager batch whose GRU steps compile
 (``penb.recurrence``), less one timed update; run with a fresh ``TORCHINDUCTOR_CACHE_DIR`` for a cold compile. ``x one run`` is the batch's run-updates per second over one run's
 updates per second; ``pays after`` is how many updates of the batch pay for its compile. FLOPs per run-update count
 the GEMMs (input term, recurrence, readout over the scored steps; x3 for forward and backward);

@@ -34,7 +34,8 @@ def train_group(configs: Sequence[Mapping[str, Any]], store: Path, progress: boo
     The runs' locks are taken in key order (two processes never wait on each other); each run resumes from its own
     checkpoints, else from its trunk's branch point, and the batch trains them together from wherever each
     stands (``penb.trainer.Trainer``). ``kernel`` "auto": one stacked batch where it pays
-    (``penb.trainer.policy.batch_pays``), else each run alone with its own module (in order); ``kernel``, ``compile``: as ``Trainer`` takes them otherwise.
+    (``penb.trainer.policy.batch_pays``), else each run alone with its own module (in order); ``kernel``,
+    ``compile``: as ``Trainer`` takes them otherwise.
     ``callback(trainer)`` runs after every update (an exception there stops the training, as a kill would)."""
     store = Path(store)
     unique = list({runs.key(c): c for c in configs}.values())

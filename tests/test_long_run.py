@@ -536,3 +536,16 @@ def test_every_committed_entry_names_two_identities_and_runs():
     for e in same.records():
         assert len(e["identity"]) == len(e["continues"]) == 16 and e["identity"] != e["continues"]
         assert len(e["runs"]) >= 10 and all(len(d) == 2 for d in e["runs"].values())
+
+
+def test_this_tree_may_continue_every_committed_long_run_state():
+    """The committed long-run states (``book/archived/*-trunks``) were trained under the training code their
+    manifests name; a later segment or GPU call continues them only where this tree's training code is that one or
+    is shown to compute the same (``penb.long_run.same``). A change to the training code that is not recorded with
+    ``scripts/same_training.py --old COMMIT`` fails here, not in the next long run's restore."""
+    manifests = sorted((paths.REPO / "book" / "archived").glob("*-trunks/manifest.json"))
+    assert manifests
+    here = long_run.code_identity()
+    refused = [m.parent.name for m in manifests
+               if not same.continues(json.loads(m.read_text())["code_identity"], here)]
+    assert refused == [], f"training code {here} is not shown the same as {refused} (scripts/same_training.py)"

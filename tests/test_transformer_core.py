@@ -22,7 +22,7 @@ from tests.util import gen
 
 TINY = dict(vocab_size=6, length=3, hidden=16, batch_size=16, steps=12, warmup=4, held_out=8,
             checkpoint_every=4, log_every=3, device="cpu", seed=1)
-# The run fields as they were before the transformer core existed (penb.trainer.DEFAULTS of that time).
+# The run fields as they were before the transformer core existed (penb.run_config.DEFAULTS of that time).
 ORIGINAL_FIELDS = dict(task="reverse", task_options={}, vocab_size=None, length=64, core="lstm",
                        encoding="sinusoidal", input_mode="concat", hidden=512, embed=None, s4d_state=64,
                        steps=300_000, batch_size=512, lr=1e-3, warmup=1000, betas=(0.9, 0.98), eps=1e-9,

@@ -1,8 +1,8 @@
 """A sweep's GRU/LSTM runs trained K at a time by the one trainer (:mod:`penb.trainer`), into the run store.
 
 * :func:`in_batches` splits normalised configs into batches: one :func:`penb.trainer.group_key` each (one core
-  type, hidden size, batch size, length and task; vocabularies, encodings, budgets, schedules and seeds may differ), at most
-  ``max_runs`` runs; the runs of one WSD trunk go to successive batches, longest budget first, so that a shorter
+  type, hidden size, batch size, length and task; vocabularies, encodings, budgets, schedules and seeds may
+  differ), at most ``max_runs`` runs; the runs of one WSD trunk go to successive batches, longest budget first, so that a shorter
   budget starts from the branch point the longer one saved (``penb.trunks``) instead of training the trunk again;
 * :func:`schedule` turns a sweep's configs into groups, stage by stage (a batch where it pays, else single runs);
 * :class:`BatchedExecutor` trains them through ``penb.runner.train_group`` (the one place that locks, resumes,
@@ -122,8 +122,8 @@ def spread(groups: list[list], workers: int) -> list[list]:
 
 def schedule(configs: Sequence[Mapping[str, Any]], max_runs: int, workers: int = 1) -> list[list[list]]:
     """The groups a sweep trains, stage by stage: :func:`in_batches`'s batches (any config; a run that cannot share a
-    batch, an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single runs,
-    each that does into :func:`split`'s parts; with ``workers`` processes, a stage's limited batches trained alone
+    batch, an S4D or a transformer, is a group of its own), each batch that does not :func:`pays` split into single
+    runs, each that does into :func:`split`'s parts; with ``workers`` processes, a stage's limited batches trained alone
     where that ends the stage sooner (:func:`spread`).
     Stage s holds the groups whose runs are the s-th longest budget of their WSD trunk (:func:`stage`): a stage
     starts after the one before has saved its branch points. Within a stage the groups are independent."""

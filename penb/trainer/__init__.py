@@ -12,6 +12,5 @@
     results.py   finish (predictions and result.json); penb.runner.train_one trains one run into the store
 """
 from penb.trainer.loop import FREE, Trainer, group_key  # noqa: F401
-from penb.trainer.policy import compiles  # noqa: F401
 from penb.trainer.results import finish  # noqa: F401
 from penb.trainer.run import Diverged, Run, build_model, load_model  # noqa: F401

@@ -57,8 +57,8 @@ class Trainer:
     ``configs``: one run config or a sequence; ``run_dirs[k]`` receives run k's checkpoints, ``trunk_dirs[k]`` (a WSD
     run's trunk folder) its branch points; ``kernel``: "auto" (``module`` for one run, else ``stacked``), "module" or
     "stacked"; ``compile``: "auto" (``penb.trainer.policy.compiles``), "always" or "never". ``run()`` trains every
-    run to its budget; each run's ``outcome`` is then "done" or its :class:`Diverged`. With one run the trainer also reads as that run
-    (``model``, ``task``, ``test``, ``config``, ``step``, ``history``, ``evaluate``, ``save``, ``resume``).
+    run to its budget; each run's ``outcome`` is then "done" or its :class:`Diverged`. With one run the trainer also
+    reads as that run (``model``, ``task``, ``test``, ``config``, ``step``, ``history``, ``evaluate``, ``save``, ``resume``).
     """
 
     def __init__(self, configs: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]],

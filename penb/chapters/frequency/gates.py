@@ -9,7 +9,8 @@ import pandas as pd
 from penb.chapters.frequency.grid import per_seed
 from penb.chapters.frequency.harm import VANILLA
 from penb.names import model_name, variant_label
-from penb.presets import SLICE_S4D, left_out
+from penb.presets import left_out
+from penb.sizing import SLICE_S4D
 
 NOT_RUN = {("slice", "s4d"): SLICE_S4D}     # (preset, model) -> why the preset leaves the model out
 

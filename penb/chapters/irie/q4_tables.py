@@ -16,10 +16,9 @@ import torch
 import torch.nn.functional as F
 
 from penb import claims, metrics, models
-from penb.trainer import build_model
 from penb.chapters.irie.q4 import graded, groups, label, lm_configs, lm_held_out, lm_task, order_configs, split
 from penb.tasks import IGNORE
-from penb.trainer import load_model
+from penb.trainer import build_model, load_model
 
 
 def per_seed(results, metric: str) -> pd.DataFrame:

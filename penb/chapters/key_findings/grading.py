@@ -20,7 +20,8 @@ from penb.chapters.key_findings.claim_evidence import (
     training_state, trend_evidence)
 from penb.chapters.key_findings.presets import FIXED
 from penb.names import model_name
-from penb.presets import QUICK_RULE, SLICE_S4D, left_out
+from penb.presets import left_out
+from penb.sizing import QUICK_RULE, SLICE_S4D
 
 CHAPTER = "key_findings"
 # claim -> (model, metric), graded by rule "better" at the model's largest vocabulary

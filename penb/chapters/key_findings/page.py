@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import display
 
-from penb import claims, presets
+from penb import claims, presets, sizing
 from penb.chapters import pages
 from penb.chapters.key_findings import analysis, headline
 from penb.names import model_name
@@ -59,7 +59,7 @@ def settings(cfg) -> None:
         "kf_length": cfg.length,
         "kf_steps": ", ".join(sorted({f"{s['steps']:,}" for s in own.values()})),
         **pages.seeds("kf", cfg),
-        "kf_quick_rule": presets.QUICK_RULE})
+        "kf_quick_rule": sizing.QUICK_RULE})
 
 
 def run_counts(frame: pd.DataFrame) -> None:
