@@ -81,9 +81,13 @@ def main() -> None:
         return
     sys.path.insert(0, str(REPO))
     from penb.long_run import code_identity, same
-    from penb.long_run.packed import host
+    from penb.long_run.packed import TRAINING_CODE, host
 
     git = ["git", "-C", str(REPO)]
+    dirty = subprocess.run([*git, "status", "--porcelain", "--", *TRAINING_CODE], check=True, capture_output=True,
+                           text=True).stdout.strip()
+    if dirty:   # the entry names HEAD as the new commit: its identity must be HEAD's, not uncommitted files'
+        sys.exit(f"error: commit the training code first (uncommitted: {' '.join(dirty.split()[1::2])})")
     old = subprocess.run([*git, "rev-parse", a.old], check=True, capture_output=True, text=True).stdout.strip()
     new = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
